@@ -1,0 +1,50 @@
+/**
+ * Domain errors: every refusal the contract names is a DomainError carrying its `_tag`, HTTP status
+ * and extra fields (contract section 4). The HTTP layer renders them as `{_tag, message, ...fields}`.
+ */
+export type ErrorFields = Record<string, unknown>;
+
+export class DomainError extends Error {
+  readonly tag: string;
+  readonly status: number;
+  readonly fields: ErrorFields;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(status: number, tag: string, message: string, fields: ErrorFields = {}, headers?: Record<string, string>) {
+    super(message);
+    this.name = tag;
+    this.tag = tag;
+    this.status = status;
+    this.fields = fields;
+    this.headers = headers;
+  }
+
+  toBody(): Record<string, unknown> {
+    return { _tag: this.tag, message: this.message, ...this.fields };
+  }
+}
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+export class ValidationError extends DomainError {
+  readonly issues: Issue[];
+  constructor(issues: Issue[], message = 'Request validation failed') {
+    super(400, 'ValidationError', message, { issues });
+    this.issues = issues;
+  }
+}
+
+/** Shorthand for a one-issue ValidationError. */
+export function invalid(path: string, message: string): ValidationError {
+  return new ValidationError([{ path, message }]);
+}
+
+export const notFound = (tag: string, message: string, fields: ErrorFields) =>
+  new DomainError(404, tag, message, fields);
+export const badRequest = (tag: string, message: string, fields: ErrorFields) =>
+  new DomainError(400, tag, message, fields);
+export const conflict = (tag: string, message: string, fields: ErrorFields) =>
+  new DomainError(409, tag, message, fields);
