@@ -4,7 +4,7 @@
  * Every amount is a decimal.js value with enough precision that no operation here ever rounds
  * implicitly; rounding happens only through the explicit helpers below, half away from zero.
  */
-import DecimalBase from 'decimal.js';
+import { Decimal as DecimalBase } from 'decimal.js';
 import { minorUnits } from './codes.ts';
 
 export const Decimal = DecimalBase.clone({
