@@ -12,7 +12,19 @@ import countries from 'i18n-iso-countries';
 
 /** ISO 4217 entries that name no currency (metals, bond-market units, SDR, testing, "no currency"). */
 const NON_CURRENCY_CODES = new Set([
-  'XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XPD', 'XPT', 'XSU', 'XTS', 'XUA', 'XXX',
+  'XAG',
+  'XAU',
+  'XBA',
+  'XBB',
+  'XBC',
+  'XBD',
+  'XDR',
+  'XPD',
+  'XPT',
+  'XSU',
+  'XTS',
+  'XUA',
+  'XXX',
 ]);
 
 /** Codes published by ISO 4217 that the package does not carry yet: code → minor-unit exponent. */

@@ -65,6 +65,11 @@ export function maxDate(a: IsoDate, b: IsoDate): IsoDate {
 
 /** Today's date in an IANA time zone (contract 1.6: "today" is in the organization's time zone). */
 export function todayIn(timeZone: string, now: Date = new Date()): IsoDate {
-  const fmt = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  const fmt = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  });
   return fmt.format(now);
 }

@@ -10,7 +10,13 @@ export class DomainError extends Error {
   readonly fields: ErrorFields;
   readonly headers: Record<string, string> | undefined;
 
-  constructor(status: number, tag: string, message: string, fields: ErrorFields = {}, headers?: Record<string, string>) {
+  constructor(
+    status: number,
+    tag: string,
+    message: string,
+    fields: ErrorFields = {},
+    headers?: Record<string, string>,
+  ) {
     super(message);
     this.name = tag;
     this.tag = tag;

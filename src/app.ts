@@ -1,0 +1,321 @@
+/**
+ * buildApp: the Fastify application with every plugin, hook and module route. Used by main.ts and by
+ * the tests (through `app.inject`).
+ *
+ * Request pipeline, in the order of contract 1.12.3:
+ *   onRequest      1 route/method (404/405 via the not-found handler), 2 body size (413),
+ *                  3 authentication (401)
+ *   preValidation  4 malformed path identifiers (404 with the resource's tag), body parsing (only for
+ *                  routes that take a body), query-string rules, string normalisation
+ *   validation     5 JSON Schema (400 ValidationError)
+ *   preHandler     5 semantic input checks (Money digits, codes), 6 idempotency
+ *   handler        7–10 organization, resource, role and business rules (services)
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyRequest, type RouteOptions } from 'fastify';
+import { v4 as uuidv4 } from 'uuid';
+import type { Database, Db } from './db/client.ts';
+import { DomainError, ValidationError } from './domain/errors.ts';
+import { Access } from './http/access.ts';
+import { type AuthUser, authenticate, bearerToken } from './http/auth.ts';
+import {
+  isJsonContentType,
+  normalizeQuery,
+  normalizeStrings,
+  parseJsonBody,
+  queryIssues,
+  semanticIssues,
+} from './http/body.ts';
+import { MAX_BODY_BYTES, sendError } from './http/errors.ts';
+import {
+  type ClaimedKey,
+  claimKey,
+  completeKey,
+  fingerprintOf,
+  idempotencyApplies,
+  idempotencyKeyOf,
+} from './http/idempotency.ts';
+import { isUuid } from './http/schemas.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { registerModules } from './modules/index.ts';
+import { VERSION } from './version.ts';
+
+export interface PathIdRule {
+  /** NotFound tag answered for a malformed segment, e.g. `JournalEntryNotFoundError`. */
+  tag: string;
+  /** Field of that error carrying the raw segment, e.g. `entryId`. */
+  field: string;
+  message?: string;
+  /** Extra fields of the NotFound error, taken from other path parameters (e.g. `{groupId: 'id'}`). */
+  extra?: Record<string, string>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** No authentication (health, register, login, OpenAPI, docs). */
+    public?: boolean;
+    /** Path parameters that are identifiers: a malformed one answers 404 with this tag (1.5). */
+    pathIds?: Record<string, PathIdRule>;
+  }
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+  interface FastifyRequest {
+    user: AuthUser | null;
+    tokenHash: string | null;
+    idempotencyClaim: ClaimedKey | null;
+    idempotencyFingerprint: string | null;
+    /** The authorization path for this request's caller (contract 1.14, section 2). */
+    access: Access;
+  }
+}
+
+export interface AppDeps {
+  database: Database;
+  db: Db;
+  version: string;
+}
+
+export interface BuildOptions {
+  database: Database;
+  logLevel?: string;
+  /** Pretty logs are never used; false disables logging (tests). */
+  logger?: boolean;
+}
+
+export type App = FastifyInstance;
+
+const REQUEST_ID_RE = /^[\x21-\x7E]{1,128}$/;
+
+export async function buildApp(options: BuildOptions): Promise<App> {
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: options.logLevel ?? 'info' },
+    bodyLimit: MAX_BODY_BYTES,
+    exposeHeadRoutes: false,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: false },
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const header = req.headers['x-request-id'];
+      return typeof header === 'string' && REQUEST_ID_RE.test(header) ? header : uuidv4();
+    },
+    ajv: { customOptions: { strict: false } },
+    return503OnClosing: false,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.decorate('deps', { database: options.database, db: options.database.db, version: VERSION });
+  app.decorateRequest('user', null);
+  app.decorateRequest('tokenHash', null);
+  app.decorateRequest('idempotencyClaim', null);
+  app.decorateRequest('idempotencyFingerprint', null);
+  app.decorateRequest('access', {
+    getter(this: FastifyRequest) {
+      const self = this as FastifyRequest & { _access?: Access };
+      if (!self._access) {
+        if (!self.user) throw new DomainError(401, 'UnauthorizedError', 'Authentication required', {});
+        self._access = new Access(options.database.db, self.user.id);
+      }
+      return self._access;
+    },
+  });
+
+  // Bodies are read as text and parsed in preValidation, only by routes that take one.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) => {
+    done(null, body);
+  });
+
+  // Route registry: 405 detection and "static before parameter" (1.1).
+  const registry: Array<{ method: string; url: string; re: RegExp }> = [];
+  const staticPaths = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const url = route.url.replace(/\/$/, '') || '/';
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const isDocs = url.startsWith('/api/docs');
+    if (isDocs || url === '/api/openapi.json') {
+      route.config = { ...(route.config ?? {}), public: true };
+    }
+    if (!route.config?.public && route.schema && !route.schema.hide) {
+      route.schema.security = [{ bearerAuth: [] }];
+    }
+    if (isDocs) return;
+    for (const method of methods) {
+      const re = new RegExp(
+        `^${url
+          .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+          .replace(/:[A-Za-z0-9_]+/g, '[^/]+')
+          .replace(/\*/g, '.*')}$`,
+      );
+      registry.push({ method, url, re });
+      if (!url.includes(':')) {
+        const set = staticPaths.get(url) ?? new Set<string>();
+        set.add(method);
+        staticPaths.set(url, set);
+      }
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    const length = Number(request.headers['content-length'] ?? 0);
+    if (length > MAX_BODY_BYTES) {
+      throw new DomainError(413, 'PayloadTooLargeError', 'Request body larger than 1 MiB', {
+        maxBytes: MAX_BODY_BYTES,
+      });
+    }
+    if (request.routeOptions.config?.public || request.is404) return;
+    const token = bearerToken(request);
+    const { user, tokenHash } = await authenticate(options.database.db, token);
+    request.user = user;
+    request.tokenHash = tokenHash;
+  });
+
+  app.addHook('preValidation', async (request, reply) => {
+    const config = request.routeOptions.config;
+    const params = (request.params ?? {}) as Record<string, string>;
+    if (config?.pathIds) {
+      const path = request.url.split('?', 1)[0]!.replace(/\/$/, '');
+      const methods = staticPaths.get(path);
+      if (methods && !methods.has(request.method)) {
+        const allowed = [...methods].sort();
+        reply.header('allow', allowed.join(', '));
+        throw new DomainError(
+          405,
+          'MethodNotAllowedError',
+          `${request.method} is not supported on this path`,
+          {
+            method: request.method,
+            allowedMethods: allowed,
+          },
+        );
+      }
+      for (const [name, rule] of Object.entries(config.pathIds)) {
+        const value = params[name];
+        if (value !== undefined && !isUuid(value)) {
+          const extra: Record<string, unknown> = {};
+          for (const [field, param] of Object.entries(rule.extra ?? {})) {
+            const v = params[param] ?? null;
+            extra[field] = v !== null && isUuid(v) ? v.toLowerCase() : v;
+          }
+          throw new DomainError(404, rule.tag, rule.message ?? 'Not found', {
+            [rule.field]: value,
+            ...extra,
+          });
+        }
+      }
+    }
+    for (const [name, value] of Object.entries(params)) {
+      if (config?.pathIds?.[name] && isUuid(value)) params[name] = value.toLowerCase();
+    }
+    const schema = request.routeOptions.schema;
+    if (schema?.querystring) {
+      const issues = queryIssues(schema.querystring as never, request.query as Record<string, unknown>);
+      if (issues.length > 0) throw new ValidationError(issues);
+      normalizeQuery(schema.querystring as never, request.query as Record<string, unknown>);
+    }
+    if (!schema?.body) {
+      request.body = undefined;
+      return;
+    }
+    const raw = typeof request.body === 'string' ? request.body : '';
+    let body: unknown = {};
+    if (raw.trim() !== '') {
+      if (!isJsonContentType(request.headers['content-type'])) {
+        throw new ValidationError([{ path: '', message: 'Content-Type must be application/json' }]);
+      }
+      body = parseJsonBody(raw);
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new ValidationError([{ path: '', message: 'Request body must be a JSON object' }]);
+    }
+    if (idempotencyApplies(request) && request.headers['idempotency-key'] !== undefined) {
+      request.idempotencyFingerprint = fingerprintOf(request, body);
+    }
+    request.body = normalizeStrings(schema.body as never, body);
+  });
+
+  app.addHook('preHandler', async (request, reply) => {
+    const schema = request.routeOptions.schema;
+    if (schema?.body) {
+      const issues = semanticIssues(schema.body as never, request.body);
+      if (issues.length > 0) throw new ValidationError(issues);
+    }
+    if (request.user && idempotencyApplies(request)) {
+      const key = idempotencyKeyOf(request);
+      if (key !== undefined) {
+        const fingerprint = request.idempotencyFingerprint ?? fingerprintOf(request, undefined);
+        request.idempotencyClaim = await claimKey(
+          options.database.db,
+          request.user.id,
+          key,
+          fingerprint,
+          reply,
+        );
+        if (request.idempotencyClaim === null) return reply;
+      }
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = request.idempotencyClaim;
+    if (claim) {
+      request.idempotencyClaim = null;
+      const body = typeof payload === 'string' ? payload : payload == null ? null : String(payload);
+      await completeKey(options.database.db, claim, reply.statusCode, body).catch((err) =>
+        request.log.error({ err }, 'could not store idempotent response'),
+      );
+    }
+    return payload;
+  });
+
+  app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0]!;
+    const normalized = path.length > 1 ? path.replace(/\/$/, '') : path;
+    const methods = [...new Set(registry.filter((r) => r.re.test(normalized)).map((r) => r.method))].sort();
+    if (methods.length > 0) {
+      reply.header('allow', methods.join(', '));
+      return sendError(
+        new DomainError(405, 'MethodNotAllowedError', `${request.method} is not supported on this path`, {
+          method: request.method,
+          allowedMethods: methods,
+        }),
+        request,
+        reply,
+      );
+    }
+    return sendError(
+      new DomainError(404, 'RouteNotFoundError', 'No route matches this path', {
+        method: request.method,
+        path,
+      }),
+      request,
+      reply,
+    );
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Groupbook API',
+        version: VERSION,
+        description:
+          'Multi-company, multi-currency accounting and group consolidation (ASC 810, ASC 830). ' +
+          'Every error body is `{_tag, message, ...fields}`; see the contract for each tag.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Session token from login' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: false });
+
+  await registerModules(app);
+  return app;
+}

@@ -1,0 +1,151 @@
+/**
+ * One Drizzle handle over either a PostgreSQL server (`pg` pool) or the embedded PGlite. Code outside
+ * `src/db` never branches on which one it talks to.
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import * as schema from './schema/index.ts';
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Anything queries can run on: the database handle or an open transaction. */
+export type Queryable = Db | Tx;
+
+export interface Database {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  migrate(): Promise<void>;
+  /** A trivial query with a timeout; false when the database does not answer. */
+  ping(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL URL; when absent PGlite is used. */
+  url?: string | undefined;
+  /** PGlite data directory, or `memory://`. */
+  dataDir?: string;
+  /** PostgreSQL schema to use (tests isolate themselves in a schema of their own). */
+  searchPath?: string;
+  poolSize?: number;
+}
+
+const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
+
+// Dates stay `YYYY-MM-DD` strings and numerics stay decimal strings in every raw query result.
+pg.types.setTypeParser(1082, (v) => v);
+
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  if (options.url) return openPostgres(options.url, options);
+  return openPglite(options.dataDir ?? './data');
+}
+
+async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
+  });
+  // A dropped idle connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'postgres',
+    migrate: async () => {
+      await migratePg(drizzlePg(pool), {
+        migrationsFolder: MIGRATIONS,
+        ...(options.searchPath ? { migrationsSchema: options.searchPath } : {}),
+      });
+    },
+    ping: (timeoutMs = 2000) => pingWithTimeout(db, timeoutMs),
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const inMemory = dataDir === 'memory://' || dataDir === '';
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  const client = inMemory ? new PGlite() : new PGlite(dataDir);
+  await client.waitReady;
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'pglite',
+    migrate: async () => {
+      await migratePglite(drizzlePglite(client), { migrationsFolder: MIGRATIONS });
+    },
+    ping: (timeoutMs = 2000) => pingWithTimeout(db, timeoutMs),
+    close: () => client.close(),
+  };
+}
+
+async function pingWithTimeout(db: Db, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([db.execute(sql`select 1`).then(() => true), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const RETRYABLE = new Set(['40001', '40P01']);
+
+/**
+ * Runs `fn` in one database transaction (contract 1.16). Serialization failures and deadlocks are
+ * retried a few times; every other error rolls back and propagates.
+ */
+export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(fn);
+    } catch (err) {
+      const code = pgErrorCode(err);
+      if (attempt < 4 && code !== undefined && RETRYABLE.has(code)) continue;
+      throw err;
+    }
+  }
+}
+
+/** The SQLSTATE of a database error, looking through Drizzle's wrapping. */
+export function pgErrorCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The constraint name of a unique-violation error, when there is one. */
+export function pgConstraint(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
+    const c = (e as { constraint?: unknown }).constraint;
+    if (typeof c === 'string') return c;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Runs a raw SQL query and returns its rows (same shape on both drivers). */
+export async function queryRows<T>(db: Queryable, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}

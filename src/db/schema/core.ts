@@ -1,0 +1,92 @@
+/** Users, sessions, organizations, memberships, audit log and idempotency keys. */
+
+import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { createdAt, id, orgId, ts, updatedAt } from './columns.ts';
+
+export const users = pgTable('users', {
+  id: id().primaryKey(),
+  email: text('email').notNull().unique(),
+  displayName: text('display_name').notNull(),
+  passwordHash: text('password_hash').notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/** Bearer tokens, stored only as SHA-256 hashes (hex). */
+export const sessions = pgTable(
+  'sessions',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: id('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    expiresAt: ts('expires_at').notNull(),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId)],
+);
+
+export const organizations = pgTable(
+  'organizations',
+  {
+    id: id().primaryKey(),
+    name: text('name').notNull(),
+    /** Lower-cased trimmed name: the service-wide uniqueness key (contract 3.3.1). */
+    nameKey: text('name_key').notNull(),
+    reportingCurrency: text('reporting_currency').notNull(),
+    settings: jsonb('settings').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('organizations_name_key_uq').on(t.nameKey)],
+);
+
+export const memberships = pgTable(
+  'memberships',
+  {
+    organizationId: orgId().references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: id('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    role: text('role').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.userId] }), index('memberships_user_idx').on(t.userId)],
+);
+
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: id().notNull(),
+    organizationId: orgId().references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: id('user_id').notNull(),
+    action: text('action').notNull(),
+    entityType: text('entity_type').notNull(),
+    entityId: text('entity_id').notNull(),
+    changes: jsonb('changes'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    index('audit_log_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id),
+  ],
+);
+
+/** Idempotency keys (contract 1.15), scoped to the user. */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    userId: id('user_id').notNull(),
+    key: text('key').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    /** `running` while the first request executes, `done` once its response is stored. */
+    state: text('state').notNull(),
+    responseStatus: integer('response_status'),
+    responseBody: text('response_body'),
+    createdAt: createdAt(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.key] }), index('idempotency_expires_idx').on(t.expiresAt)],
+);

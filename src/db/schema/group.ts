@@ -1,0 +1,266 @@
+/** Exchange rates, intercompany transactions, consolidation groups, elimination rules and runs. */
+import {
+  boolean,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { amount, createdAt, day, id, orgId, rate, ts, updatedAt } from './columns.ts';
+import { organizations } from './core.ts';
+import { companies } from './ledger.ts';
+
+export const exchangeRates = pgTable(
+  'exchange_rates',
+  {
+    id: id().notNull(),
+    organizationId: orgId().references(() => organizations.id, { onDelete: 'cascade' }),
+    fromCurrency: text('from_currency').notNull(),
+    toCurrency: text('to_currency').notNull(),
+    rate: rate('rate').notNull(),
+    effectiveDate: day('effective_date').notNull(),
+    rateType: text('rate_type').notNull(),
+    source: text('source').notNull(),
+    createdBy: uuid('created_by').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    uniqueIndex('exchange_rates_uq').on(
+      t.organizationId,
+      t.fromCurrency,
+      t.toCurrency,
+      t.effectiveDate,
+      t.rateType,
+    ),
+    index('exchange_rates_id_idx').on(t.id),
+    index('exchange_rates_list_idx').on(t.organizationId, t.effectiveDate.desc()),
+  ],
+);
+
+export const intercompanyTransactions = pgTable(
+  'intercompany_transactions',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    fromCompanyId: uuid('from_company_id').notNull(),
+    toCompanyId: uuid('to_company_id').notNull(),
+    transactionType: text('transaction_type').notNull(),
+    transactionDate: day('transaction_date').notNull(),
+    amount: amount('amount').notNull(),
+    currency: text('currency').notNull(),
+    description: text('description'),
+    fromJournalEntryId: uuid('from_journal_entry_id'),
+    toJournalEntryId: uuid('to_journal_entry_id'),
+    matchingStatus: text('matching_status').notNull().default('Unmatched'),
+    varianceAmount: amount('variance_amount'),
+    varianceCurrency: text('variance_currency'),
+    varianceExplanation: text('variance_explanation'),
+    isEliminated: boolean('is_eliminated').notNull().default(false),
+    eliminatedByRunId: uuid('eliminated_by_run_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    foreignKey({
+      columns: [t.organizationId, t.fromCompanyId],
+      foreignColumns: [companies.organizationId, companies.id],
+    }),
+    foreignKey({
+      columns: [t.organizationId, t.toCompanyId],
+      foreignColumns: [companies.organizationId, companies.id],
+    }),
+    index('intercompany_id_idx').on(t.id),
+    index('intercompany_list_idx').on(t.organizationId, t.transactionDate.desc(), t.createdAt.desc(), t.id),
+    index('intercompany_from_entry_idx').on(t.organizationId, t.fromJournalEntryId),
+    index('intercompany_to_entry_idx').on(t.organizationId, t.toJournalEntryId),
+  ],
+);
+
+export const consolidationGroups = pgTable(
+  'consolidation_groups',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    name: text('name').notNull(),
+    nameKey: text('name_key').notNull(),
+    reportingCurrency: text('reporting_currency').notNull(),
+    consolidationMethod: text('consolidation_method').notNull(),
+    parentCompanyId: uuid('parent_company_id').notNull(),
+    isActive: boolean('is_active').notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    foreignKey({
+      columns: [t.organizationId, t.parentCompanyId],
+      foreignColumns: [companies.organizationId, companies.id],
+    }),
+    uniqueIndex('consolidation_groups_name_uq').on(t.organizationId, t.nameKey),
+    index('consolidation_groups_id_idx').on(t.id),
+  ],
+);
+
+export const consolidationMembers = pgTable(
+  'consolidation_members',
+  {
+    organizationId: orgId(),
+    groupId: uuid('group_id').notNull(),
+    companyId: uuid('company_id').notNull(),
+    ownershipPercentage: numeric('ownership_percentage', { precision: 5, scale: 2 }).notNull(),
+    consolidationMethod: text('consolidation_method').notNull(),
+    acquisitionDate: day('acquisition_date'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.groupId, t.companyId] }),
+    foreignKey({
+      columns: [t.organizationId, t.groupId],
+      foreignColumns: [consolidationGroups.organizationId, consolidationGroups.id],
+    }).onDelete('cascade'),
+    foreignKey({
+      columns: [t.organizationId, t.companyId],
+      foreignColumns: [companies.organizationId, companies.id],
+    }),
+  ],
+);
+
+export const eliminationRules = pgTable(
+  'elimination_rules',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    groupId: uuid('group_id').notNull(),
+    name: text('name').notNull(),
+    description: text('description'),
+    eliminationType: text('elimination_type').notNull(),
+    triggerConditions: jsonb('trigger_conditions').notNull(),
+    sourceAccounts: jsonb('source_accounts').notNull(),
+    targetAccounts: jsonb('target_accounts').notNull(),
+    debitAccountId: uuid('debit_account_id').notNull(),
+    creditAccountId: uuid('credit_account_id').notNull(),
+    isAutomatic: boolean('is_automatic').notNull(),
+    priority: integer('priority').notNull(),
+    isActive: boolean('is_active').notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    foreignKey({
+      columns: [t.organizationId, t.groupId],
+      foreignColumns: [consolidationGroups.organizationId, consolidationGroups.id],
+    }).onDelete('cascade'),
+    index('elimination_rules_id_idx').on(t.id),
+    index('elimination_rules_group_idx').on(t.organizationId, t.groupId, t.priority, t.createdAt, t.id),
+    index('elimination_rules_debit_idx').on(t.organizationId, t.debitAccountId),
+    index('elimination_rules_credit_idx').on(t.organizationId, t.creditAccountId),
+  ],
+);
+
+export const consolidationRuns = pgTable(
+  'consolidation_runs',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    groupId: uuid('group_id').notNull(),
+    year: integer('year').notNull(),
+    period: smallint('period').notNull(),
+    asOfDate: day('as_of_date').notNull(),
+    yearStartDate: day('year_start_date').notNull(),
+    reportingCurrency: text('reporting_currency').notNull(),
+    status: text('status').notNull(),
+    steps: jsonb('steps').notNull(),
+    validationResult: jsonb('validation_result'),
+    options: jsonb('options').notNull(),
+    members: jsonb('members').notNull(),
+    eliminations: jsonb('eliminations').notNull().default([]),
+    exchangeRatesUsed: jsonb('exchange_rates_used').notNull().default([]),
+    totals: jsonb('totals'),
+    initiatedBy: uuid('initiated_by').notNull(),
+    /** The authenticated user who started the run (audit of background status changes, 1.17). */
+    requestedBy: uuid('requested_by').notNull(),
+    initiatedAt: ts('initiated_at').notNull(),
+    startedAt: ts('started_at'),
+    completedAt: ts('completed_at'),
+    totalDurationMs: integer('total_duration_ms'),
+    errorMessage: text('error_message'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    foreignKey({
+      columns: [t.organizationId, t.groupId],
+      foreignColumns: [consolidationGroups.organizationId, consolidationGroups.id],
+    }).onDelete('cascade'),
+    index('consolidation_runs_id_idx').on(t.id),
+    index('consolidation_runs_group_idx').on(t.organizationId, t.groupId, t.year, t.period, t.status),
+    index('consolidation_runs_list_idx').on(t.organizationId, t.initiatedAt.desc(), t.id),
+  ],
+);
+
+/** The two stored trial-balance views of a completed run (`closing`, `opening`). */
+export const consolidationTrialBalances = pgTable(
+  'consolidation_trial_balances',
+  {
+    organizationId: orgId(),
+    runId: uuid('run_id').notNull(),
+    view: text('view').notNull(),
+    data: jsonb('data').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.runId, t.view] }),
+    foreignKey({
+      columns: [t.organizationId, t.runId],
+      foreignColumns: [consolidationRuns.organizationId, consolidationRuns.id],
+    }).onDelete('cascade'),
+  ],
+);
+
+/** Rules applied by completed runs (the in-use check of rule deletion, 3.11.5). */
+export const runRuleApplications = pgTable(
+  'run_rule_applications',
+  {
+    organizationId: orgId(),
+    runId: uuid('run_id').notNull(),
+    ruleId: uuid('rule_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.runId, t.ruleId] }),
+    foreignKey({
+      columns: [t.organizationId, t.runId],
+      foreignColumns: [consolidationRuns.organizationId, consolidationRuns.id],
+    }).onDelete('cascade'),
+    index('run_rule_applications_rule_idx').on(t.organizationId, t.ruleId),
+  ],
+);
+
+/** Stored rates (every leg) used by completed runs (the in-use check of rate deletion, 3.8.5). */
+export const runRateUsages = pgTable(
+  'run_rate_usages',
+  {
+    organizationId: orgId(),
+    runId: uuid('run_id').notNull(),
+    exchangeRateId: uuid('exchange_rate_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.runId, t.exchangeRateId] }),
+    foreignKey({
+      columns: [t.organizationId, t.runId],
+      foreignColumns: [consolidationRuns.organizationId, consolidationRuns.id],
+    }).onDelete('cascade'),
+    index('run_rate_usages_rate_idx').on(t.organizationId, t.exchangeRateId),
+  ],
+);

@@ -1,0 +1,3 @@
+export * from './core.ts';
+export * from './group.ts';
+export * from './ledger.ts';

@@ -1,0 +1,322 @@
+/**
+ * Companies, charts of accounts, fiscal calendars, journal entries and posted balances.
+ *
+ * Tenant tables carry `organization_id` in their primary key (distributable by organization on
+ * Citus-style PostgreSQL) and have a plain index on `id` for by-id lookups. References between
+ * tenant tables are composite foreign keys that include `organization_id`, so no row can point into
+ * another organization.
+ */
+import {
+  boolean,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { amount, createdAt, day, id, orgId, rate, ts, updatedAt } from './columns.ts';
+import { organizations } from './core.ts';
+
+export const companies = pgTable(
+  'companies',
+  {
+    id: id().notNull(),
+    organizationId: orgId().references(() => organizations.id),
+    name: text('name').notNull(),
+    nameKey: text('name_key').notNull(),
+    legalName: text('legal_name').notNull(),
+    jurisdiction: text('jurisdiction').notNull(),
+    taxId: text('tax_id'),
+    incorporationDate: day('incorporation_date'),
+    registrationNumber: text('registration_number'),
+    registeredAddress: jsonb('registered_address'),
+    industryCode: text('industry_code'),
+    companyType: text('company_type'),
+    incorporationJurisdiction: text('incorporation_jurisdiction'),
+    functionalCurrency: text('functional_currency').notNull(),
+    reportingCurrency: text('reporting_currency').notNull(),
+    fiscalYearEndMonth: smallint('fiscal_year_end_month').notNull(),
+    fiscalYearEndDay: smallint('fiscal_year_end_day').notNull(),
+    retainedEarningsAccountId: uuid('retained_earnings_account_id'),
+    isActive: boolean('is_active').notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    uniqueIndex('companies_name_uq').on(t.organizationId, t.nameKey),
+    index('companies_id_idx').on(t.id),
+  ],
+);
+
+export const accounts = pgTable(
+  'accounts',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    companyId: uuid('company_id').notNull(),
+    accountNumber: text('account_number').notNull(),
+    name: text('name').notNull(),
+    description: text('description'),
+    accountType: text('account_type').notNull(),
+    accountCategory: text('account_category').notNull(),
+    parentAccountId: uuid('parent_account_id'),
+    hierarchyLevel: smallint('hierarchy_level').notNull().default(1),
+    isPostable: boolean('is_postable').notNull().default(true),
+    isActive: boolean('is_active').notNull().default(true),
+    isIntercompany: boolean('is_intercompany').notNull().default(false),
+    intercompanyPartnerId: uuid('intercompany_partner_id'),
+    cashFlowCategory: text('cash_flow_category'),
+    isCashEquivalent: boolean('is_cash_equivalent').notNull().default(false),
+    isNonMonetary: boolean('is_non_monetary').notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    deactivatedAt: ts('deactivated_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    foreignKey({
+      columns: [t.organizationId, t.companyId],
+      foreignColumns: [companies.organizationId, companies.id],
+    }),
+    uniqueIndex('accounts_number_uq').on(t.organizationId, t.companyId, t.accountNumber),
+    index('accounts_id_idx').on(t.id),
+    index('accounts_parent_idx').on(t.organizationId, t.parentAccountId),
+  ],
+);
+
+export const fiscalYears = pgTable(
+  'fiscal_years',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    companyId: uuid('company_id').notNull(),
+    year: integer('year').notNull(),
+    name: text('name').notNull(),
+    startDate: day('start_date').notNull(),
+    endDate: day('end_date').notNull(),
+    status: text('status').notNull().default('Open'),
+    closedBy: uuid('closed_by'),
+    closedAt: ts('closed_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    foreignKey({
+      columns: [t.organizationId, t.companyId],
+      foreignColumns: [companies.organizationId, companies.id],
+    }),
+    uniqueIndex('fiscal_years_company_year_uq').on(t.organizationId, t.companyId, t.year),
+    index('fiscal_years_id_idx').on(t.id),
+  ],
+);
+
+export const fiscalPeriods = pgTable(
+  'fiscal_periods',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    companyId: uuid('company_id').notNull(),
+    fiscalYearId: uuid('fiscal_year_id').notNull(),
+    fiscalYear: integer('fiscal_year').notNull(),
+    periodNumber: smallint('period_number').notNull(),
+    name: text('name').notNull(),
+    periodType: text('period_type').notNull(),
+    startDate: day('start_date').notNull(),
+    endDate: day('end_date').notNull(),
+    status: text('status').notNull().default('Open'),
+    closedBy: uuid('closed_by'),
+    closedAt: ts('closed_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    foreignKey({
+      columns: [t.organizationId, t.fiscalYearId],
+      foreignColumns: [fiscalYears.organizationId, fiscalYears.id],
+    }).onDelete('cascade'),
+    uniqueIndex('fiscal_periods_year_number_uq').on(t.organizationId, t.fiscalYearId, t.periodNumber),
+    index('fiscal_periods_company_idx').on(t.organizationId, t.companyId, t.fiscalYear, t.periodNumber),
+    index('fiscal_periods_id_idx').on(t.id),
+  ],
+);
+
+export const periodReopenHistory = pgTable(
+  'period_reopen_history',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    companyId: uuid('company_id').notNull(),
+    periodId: uuid('period_id').notNull(),
+    reason: text('reason'),
+    reopenedBy: uuid('reopened_by').notNull(),
+    reopenedAt: ts('reopened_at').notNull().defaultNow(),
+    previousStatus: text('previous_status').notNull().default('Closed'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    index('period_reopen_history_period_idx').on(t.organizationId, t.periodId, t.reopenedAt.desc()),
+  ],
+);
+
+/** Per-company journal-entry number counter, locked and incremented in the creating transaction. */
+export const entryCounters = pgTable(
+  'entry_counters',
+  {
+    organizationId: orgId(),
+    companyId: uuid('company_id').notNull(),
+    lastNumber: integer('last_number').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.companyId] })],
+);
+
+export const journalEntries = pgTable(
+  'journal_entries',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    companyId: uuid('company_id').notNull(),
+    /** Sequence number within the company; rendered as `JE-0001`. */
+    entryNumber: integer('entry_number').notNull(),
+    referenceNumber: text('reference_number'),
+    description: text('description').notNull(),
+    transactionDate: day('transaction_date').notNull(),
+    documentDate: day('document_date'),
+    postingDate: day('posting_date'),
+    fiscalYear: integer('fiscal_year').notNull(),
+    fiscalPeriod: smallint('fiscal_period').notNull(),
+    entryType: text('entry_type').notNull().default('Standard'),
+    sourceModule: text('source_module').notNull().default('GeneralLedger'),
+    sourceDocumentRef: text('source_document_ref'),
+    isMultiCurrency: boolean('is_multi_currency').notNull().default(false),
+    status: text('status').notNull().default('Draft'),
+    isReversing: boolean('is_reversing').notNull().default(false),
+    reversedEntryId: uuid('reversed_entry_id'),
+    reversingEntryId: uuid('reversing_entry_id'),
+    totalDebits: amount('total_debits').notNull(),
+    totalCredits: amount('total_credits').notNull(),
+    createdBy: uuid('created_by').notNull(),
+    submittedBy: uuid('submitted_by'),
+    submittedAt: ts('submitted_at'),
+    approvedBy: uuid('approved_by'),
+    approvedAt: ts('approved_at'),
+    rejectedBy: uuid('rejected_by'),
+    rejectedAt: ts('rejected_at'),
+    rejectionReason: text('rejection_reason'),
+    postedBy: uuid('posted_by'),
+    postedAt: ts('posted_at'),
+    reversedBy: uuid('reversed_by'),
+    reversedAt: ts('reversed_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    foreignKey({
+      columns: [t.organizationId, t.companyId],
+      foreignColumns: [companies.organizationId, companies.id],
+    }),
+    uniqueIndex('journal_entries_number_uq').on(t.organizationId, t.companyId, t.entryNumber),
+    index('journal_entries_id_idx').on(t.id),
+    index('journal_entries_list_idx').on(
+      t.organizationId,
+      t.transactionDate.desc(),
+      t.entryNumber.desc(),
+      t.id,
+    ),
+    index('journal_entries_company_status_idx').on(
+      t.organizationId,
+      t.companyId,
+      t.status,
+      t.transactionDate,
+    ),
+    index('journal_entries_company_period_idx').on(
+      t.organizationId,
+      t.companyId,
+      t.fiscalYear,
+      t.fiscalPeriod,
+    ),
+  ],
+);
+
+export const journalLines = pgTable(
+  'journal_lines',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    journalEntryId: uuid('journal_entry_id').notNull(),
+    companyId: uuid('company_id').notNull(),
+    lineNumber: smallint('line_number').notNull(),
+    accountId: uuid('account_id').notNull(),
+    /** Transaction currency of the line. */
+    currency: text('currency').notNull(),
+    debitAmount: amount('debit_amount'),
+    creditAmount: amount('credit_amount'),
+    functionalDebitAmount: amount('functional_debit_amount'),
+    functionalCreditAmount: amount('functional_credit_amount'),
+    exchangeRate: rate('exchange_rate').notNull(),
+    exchangeRateId: uuid('exchange_rate_id'),
+    exchangeRateLegIds: uuid('exchange_rate_leg_ids').array().notNull().default([]),
+    memo: text('memo'),
+    dimensions: jsonb('dimensions'),
+    intercompanyPartnerId: uuid('intercompany_partner_id'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    foreignKey({
+      columns: [t.organizationId, t.journalEntryId],
+      foreignColumns: [journalEntries.organizationId, journalEntries.id],
+    }).onDelete('cascade'),
+    foreignKey({
+      columns: [t.organizationId, t.accountId],
+      foreignColumns: [accounts.organizationId, accounts.id],
+    }),
+    uniqueIndex('journal_lines_entry_line_uq').on(t.organizationId, t.journalEntryId, t.lineNumber),
+    index('journal_lines_account_idx').on(t.organizationId, t.accountId),
+  ],
+);
+
+/**
+ * Posted balances (contract 3.7.7): functional debit and credit totals of the lines of `Posted` and
+ * `Reversed` entries, per account and transaction date, split by fiscal period (period 13 entries
+ * share dates with regular ones) and by whether the entry is closing-related (an entry of type
+ * `Closing` or a reversal of one). Keyed by date so that every report and consolidation query —
+ * balances at any date, activity in any range, with or without closing entries, per group period or
+ * per historical-rate date — is one aggregation over this table, whose size grows with accounts × days
+ * with activity, not with the number of entries.
+ */
+export const accountBalances = pgTable(
+  'account_balances',
+  {
+    organizationId: orgId(),
+    companyId: uuid('company_id').notNull(),
+    accountId: uuid('account_id').notNull(),
+    balanceDate: day('balance_date').notNull(),
+    fiscalYear: integer('fiscal_year').notNull(),
+    fiscalPeriod: smallint('fiscal_period').notNull(),
+    isClosing: boolean('is_closing').notNull(),
+    debitTotal: amount('debit_total').notNull(),
+    creditTotal: amount('credit_total').notNull(),
+  },
+  (t) => [
+    primaryKey({
+      columns: [
+        t.organizationId,
+        t.companyId,
+        t.accountId,
+        t.balanceDate,
+        t.fiscalYear,
+        t.fiscalPeriod,
+        t.isClosing,
+      ],
+    }),
+    index('account_balances_company_date_idx').on(t.organizationId, t.companyId, t.balanceDate),
+  ],
+);

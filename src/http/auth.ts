@@ -1,0 +1,100 @@
+/**
+ * Bearer tokens (contract 1.13, 3.2.1): opaque 32-byte random values, base64url without padding,
+ * stored only as SHA-256 hashes, valid 7 days from issue.
+ */
+import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import { sql } from 'drizzle-orm';
+import type { FastifyRequest } from 'fastify';
+import { type Queryable, queryRows } from '../db/client.ts';
+import { DomainError } from '../domain/errors.ts';
+
+const scrypt = promisify(scryptCb) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: object,
+) => Promise<Buffer>;
+
+export const TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
+
+export interface AuthUser {
+  id: string;
+  email: string;
+  displayName: string;
+}
+
+export function unauthorized(message = 'Authentication required'): DomainError {
+  return new DomainError(401, 'UnauthorizedError', message, {});
+}
+
+export function newToken(): { token: string; hash: string } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, hash: hashToken(token) };
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** The token of the Authorization header, or a 401 for every malformed form (1.13). */
+export function bearerToken(request: FastifyRequest): string {
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') count++;
+  if (count !== 1)
+    throw unauthorized(count === 0 ? 'Authentication required' : 'More than one Authorization header');
+  const header = request.headers.authorization ?? '';
+  const m = /^bearer +(.+)$/i.exec(header);
+  if (!m) throw unauthorized('Authorization must use the Bearer scheme');
+  const token = m[1]!;
+  if (!TOKEN_RE.test(token)) throw unauthorized('Invalid token');
+  return token;
+}
+
+/** Resolves a presented token to its user; unknown, revoked or expired → 401. */
+export async function authenticate(
+  db: Queryable,
+  token: string,
+): Promise<{ user: AuthUser; tokenHash: string }> {
+  const tokenHash = hashToken(token);
+  const rows = await queryRows<{ id: string; email: string; display_name: string }>(
+    db,
+    sql`select u.id, u.email, u.display_name from sessions s join users u on u.id = s.user_id
+        where s.token_hash = ${tokenHash} and s.revoked_at is null and s.expires_at > now()`,
+  );
+  const row = rows[0];
+  if (!row) throw unauthorized('Invalid or expired token');
+  return { user: { id: row.id, email: row.email, displayName: row.display_name }, tokenHash };
+}
+
+// scrypt parameters: N=2^15, r=8, p=1 (64 MiB-class memory-hard hash, ~50 ms here).
+const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scrypt(password, salt, 32, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const [, n, r, p, saltB64, keyB64] = parts as [string, string, string, string, string, string];
+  const expected = Buffer.from(keyB64, 'base64');
+  const key = await scrypt(password, Buffer.from(saltB64, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: 64 * 1024 * 1024,
+  });
+  return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+/** A hash to verify against when the e-mail is unknown, so both failures take the same time. */
+let dummyHash: Promise<string> | undefined;
+export function dummyPasswordHash(): Promise<string> {
+  dummyHash ??= hashPassword('dummy-password-Aa1');
+  return dummyHash;
+}

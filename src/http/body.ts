@@ -1,0 +1,187 @@
+/**
+ * Request bodies and query strings, before and after schema validation (contract 1.2, 1.4, 1.7–1.9).
+ *
+ * - Bodies are read as text by a catch-all parser and parsed here, only for routes that take a body:
+ *   GET, DELETE and "no body" actions ignore whatever was sent, even invalid JSON.
+ * - JSON numbers under `ownershipPercentage` keep their literal text (1.7: `80.000` has three decimals,
+ *   `8e1` is refused) via lossless-json; every other body uses the fast native parser.
+ * - Free-text strings are trimmed, U+0000 is refused, and an empty optional text becomes null.
+ * - Semantic checks that JSON Schema cannot express (minor-unit digits of Money, positive amounts,
+ *   country lists) run after schema validation, reporting the same ValidationError shape.
+ */
+import { isLosslessNumber, parse as parseLossless } from 'lossless-json';
+import type { TSchema } from 'typebox';
+import { isCountryCode, isJurisdictionCode, minorUnits } from '../domain/codes.ts';
+import { type Issue, ValidationError } from '../domain/errors.ts';
+import { dec, fractionDigits } from '../domain/money.ts';
+
+type Schema = TSchema & Record<string, unknown>;
+
+const LITERAL_NUMBER_KEYS = new Set(['ownershipPercentage']);
+
+export function parseJsonBody(raw: string): unknown {
+  try {
+    if (raw.includes('"ownershipPercentage"')) {
+      return parseLossless(raw, (key, value) => {
+        if (isLosslessNumber(value)) return LITERAL_NUMBER_KEYS.has(key) ? value.value : Number(value.value);
+        return value;
+      });
+    }
+    return JSON.parse(raw);
+  } catch {
+    throw new ValidationError([{ path: '', message: 'Malformed JSON' }], 'Malformed JSON');
+  }
+}
+
+export function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const type = header.split(';', 1)[0]!.trim().toLowerCase();
+  return type === 'application/json';
+}
+
+function isFixedSyntax(s: Schema): boolean {
+  return 'pattern' in s || 'format' in s || 'enum' in s || 'const' in s || s['x-raw'] === true;
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function branchAccepts(s: Schema, t: string): boolean {
+  const type = s.type;
+  if (type === undefined) return true;
+  const types = Array.isArray(type) ? type : [type];
+  return types.includes(t) || (t === 'integer' && types.includes('number'));
+}
+
+/**
+ * Trims free-text strings, lower-cases identifiers and turns empty optional texts into null, in
+ * place, following the route's body schema. Returns the (possibly replaced) value.
+ */
+export function normalizeStrings(schema: Schema | undefined, value: unknown, nullable = false): unknown {
+  if (!schema) return value;
+  const anyOf = schema.anyOf as Schema[] | undefined;
+  if (anyOf) {
+    const allowsNull = anyOf.some((b) => b.type === 'null');
+    const t = typeOf(value);
+    const branch = anyOf.find((b) => b.type !== 'null' && branchAccepts(b, t));
+    return branch ? normalizeStrings(branch, value, allowsNull) : value;
+  }
+  if (typeof value === 'string' && schema.type === 'string') {
+    if (schema['x-uuid'] === true) return value.toLowerCase();
+    if (isFixedSyntax(schema)) return value;
+    const trimmed = value.trim();
+    return trimmed === '' && nullable ? null : trimmed;
+  }
+  if (Array.isArray(value) && schema.items) {
+    for (let i = 0; i < value.length; i++) value[i] = normalizeStrings(schema.items as Schema, value[i]);
+    return value;
+  }
+  if (value !== null && typeof value === 'object' && schema.properties) {
+    const obj = value as Record<string, unknown>;
+    const props = schema.properties as Record<string, Schema>;
+    for (const key of Object.keys(props)) {
+      if (key in obj) obj[key] = normalizeStrings(props[key], obj[key]);
+    }
+  }
+  return value;
+}
+
+/** Checks that need more than JSON Schema, run on a body that passed schema validation. */
+export function semanticIssues(
+  schema: Schema | undefined,
+  value: unknown,
+  path = '',
+  issues: Issue[] = [],
+): Issue[] {
+  if (!schema || value === undefined) return issues;
+  const anyOf = schema.anyOf as Schema[] | undefined;
+  if (anyOf) {
+    const t = typeOf(value);
+    const branch = anyOf.find((b) => b.type !== 'null' && branchAccepts(b, t));
+    return branch ? semanticIssues(branch, value, path, issues) : issues;
+  }
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) issues.push({ path, message: 'Must not contain U+0000' });
+    if (schema['x-country'] === true && !isCountryCode(value)) {
+      issues.push({ path, message: 'Unknown ISO 3166-1 alpha-2 country code' });
+    }
+    if (schema['x-jurisdiction'] === true && !isJurisdictionCode(value)) {
+      issues.push({ path, message: 'Unknown jurisdiction country code' });
+    }
+    if (schema['x-rate'] === true && dec(value).lessThanOrEqualTo(0)) {
+      issues.push({ path, message: 'Rate must be greater than zero' });
+    }
+    return issues;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => {
+      semanticIssues(schema.items as Schema, item, `${path}/${i}`, issues);
+    });
+    return issues;
+  }
+  if (value !== null && typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    if (schema['x-money'] === true) {
+      moneyIssues(schema, obj, path, issues);
+      return issues;
+    }
+    const props = (schema.properties ?? {}) as Record<string, Schema>;
+    for (const key of Object.keys(props)) semanticIssues(props[key], obj[key], `${path}/${key}`, issues);
+  }
+  return issues;
+}
+
+function moneyIssues(schema: Schema, obj: Record<string, unknown>, path: string, issues: Issue[]): void {
+  const value = obj.value as string;
+  const currency = obj.currency as string;
+  const digits = minorUnits(currency);
+  if (fractionDigits(value) > digits || (digits === 0 && value.includes('.'))) {
+    issues.push({ path: `${path}/value`, message: `At most ${digits} decimal places for ${currency}` });
+    return;
+  }
+  const d = dec(value);
+  const sign = schema['x-sign'] as 'signed' | 'nonNegative' | undefined;
+  if (sign === 'signed') return;
+  if (sign === 'nonNegative' ? d.isNegative() && !d.isZero() : d.lessThanOrEqualTo(0)) {
+    issues.push({
+      path: `${path}/value`,
+      message: sign === 'nonNegative' ? 'Amount must not be negative' : 'Amount must be greater than zero',
+    });
+  }
+}
+
+/**
+ * Query-string rules JSON Schema cannot see (1.9): repeated parameters, empty values, and integers
+ * written as anything but base-10 digits (`1e3`, `1.5`, ` 1`).
+ */
+export function queryIssues(schema: Schema | undefined, query: Record<string, unknown>): Issue[] {
+  const issues: Issue[] = [];
+  const props = (schema?.properties ?? {}) as Record<string, Schema>;
+  for (const [name, raw] of Object.entries(query)) {
+    const s = props[name];
+    if (!s) continue; // unknown parameters are ignored
+    const path = `/query/${name}`;
+    if (Array.isArray(raw)) {
+      issues.push({ path, message: 'Parameter given more than once' });
+    } else if (raw === '') {
+      issues.push({ path, message: 'Parameter must not be empty' });
+    } else if (s.type === 'integer' && typeof raw === 'string' && !/^-?[0-9]+$/.test(raw)) {
+      issues.push({ path, message: 'Must be an integer' });
+    } else if (s.type === 'boolean' && raw !== 'true' && raw !== 'false') {
+      issues.push({ path, message: 'Must be true or false' });
+    }
+  }
+  return issues;
+}
+
+/** Lower-cases identifier query parameters (identifiers are case-insensitive on input, 1.5). */
+export function normalizeQuery(schema: Schema | undefined, query: Record<string, unknown>): void {
+  const props = (schema?.properties ?? {}) as Record<string, Schema>;
+  for (const [name, value] of Object.entries(query)) {
+    if (typeof value === 'string' && props[name]?.['x-uuid'] === true) query[name] = value.toLowerCase();
+  }
+}

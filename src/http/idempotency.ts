@@ -1,0 +1,132 @@
+/**
+ * Idempotency-Key handling for POST under /api/v1 (contract 1.15). The key row is claimed before the
+ * handler runs (step 6 of 1.12.3) and completed with the final response; 5xx and 429 results release
+ * the key so the client may retry.
+ */
+import { createHash } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Db, queryRows } from '../db/client.ts';
+import { DomainError, ValidationError } from '../domain/errors.ts';
+
+const KEY_RE = /^[\x21-\x7E]{1,255}$/;
+const TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Canonical JSON: object keys sorted recursively, no insignificant white space. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return '';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value))
+    return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+}
+
+export function idempotencyApplies(request: FastifyRequest): boolean {
+  return request.method === 'POST' && request.url.startsWith('/api/v1/');
+}
+
+export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined) return undefined;
+  if (Array.isArray(header) || !KEY_RE.test(header)) {
+    throw new ValidationError([
+      { path: '/headers/Idempotency-Key', message: 'Must be 1–255 visible ASCII characters' },
+    ]);
+  }
+  return header;
+}
+
+export function fingerprintOf(request: FastifyRequest, parsedBody: unknown): string {
+  const [path, query = ''] = request.url.split('?', 2) as [string, string?];
+  return createHash('sha256')
+    .update(`${request.method}\n${path}\n${query}\n${canonicalJson(parsedBody)}`)
+    .digest('hex');
+}
+
+export interface ClaimedKey {
+  userId: string;
+  key: string;
+}
+
+/**
+ * Claims the key, or answers the request from storage. Returns the claim when the request should run,
+ * or null when a stored response was sent.
+ */
+export async function claimKey(
+  db: Db,
+  userId: string,
+  key: string,
+  fingerprint: string,
+  reply: FastifyReply,
+): Promise<ClaimedKey | null> {
+  const expiresAt = new Date(Date.now() + TTL_MS);
+  const claimed = await queryRows<{ key: string }>(
+    db,
+    sql`insert into idempotency_keys (user_id, key, fingerprint, state, expires_at)
+        values (${userId}, ${key}, ${fingerprint}, 'running', ${expiresAt})
+        on conflict (user_id, key) do update
+          set fingerprint = excluded.fingerprint, state = 'running', response_status = null,
+              response_body = null, created_at = now(), expires_at = excluded.expires_at
+          where idempotency_keys.expires_at <= now()
+        returning key`,
+  );
+  if (claimed.length > 0) return { userId, key };
+  const rows = await queryRows<{
+    fingerprint: string;
+    state: string;
+    response_status: number | null;
+    response_body: string | null;
+  }>(
+    db,
+    sql`select fingerprint, state, response_status, response_body from idempotency_keys
+        where user_id = ${userId} and key = ${key}`,
+  );
+  const row = rows[0];
+  if (!row) return claimKey(db, userId, key, fingerprint, reply); // expired and removed meanwhile
+  if (row.fingerprint !== fingerprint) {
+    throw new DomainError(
+      409,
+      'IdempotencyKeyReusedError',
+      'Idempotency-Key was used for a different request',
+      {
+        idempotencyKey: key,
+      },
+    );
+  }
+  if (row.state !== 'done') {
+    throw new DomainError(
+      409,
+      'IdempotencyKeyInProgressError',
+      'A request with this Idempotency-Key is running',
+      {
+        idempotencyKey: key,
+      },
+    );
+  }
+  reply.header('idempotent-replayed', 'true').code(row.response_status ?? 200);
+  if (row.response_body) reply.type('application/json; charset=utf-8').send(row.response_body);
+  else reply.send();
+  return null;
+}
+
+export async function completeKey(
+  db: Db,
+  claim: ClaimedKey,
+  status: number,
+  body: string | null,
+): Promise<void> {
+  if (status >= 500 || status === 429) {
+    await db.execute(
+      sql`delete from idempotency_keys where user_id = ${claim.userId} and key = ${claim.key}`,
+    );
+    return;
+  }
+  await db.execute(
+    sql`update idempotency_keys set state = 'done', response_status = ${status}, response_body = ${body}
+        where user_id = ${claim.userId} and key = ${claim.key}`,
+  );
+}

@@ -1,0 +1,79 @@
+/**
+ * Schema validation with two Ajv instances: bodies, params and headers are validated exactly as sent
+ * (no type coercion: `"12"` is not an integer, `12` is not a Money value); query strings are coerced
+ * from text after `queryIssues` (body.ts) has refused non-decimal integers and repeated parameters.
+ */
+
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import { type Issue, ValidationError } from '../domain/errors.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv, formats?: string[]) => Ajv;
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    coerceTypes: coerce,
+    useDefaults: coerce,
+    removeAdditional: false,
+  });
+  addFormats(ajv, ['date', 'date-time']);
+  return ajv;
+}
+
+const strictAjv = makeAjv(false);
+const queryAjv = makeAjv(true);
+
+const PART_PREFIX: Record<string, string> = {
+  body: '',
+  querystring: '/query',
+  headers: '/headers',
+  params: '',
+};
+
+function pointerEscape(s: string): string {
+  return s.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function issuesFromAjv(errors: ErrorObject[], part: string): Issue[] {
+  const prefix = PART_PREFIX[part] ?? '';
+  const seen = new Set<string>();
+  const issues: Issue[] = [];
+  // A nullable field reports its failing branches plus "must be null" and an anyOf summary; keep the
+  // concrete failures when there are any at or below the same location.
+  const isNoise = (e: ErrorObject) =>
+    e.keyword === 'anyOf' || (e.keyword === 'type' && e.params.type === 'null');
+  for (const e of errors) {
+    if (
+      isNoise(e) &&
+      errors.some((o) => !isNoise(o) && (o.instancePath + '/').startsWith(e.instancePath + '/'))
+    ) {
+      continue;
+    }
+    let path = e.instancePath;
+    if (e.keyword === 'required') path += `/${pointerEscape(String(e.params.missingProperty))}`;
+    const full = prefix + path;
+    const message =
+      e.keyword === 'required'
+        ? 'Required'
+        : e.keyword === 'enum'
+          ? `Must be one of: ${(e.params.allowedValues as unknown[]).slice(0, 12).join(', ')}`
+          : (e.message ?? 'Invalid value');
+    const key = `${full}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push({ path: full, message });
+  }
+  return issues.length > 0 ? issues : [{ path: prefix, message: 'Invalid request' }];
+}
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'querystring' ? queryAjv : strictAjv;
+  const validate = ajv.compile(schema as object);
+  return (data: unknown) => {
+    if (validate(data)) return { value: data };
+    return { error: new ValidationError(issuesFromAjv(validate.errors ?? [], httpPart ?? 'body')) };
+  };
+};

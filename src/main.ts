@@ -1,0 +1,56 @@
+/**
+ * Start-up: configuration → database → migrations → HTTP server. With a PostgreSQL server and
+ * WORKERS > 1, the primary process migrates once and forks workers that share the port (node:cluster);
+ * PGlite is single-process and always runs one.
+ */
+import cluster from 'node:cluster';
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase } from './db/client.ts';
+
+async function start(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`groupbook: invalid configuration: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const multi = config.databaseUrl !== undefined && config.workers > 1;
+
+  if (multi && cluster.isPrimary) {
+    const database = await openDatabase({ url: config.databaseUrl, poolSize: 1 });
+    await database.migrate();
+    await database.close();
+    for (let i = 0; i < config.workers; i++) cluster.fork();
+    cluster.on('exit', (worker, code) => {
+      if (code !== 0) process.stderr.write(`groupbook: worker ${worker.process.pid} exited with ${code}\n`);
+    });
+    return;
+  }
+
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
+  });
+  if (!multi) await database.migrate();
+  const app = await buildApp({ database, logLevel: config.logLevel });
+  const shutdown = async () => {
+    await app.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  await app.listen({ port: config.port, host: config.host });
+}
+
+start().catch((err: unknown) => {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`groupbook: failed to start: ${message.split('\n')[0]}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,98 @@
+/**
+ * Audit trail (contract 1.17): every successful write records an entry in the same transaction.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import type { Queryable } from '../../db/client.ts';
+import { auditLog } from '../../db/schema/index.ts';
+
+export const AUDIT_ACTIONS = [
+  'Create',
+  'Update',
+  'Delete',
+  'Submit',
+  'Approve',
+  'Reject',
+  'Post',
+  'Reverse',
+  'Activate',
+  'Deactivate',
+  'SetPriority',
+  'SetMatchingStatus',
+  'LinkJournalEntry',
+  'ApplyTemplate',
+  'Close',
+  'Open',
+  'Reopen',
+  'YearEndClose',
+  'StartRun',
+  'CompleteRun',
+  'FailRun',
+  'CancelRun',
+  'AddMember',
+  'UpdateMember',
+  'RemoveMember',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export const AUDIT_ENTITY_TYPES = [
+  'Organization',
+  'Membership',
+  'Company',
+  'Account',
+  'FiscalYear',
+  'FiscalPeriod',
+  'JournalEntry',
+  'ExchangeRate',
+  'IntercompanyTransaction',
+  'ConsolidationGroup',
+  'ConsolidationMember',
+  'EliminationRule',
+  'ConsolidationRun',
+] as const;
+export type AuditEntityType = (typeof AUDIT_ENTITY_TYPES)[number];
+
+export type Changes = Record<string, { from: unknown; to: unknown }>;
+
+export interface AuditInput {
+  organizationId: string;
+  userId: string;
+  action: AuditAction;
+  entityType: AuditEntityType;
+  entityId: string;
+  changes?: Changes | null;
+}
+
+export async function recordAudit(tx: Queryable, entry: AuditInput | AuditInput[]): Promise<void> {
+  const entries = Array.isArray(entry) ? entry : [entry];
+  if (entries.length === 0) return;
+  await tx.insert(auditLog).values(
+    entries.map((e) => ({
+      id: uuidv7(),
+      organizationId: e.organizationId,
+      userId: e.userId,
+      action: e.action,
+      entityType: e.entityType,
+      entityId: e.entityId,
+      changes: e.changes && Object.keys(e.changes).length > 0 ? e.changes : null,
+    })),
+  );
+}
+
+/**
+ * The changed fields between two wire representations of a record: `{field: {from, to}}`, compared
+ * by their JSON encoding. Fields listed in `ignore` (timestamps, derived fields) are skipped.
+ */
+export function diffChanges(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  ignore: readonly string[] = ['updatedAt', 'createdAt'],
+): Changes {
+  const changes: Changes = {};
+  for (const key of Object.keys(after)) {
+    if (ignore.includes(key)) continue;
+    const from = before[key] ?? null;
+    const to = after[key] ?? null;
+    if (JSON.stringify(from) !== JSON.stringify(to)) changes[key] = { from, to };
+  }
+  return changes;
+}

@@ -1,0 +1,295 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { pageParams } from '../../http/pagination.ts';
+import { NoContent, responses } from '../../http/responses.ts';
+import {
+  CurrencyCode,
+  FiscalYearEnd,
+  IsoDate,
+  Nullable,
+  Page,
+  PageQuery,
+  RoleSchema,
+  StringEnum,
+  Text,
+  Timestamp,
+  Type,
+  Uuid,
+} from '../../http/schemas.ts';
+import { AUDIT_ACTIONS, AUDIT_ENTITY_TYPES } from '../audit/service.ts';
+import * as orgs from './service.ts';
+
+const Settings = Type.Object({
+  fiscalYearEnd: FiscalYearEnd,
+  requireApproval: Type.Boolean(),
+  enforceSegregationOfDuties: Type.Boolean(),
+  defaultLocale: Type.String(),
+  defaultTimezone: Type.String(),
+});
+const Organization = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  reportingCurrency: Type.String(),
+  settings: Settings,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+const LocaleText = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' });
+const ZoneText = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_+/-]+$' });
+const CreateSettings = Type.Object({
+  fiscalYearEnd: Type.Optional(FiscalYearEnd),
+  requireApproval: Type.Optional(Type.Boolean()),
+  enforceSegregationOfDuties: Type.Optional(Type.Boolean()),
+  defaultLocale: Type.Optional(LocaleText),
+  defaultTimezone: Type.Optional(ZoneText),
+});
+const UpdateSettings = Type.Object({
+  fiscalYearEnd: Type.Optional(Nullable(FiscalYearEnd)),
+  requireApproval: Type.Optional(Nullable(Type.Boolean())),
+  enforceSegregationOfDuties: Type.Optional(Nullable(Type.Boolean())),
+  defaultLocale: Type.Optional(Nullable(LocaleText)),
+  defaultTimezone: Type.Optional(Nullable(ZoneText)),
+});
+const Membership = Type.Object({
+  organizationId: Uuid,
+  userId: Uuid,
+  email: Type.String(),
+  displayName: Type.String(),
+  role: RoleSchema,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+const AuditEntry = Type.Object({
+  id: Uuid,
+  organizationId: Uuid,
+  userId: Uuid,
+  action: Type.String(),
+  entityType: Type.String(),
+  entityId: Type.String(),
+  changes: Nullable(Type.Object({}, { additionalProperties: true })),
+  createdAt: Timestamp,
+});
+
+const orgPath = {
+  organizationId: {
+    tag: 'OrganizationNotFoundError',
+    field: 'organizationId',
+    message: 'Organization not found',
+  },
+};
+const idPath = { id: orgPath.organizationId };
+const memberPath = {
+  ...orgPath,
+  userId: {
+    tag: 'MembershipNotFoundError',
+    field: 'userId',
+    message: 'The user is not a member of the organization',
+    extra: { organizationId: 'organizationId' },
+  },
+};
+const tags = ['Organizations'];
+
+export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps;
+
+  app.get(
+    '/api/v1/organizations',
+    {
+      schema: {
+        tags,
+        summary: 'List organizations',
+        description: 'Organizations of which the caller is a member, ordered by name.',
+        querystring: Type.Object(PageQuery),
+        response: responses({ 200: Page('organizations', Organization) }),
+      },
+    },
+    async (request) => orgs.listOrganizations(db, request.user!.id, pageParams(request.query)),
+  );
+
+  app.get(
+    '/api/v1/organizations/:id',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Get an organization',
+        description: 'Viewer role.',
+        params: Type.Object({ id: Type.String() }),
+        response: responses({ 200: Organization }),
+      },
+    },
+    async (request) => orgs.getOrganization(db, request.access, request.params.id),
+  );
+
+  app.post(
+    '/api/v1/organizations',
+    {
+      schema: {
+        tags,
+        summary: 'Create an organization',
+        description:
+          'Any user; the caller becomes its owner. Names are unique service-wide (case-insensitive).',
+        body: Type.Object({
+          name: Text(255),
+          reportingCurrency: CurrencyCode,
+          settings: Type.Optional(Nullable(CreateSettings)),
+        }),
+        response: responses({ 201: Organization }),
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await orgs.createOrganization(db, request.user!.id, request.body)),
+  );
+
+  app.put(
+    '/api/v1/organizations/:id',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Update an organization',
+        description:
+          'Admin; owner to change requireApproval or enforceSegregationOfDuties. Settings merge key by key; null resets.',
+        params: Type.Object({ id: Type.String() }),
+        body: Type.Object({
+          name: Type.Optional(Text(255)),
+          reportingCurrency: Type.Optional(CurrencyCode),
+          settings: Type.Optional(Nullable(UpdateSettings)),
+        }),
+        response: responses({ 200: Organization }),
+      },
+    },
+    async (request) => orgs.updateOrganization(db, request.access, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/api/v1/organizations/:id',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Delete an organization',
+        description: 'Owner. Refused (409) while the organization has companies.',
+        params: Type.Object({ id: Type.String() }),
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      await orgs.deleteOrganization(db, request.access, request.params.id);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/api/v1/organizations/:organizationId/members',
+    {
+      config: { pathIds: orgPath },
+      schema: {
+        tags: ['Members'],
+        summary: 'List members',
+        description: 'Viewer. Ordered by role rank (owner first), then e-mail.',
+        params: Type.Object({ organizationId: Type.String() }),
+        querystring: Type.Object({ role: Type.Optional(RoleSchema), ...PageQuery }),
+        response: responses({ 200: Page('members', Membership) }),
+      },
+    },
+    async (request) =>
+      orgs.listMembers(
+        db,
+        request.access,
+        request.params.organizationId,
+        request.query.role,
+        pageParams(request.query),
+      ),
+  );
+
+  app.post(
+    '/api/v1/organizations/:organizationId/members',
+    {
+      config: { pathIds: orgPath },
+      schema: {
+        tags: ['Members'],
+        summary: 'Add a member',
+        description: 'Admin; owner to add an owner. The user must be registered.',
+        params: Type.Object({ organizationId: Type.String() }),
+        body: Type.Object({ email: Text(254), role: RoleSchema }),
+        response: responses({ 201: Membership }),
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(await orgs.addMember(db, request.access, request.params.organizationId, request.body)),
+  );
+
+  app.put(
+    '/api/v1/organizations/:organizationId/members/:userId',
+    {
+      config: { pathIds: memberPath },
+      schema: {
+        tags: ['Members'],
+        summary: 'Change a member role',
+        description: 'Admin; owner when the current or new role is owner. The last owner cannot be demoted.',
+        params: Type.Object({ organizationId: Type.String(), userId: Type.String() }),
+        body: Type.Object({ role: RoleSchema }),
+        response: responses({ 200: Membership }),
+      },
+    },
+    async (request) =>
+      orgs.updateMember(
+        db,
+        request.access,
+        request.params.organizationId,
+        request.params.userId,
+        request.body.role,
+      ),
+  );
+
+  app.delete(
+    '/api/v1/organizations/:organizationId/members/:userId',
+    {
+      config: { pathIds: memberPath },
+      schema: {
+        tags: ['Members'],
+        summary: 'Remove a member',
+        description: 'Admin; owner to remove an owner; anyone may leave. The last owner cannot be removed.',
+        params: Type.Object({ organizationId: Type.String(), userId: Type.String() }),
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      await orgs.removeMember(db, request.access, request.params.organizationId, request.params.userId);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/api/v1/audit-log',
+    {
+      schema: {
+        tags: ['Audit log'],
+        summary: 'Read the audit log',
+        description: 'Admin. Newest first.',
+        querystring: Type.Object({
+          organizationId: Uuid,
+          entityType: Type.Optional(StringEnum(AUDIT_ENTITY_TYPES)),
+          entityId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+          userId: Type.Optional(Uuid),
+          action: Type.Optional(StringEnum(AUDIT_ACTIONS)),
+          fromDate: Type.Optional(IsoDate),
+          toDate: Type.Optional(IsoDate),
+          ...PageQuery,
+        }),
+        response: responses({ 200: Page('entries', AuditEntry) }),
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      return orgs.listAudit(
+        db,
+        request.access,
+        { ...q, organizationId: q.organizationId.toLowerCase(), userId: q.userId?.toLowerCase() },
+        pageParams(q),
+      );
+    },
+  );
+};

@@ -1,0 +1,6 @@
+import { readFileSync } from 'node:fs';
+
+/** Version of the running build, from package.json (reported by health and the OpenAPI document). */
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
