@@ -1,0 +1,129 @@
+/**
+ * Automatic creation of fiscal years (contract 3.6.1): when a journal-entry operation needs a year that
+ * does not exist, it is created in the same transaction, `Open`, with 13 `Open` periods and the default
+ * name, and audited as `Create` of that `FiscalYear` by the caller. Concurrent requests create it once
+ * (unique constraint on company and year; the loser reads the winner's row).
+ */
+import { and, asc, eq } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
+import type { Queryable } from '../../db/client.ts';
+import { fiscalPeriods, fiscalYears } from '../../db/schema/index.ts';
+import {
+  defaultFiscalYearName,
+  type FiscalYearEnd,
+  fiscalYearEndDate,
+  fiscalYearStartDate,
+  periodsOfYear,
+} from '../../domain/fiscal-calendar.ts';
+import { recordAudit } from '../audit/service.ts';
+
+export type FiscalYearRow = typeof fiscalYears.$inferSelect;
+export type FiscalPeriodRow = typeof fiscalPeriods.$inferSelect;
+
+export interface EnsureFiscalYearInput {
+  organizationId: string;
+  companyId: string;
+  fiscalYearEnd: FiscalYearEnd;
+  year: number;
+  userId: string;
+  /** Explicit name (explicit creation); default `"FY <year>"`. */
+  name?: string;
+}
+
+/**
+ * Inserts the year and its 13 periods if missing. Returns the year row and whether it was created now.
+ * Must run inside the caller's transaction.
+ */
+export async function ensureFiscalYear(
+  tx: Queryable,
+  input: EnsureFiscalYearInput,
+): Promise<{ year: FiscalYearRow; created: boolean }> {
+  const id = uuidv7();
+  const inserted = await tx
+    .insert(fiscalYears)
+    .values({
+      id,
+      organizationId: input.organizationId,
+      companyId: input.companyId,
+      year: input.year,
+      name: input.name ?? defaultFiscalYearName(input.year),
+      startDate: fiscalYearStartDate(input.fiscalYearEnd, input.year),
+      endDate: fiscalYearEndDate(input.fiscalYearEnd, input.year),
+      status: 'Open',
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (inserted.length > 0) {
+    await tx.insert(fiscalPeriods).values(
+      periodsOfYear(input.fiscalYearEnd, input.year).map((p) => ({
+        id: uuidv7(),
+        organizationId: input.organizationId,
+        companyId: input.companyId,
+        fiscalYearId: id,
+        fiscalYear: input.year,
+        periodNumber: p.periodNumber,
+        name: p.name,
+        periodType: p.periodType,
+        startDate: p.startDate,
+        endDate: p.endDate,
+        status: 'Open',
+      })),
+    );
+    await recordAudit(tx, {
+      organizationId: input.organizationId,
+      userId: input.userId,
+      action: 'Create',
+      entityType: 'FiscalYear',
+      entityId: id,
+    });
+    return { year: inserted[0]!, created: true };
+  }
+  const [existing] = await tx
+    .select()
+    .from(fiscalYears)
+    .where(
+      and(
+        eq(fiscalYears.organizationId, input.organizationId),
+        eq(fiscalYears.companyId, input.companyId),
+        eq(fiscalYears.year, input.year),
+      ),
+    );
+  return { year: existing!, created: false };
+}
+
+/** The 13 periods of a fiscal year, ordered by period number. */
+export async function periodsOf(
+  tx: Queryable,
+  organizationId: string,
+  fiscalYearId: string,
+): Promise<FiscalPeriodRow[]> {
+  return tx
+    .select()
+    .from(fiscalPeriods)
+    .where(
+      and(eq(fiscalPeriods.organizationId, organizationId), eq(fiscalPeriods.fiscalYearId, fiscalYearId)),
+    )
+    .orderBy(asc(fiscalPeriods.periodNumber));
+}
+
+/**
+ * The period `{year, period}` of a company, creating the year if missing, for journal operations.
+ * Returns the period row (callers check `status`).
+ */
+export async function ensurePeriod(
+  tx: Queryable,
+  input: Omit<EnsureFiscalYearInput, 'name'> & { period: number },
+): Promise<FiscalPeriodRow> {
+  const { year } = await ensureFiscalYear(tx, input);
+  const [row] = await tx
+    .select()
+    .from(fiscalPeriods)
+    .where(
+      and(
+        eq(fiscalPeriods.organizationId, input.organizationId),
+        eq(fiscalPeriods.fiscalYearId, year.id),
+        eq(fiscalPeriods.periodNumber, input.period),
+      ),
+    );
+  return row!;
+}
