@@ -2,9 +2,9 @@
  * Company lookups shared by every module that references companies (journal, fiscal, groups,
  * intercompany, reports). A company of another organization is "not found" (contract 1.14).
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { companies } from '../../db/schema/index.ts';
+import { companies, journalEntries } from '../../db/schema/index.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
 
@@ -45,4 +45,26 @@ export function fiscalYearEndOf(
   company: Pick<CompanyRow, 'fiscalYearEndMonth' | 'fiscalYearEndDay'>,
 ): FiscalYearEnd {
   return { month: company.fiscalYearEndMonth, day: company.fiscalYearEndDay };
+}
+
+/** Journal-entry statuses that count as "unposted" (contract 3.4.3, 3.6.2). */
+export const UNPOSTED_STATUSES = ['Draft', 'PendingApproval', 'Approved'] as const;
+
+/** Number of the company's entries in `Draft`, `PendingApproval` or `Approved`. */
+export async function unpostedEntryCount(
+  db: Queryable,
+  organizationId: string,
+  companyId: string,
+): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(journalEntries)
+    .where(
+      and(
+        eq(journalEntries.organizationId, organizationId),
+        eq(journalEntries.companyId, companyId),
+        inArray(journalEntries.status, [...UNPOSTED_STATUSES]),
+      ),
+    );
+  return Number(row?.n ?? 0);
 }

@@ -1,0 +1,9 @@
+/** Public API of the pure consolidation engine (contract 3.12.4) and consolidated statements (3.12.5). */
+export {
+  type ConsolidationExecution,
+  createConsolidationExecution,
+  runConsolidation,
+  validationIssues,
+} from './engine.ts';
+export * from './statements.ts';
+export * from './types.ts';

@@ -1,0 +1,404 @@
+/**
+ * Input and output types of the pure consolidation engine (contract 3.12.2, 3.12.4).
+ *
+ * The engine does no I/O. A loader reads, in one consistent database snapshot, the figures described
+ * below (aggregates of the balance table, never individual journal lines) and a `RateProvider` that
+ * resolves rates in memory with the common procedure of 3.8.4.
+ */
+import type { AccountCategory, AccountType, CashFlowCategory } from '../accounts.ts';
+import type { Decimal, DecimalInput, Money } from '../money.ts';
+
+export type ConsolidationMethod = 'FullConsolidation' | 'ProportionateConsolidation' | 'EquityMethod';
+export type EliminationType =
+  | 'IntercompanyReceivablesPayables'
+  | 'IntercompanySales'
+  | 'IntercompanyProfit'
+  | 'IntercompanyDividends'
+  | 'IntercompanyInvestment'
+  | 'Custom';
+export type IntercompanyTransactionType =
+  | 'Sale'
+  | 'Service'
+  | 'Loan'
+  | 'Dividend'
+  | 'Royalty'
+  | 'ManagementFee'
+  | 'Other';
+export type MatchingStatus = 'Unmatched' | 'Matched' | 'PartiallyMatched' | 'VarianceApproved';
+export type RateType = 'Spot' | 'Average' | 'Historical' | 'YearEnd';
+export type RateDerivation = 'Direct' | 'Inverse' | 'Triangulated' | 'ComputedAverage';
+export type RatePurpose = 'Closing' | 'Average' | 'Historical';
+
+export const STEP_TYPES = [
+  'Validate',
+  'Translate',
+  'Aggregate',
+  'MatchIC',
+  'Eliminate',
+  'NCI',
+  'GenerateTB',
+] as const;
+export type StepType = (typeof STEP_TYPES)[number];
+
+export interface PeriodRef {
+  year: number;
+  period: number;
+}
+
+/** One period of the group calendar (the parent's fiscal year end, 3.6.1). */
+export interface GroupPeriod {
+  year: number;
+  period: number;
+  startDate: string;
+  endDate: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input
+// ---------------------------------------------------------------------------------------------
+
+/** An account of a company (every account of the company, with or without ledger figures). */
+export interface AccountInfo {
+  accountNumber: string;
+  name: string;
+  accountType: AccountType;
+  accountCategory: AccountCategory;
+  isCashEquivalent: boolean;
+  /** as stored: `null` = the default of 3.5.1 */
+  cashFlowCategory: CashFlowCategory | null;
+  isNonMonetary: boolean;
+}
+
+/** The parent or a member of the group, with the facts Validate needs. */
+export interface CompanyInput {
+  companyId: string;
+  companyName: string;
+  functionalCurrency: string;
+  isActive: boolean;
+  role: 'Parent' | 'Member';
+  /** `FullConsolidation` for the parent */
+  consolidationMethod: ConsolidationMethod;
+  /** 0–100 (`"80.00"`); 100 for the parent */
+  ownershipPercentage: DecimalInput;
+  /** account number of the company's `retainedEarningsAccountId` (only the parent's is used), or null */
+  retainedEarningsAccountNumber: string | null;
+  accounts: AccountInfo[];
+  /** status of the company's own fiscal period (1–12) containing the run's `asOfDate`; null = missing */
+  fiscalPeriodStatus: 'Open' | 'Closed' | null;
+  /** entries in Draft, PendingApproval or Approved dated on or before the run's `asOfDate` */
+  unpostedEntryCount: number;
+  /** informational, copied into the RunMember snapshot */
+  acquisitionDate?: string | null;
+}
+
+/**
+ * One aggregated ledger figure: Σ (debit − credit) in the company's functional currency of the
+ * company's ledger lines (3.12.4 "Ledger data") on one account, optionally for one transaction date.
+ *
+ * - Monetary Asset/Liability accounts (`isNonMonetary: false`): `date` may be `null` (cumulative to the
+ *   view's `asOfDate`); dated figures are simply summed.
+ * - Equity accounts and `isNonMonetary` accounts: `date` is the lines' transaction date (they are
+ *   translated at HR(date)). For a company whose functional currency is the reporting currency `date`
+ *   may be `null`.
+ * - Revenue/Expense accounts: `date` is required: the transaction date, or any date of the same group
+ *   period (pre-aggregation by group period is allowed). Lines dated before the view's
+ *   `yearStartDate` are the prior-year results. For a company already in the reporting currency, any
+ *   date on the same side of `yearStartDate` will do.
+ */
+export interface LedgerFigure {
+  accountNumber: string;
+  date: string | null;
+  amount: DecimalInput;
+}
+
+export interface CompanyLedger {
+  companyId: string;
+  figures: LedgerFigure[];
+}
+
+export interface IntercompanyTransactionInput {
+  id: string;
+  fromCompanyId: string;
+  toCompanyId: string;
+  transactionType: IntercompanyTransactionType;
+  transactionDate: string;
+  /** value > 0 */
+  amount: DecimalInput;
+  currency: string;
+  matchingStatus: MatchingStatus;
+}
+
+/**
+ * Data of one view. Closing view: `asOfDate` = the run's asOfDate, `yearStartDate` = S(Y).
+ * Opening view: `asOfDate` = S(Y) − 1, `yearStartDate` = S(Y − 1) (the previous group fiscal year).
+ */
+export interface ViewData {
+  asOfDate: string;
+  yearStartDate: string;
+  /** figures of every included company (a company without figures may be omitted) */
+  ledgers: CompanyLedger[];
+  /** the organization's intercompany transactions dated within [yearStartDate, asOfDate], any status */
+  intercompanyTransactions: IntercompanyTransactionInput[];
+}
+
+export interface AccountSelectorInput {
+  /** pattern of 3.11.2 */
+  accountNumber: string;
+  companyId: string | null;
+}
+
+export interface TriggerConditionInput {
+  description: string;
+  sourceAccounts: AccountSelectorInput[];
+  minimumAmount: DecimalInput | null;
+}
+
+export interface AccountRef {
+  companyId: string;
+  accountNumber: string;
+}
+
+export interface EliminationRuleInput {
+  id: string;
+  name: string;
+  eliminationType: EliminationType;
+  priority: number;
+  /** ISO timestamp; used for ordering only */
+  createdAt: string;
+  isActive: boolean;
+  isAutomatic: boolean;
+  triggerConditions: TriggerConditionInput[];
+  sourceAccounts: AccountSelectorInput[];
+  targetAccounts: AccountSelectorInput[];
+  /** the company and number of `debitAccountId` */
+  debitAccount: AccountRef;
+  /** the company and number of `creditAccountId` */
+  creditAccount: AccountRef;
+}
+
+export interface RunOptionsInput {
+  skipValidation: boolean;
+  continueOnWarnings: boolean;
+  includeEquityMethodInvestments: boolean;
+  approvedManualRuleIds: string[];
+}
+
+/** Stored-rate facts of one resolved rate (RateUsage without `purpose`). */
+export interface RateUsageData {
+  exchangeRateId: string;
+  fromCurrency: string;
+  toCurrency: string;
+  rateType: RateType;
+  effectiveDate: string;
+  /** the stored Rate text */
+  rate: string;
+  /** the Rate text actually applied */
+  effectiveRate: string;
+  derivation: RateDerivation;
+  legIds: string[];
+}
+
+export interface ResolvedRate {
+  /** units of `to` per one unit of `from` */
+  effectiveRate: Decimal;
+  usage: RateUsageData;
+}
+
+/**
+ * Rate look-ups the engine needs; each is the common resolution of 3.8.4 (direct, inverse,
+ * triangulated through the organization's reporting currency) for the organization. Synchronous: the
+ * loader preloads the organization's rates and resolves in memory. `null` when nothing is found.
+ */
+export interface RateProvider {
+  /** CR: types [YearEnd, Spot], effectiveDate on or before `date` (3.8.4 steps 1–4). */
+  closing(from: string, to: string, date: string): ResolvedRate | null;
+  /**
+   * AR: type [Average] within [startDate, endDate] (steps 1–4), else the ComputedAverage of the Spot
+   * rates within the range (step 5). Never falls back to a closing rate: the engine does that.
+   */
+  average(from: string, to: string, startDate: string, endDate: string): ResolvedRate | null;
+  /** HR: types [Historical, Spot, YearEnd], effectiveDate on or before `date`. */
+  historical(from: string, to: string, date: string): ResolvedRate | null;
+}
+
+export interface ConsolidationInput {
+  reportingCurrency: string;
+  periodRef: PeriodRef;
+  /** the run's asOfDate (closing view) */
+  asOfDate: string;
+  /** S(Y) of the group calendar */
+  yearStartDate: string;
+  /**
+   * Regular periods (1–12; period 13 entries are ignored) of the group calendar. They must cover every
+   * date that needs an average rate: Revenue/Expense figure dates of companies not in the reporting
+   * currency (both views, prior-year results included) and intercompany transaction dates.
+   */
+  groupPeriods: GroupPeriod[];
+  options: RunOptionsInput;
+  /** the parent (role `Parent`) and every member of the group */
+  companies: CompanyInput[];
+  /** every elimination rule of the group (the engine selects active/automatic/approved ones) */
+  rules: EliminationRuleInput[];
+  rates: RateProvider;
+  closing: ViewData;
+  opening: ViewData;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+// ---------------------------------------------------------------------------------------------
+
+export type IssueCode =
+  | 'ACCOUNT_TYPE_CONFLICT'
+  | 'TRIAL_BALANCE_UNBALANCED'
+  | 'PERIOD_NOT_CLOSED'
+  | 'UNPOSTED_ENTRIES'
+  | 'UNMATCHED_INTERCOMPANY'
+  | 'INACTIVE_COMPANY'
+  | 'AVERAGE_RATE_FALLBACK'
+  | 'IC_TRANSACTION_NOT_ELIMINATED'
+  | 'RULE_ACCOUNT_NOT_CONSOLIDATED'
+  | 'MISSING_EXCHANGE_RATE';
+
+export interface ValidationIssue {
+  severity: 'Error' | 'Warning';
+  code: IssueCode;
+  message: string;
+  entityReference: string | null;
+}
+
+export interface ValidationResult {
+  isValid: boolean;
+  issues: ValidationIssue[];
+}
+
+export interface StepOutcome {
+  stepType: StepType;
+  status: 'Completed' | 'Failed' | 'Skipped';
+  details: string | null;
+  errorMessage: string | null;
+}
+
+export interface RateUsage extends RateUsageData {
+  purpose: RatePurpose;
+}
+
+export interface EliminationResult {
+  eliminationRuleId: string;
+  ruleName: string;
+  eliminationType: EliminationType;
+  priority: number;
+  status: 'Applied' | 'Skipped';
+  skipReason: 'TRIGGER_NOT_MET' | 'ZERO_AMOUNT' | 'ACCOUNT_COMPANY_NOT_CONSOLIDATED' | null;
+  sourceBalance: Money;
+  targetBalance: Money;
+  amount: Money | null;
+  debitAccountNumber: string;
+  creditAccountNumber: string;
+  intercompanyTransactionIds: string[];
+}
+
+export type LineType =
+  | 'Account'
+  | 'RetainedEarnings'
+  | 'CurrencyTranslationAdjustment'
+  | 'NonControllingInterest'
+  | 'EquityMethodInvestment'
+  | 'EquityMethodIncome'
+  | 'EquityMethodReserve';
+
+export interface ConsolidatedLine {
+  accountNumber: string;
+  accountName: string;
+  accountType: AccountType;
+  accountCategory: AccountCategory | 'NonControllingInterest';
+  lineType: LineType;
+  companyId: string | null;
+  isCashEquivalent: boolean;
+  cashFlowCategory: CashFlowCategory | null;
+  aggregatedBalance: Money;
+  eliminationAmount: Money;
+  nciAmount: Money;
+  consolidatedBalance: Money;
+  debitBalance: Money;
+  creditBalance: Money;
+}
+
+export interface NciDetail {
+  companyId: string;
+  companyName: string;
+  nonControllingInterestPercentage: string;
+  netAssets: Money;
+  netIncome: Money;
+  nciShareOfEquity: Money;
+  nciShareOfNetIncome: Money;
+}
+
+/** ConsolidatedTrialBalance without `consolidationRunId`, `groupId` and `generatedAt` (the caller adds them). */
+export interface TrialBalanceView {
+  view: 'closing' | 'opening';
+  periodRef: PeriodRef;
+  asOfDate: string;
+  yearStartDate: string;
+  currency: string;
+  lineItems: ConsolidatedLine[];
+  totalDebits: Money;
+  totalCredits: Money;
+  isBalanced: boolean;
+  totalEliminations: Money;
+  totalNCI: Money;
+  netIncome: Money;
+  netIncomeAttributableToParent: Money;
+  netIncomeAttributableToNCI: Money;
+  nonControllingInterests: NciDetail[];
+}
+
+export interface ConsolidatedTrialBalance extends TrialBalanceView {
+  consolidationRunId: string;
+  groupId: string;
+  generatedAt: string;
+}
+
+export interface RunTotals {
+  totalDebits: Money;
+  totalCredits: Money;
+  totalEliminations: Money;
+  totalNCI: Money;
+  netIncome: Money;
+  netIncomeAttributableToParent: Money;
+  netIncomeAttributableToNCI: Money;
+}
+
+export interface RunMember {
+  companyId: string;
+  companyName: string;
+  role: 'Parent' | 'Member';
+  consolidationMethod: ConsolidationMethod;
+  ownershipPercentage: string;
+  nonControllingInterestPercentage: string;
+  functionalCurrency: string;
+  included: boolean;
+}
+
+export interface ConsolidationResult {
+  status: 'Completed' | 'Failed';
+  /** the failing step's message for a failed run */
+  errorMessage: string | null;
+  /** always 7, in the fixed order */
+  steps: StepOutcome[];
+  validationResult: ValidationResult | null;
+  members: RunMember[];
+  /** results (empty / null for a failed run: a failure leaves no results) */
+  eliminations: EliminationResult[];
+  exchangeRatesUsed: RateUsage[];
+  totals: RunTotals | null;
+  closingTrialBalance: TrialBalanceView | null;
+  openingTrialBalance: TrialBalanceView | null;
+  /** ids of the intercompany transactions received by applied rules (closing view), sorted */
+  eliminatedTransactionIds: string[];
+  /**
+   * Account number of the retained-earnings line (the parent's retained-earnings account number) or
+   * `RETAINED_EARNINGS`; store it with the run: the equity statement needs it (StatementContext).
+   */
+  retainedEarningsLine: string;
+}

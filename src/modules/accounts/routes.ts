@@ -1,0 +1,299 @@
+/** Account endpoints (contract 3.5.4) and account templates (3.5.5). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
+import { isTemplateType, TEMPLATE_TYPES } from '../../domain/templates/index.ts';
+import { pageParams } from '../../http/pagination.ts';
+import { NoContent, responses } from '../../http/responses.ts';
+import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
+import * as service from './service.ts';
+
+const AccountTypeSchema = StringEnum(ACCOUNT_TYPES);
+const AccountCategorySchema = StringEnum(
+  ACCOUNT_CATEGORIES as readonly (typeof ACCOUNT_CATEGORIES)[number][],
+);
+const CashFlowCategorySchema = StringEnum(CASH_FLOW_CATEGORIES);
+const AccountNumber = Type.String({
+  pattern: '^[1-9][0-9]{3,9}$',
+  description: '4–10 digits, no leading zero',
+});
+
+export const Account = Type.Object({
+  id: Uuid,
+  organizationId: Uuid,
+  companyId: Uuid,
+  accountNumber: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  accountType: Type.String(),
+  accountCategory: Type.String(),
+  normalBalance: StringEnum(['Debit', 'Credit'] as const),
+  parentAccountId: Nullable(Uuid),
+  hierarchyLevel: Type.Integer(),
+  isPostable: Type.Boolean(),
+  isActive: Type.Boolean(),
+  isIntercompany: Type.Boolean(),
+  intercompanyPartnerId: Nullable(Uuid),
+  cashFlowCategory: Nullable(Type.String()),
+  isCashEquivalent: Type.Boolean(),
+  isRetainedEarnings: Type.Boolean(),
+  isNonMonetary: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  deactivatedAt: Nullable(Timestamp),
+});
+
+const CreateAccountBody = Type.Object({
+  organizationId: Uuid,
+  companyId: Uuid,
+  accountNumber: AccountNumber,
+  name: Text(255),
+  description: Type.Optional(Nullable(Text(2000))),
+  accountType: AccountTypeSchema,
+  accountCategory: AccountCategorySchema,
+  parentAccountId: Type.Optional(Nullable(Uuid)),
+  isPostable: Type.Optional(Type.Boolean()),
+  isIntercompany: Type.Optional(Type.Boolean()),
+  intercompanyPartnerId: Type.Optional(Nullable(Uuid)),
+  cashFlowCategory: Type.Optional(Nullable(CashFlowCategorySchema)),
+  isCashEquivalent: Type.Optional(Type.Boolean()),
+  isRetainedEarnings: Type.Optional(Type.Boolean()),
+  isNonMonetary: Type.Optional(Type.Boolean()),
+});
+
+const NullableBool = Type.Optional(Nullable(Type.Boolean()));
+const UpdateAccountBody = Type.Object({
+  organizationId: Type.Optional(Uuid),
+  companyId: Type.Optional(Uuid),
+  accountNumber: Type.Optional(AccountNumber),
+  accountType: Type.Optional(AccountTypeSchema),
+  accountCategory: Type.Optional(AccountCategorySchema),
+  name: Type.Optional(Text(255)),
+  description: Type.Optional(Nullable(Text(2000))),
+  parentAccountId: Type.Optional(Nullable(Uuid)),
+  isPostable: NullableBool,
+  isActive: NullableBool,
+  isIntercompany: NullableBool,
+  intercompanyPartnerId: Type.Optional(Nullable(Uuid)),
+  cashFlowCategory: Type.Optional(Nullable(CashFlowCategorySchema)),
+  isCashEquivalent: NullableBool,
+  isRetainedEarnings: NullableBool,
+  isNonMonetary: NullableBool,
+});
+
+const TemplateSummary = Type.Object({
+  templateType: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  accountCount: Type.Integer(),
+});
+const TemplateAccount = Type.Object({
+  accountNumber: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  accountType: Type.String(),
+  accountCategory: Type.String(),
+  normalBalance: Type.String(),
+  parentAccountNumber: Nullable(Type.String()),
+  isPostable: Type.Boolean(),
+  cashFlowCategory: Nullable(Type.String()),
+  isCashEquivalent: Type.Boolean(),
+  isIntercompany: Type.Boolean(),
+  isRetainedEarnings: Type.Boolean(),
+});
+const Template = Type.Object({
+  templateType: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  accountCount: Type.Integer(),
+  accounts: Type.Array(TemplateAccount),
+});
+const ApplyResult = Type.Object({
+  templateType: Type.String(),
+  companyId: Uuid,
+  createdCount: Type.Integer(),
+  retainedEarningsAccountId: Uuid,
+});
+
+const accountPathIds = {
+  organizationId: {
+    tag: 'OrganizationNotFoundError',
+    field: 'organizationId',
+    message: 'Organization not found',
+  },
+  id: { tag: 'AccountNotFoundError', field: 'accountId', message: 'Account not found' },
+};
+const Params = Type.Object({ organizationId: Type.String(), id: Type.String() });
+const byIdPath = '/api/v1/accounts/organizations/:organizationId/accounts/:id';
+const tags = ['Accounts'];
+const templateTags = ['Account templates'];
+
+export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps;
+
+  app.get(
+    '/api/v1/accounts',
+    {
+      schema: {
+        tags,
+        summary: 'List accounts of a company',
+        description: 'Viewer. Ordered by account number (numeric), then id.',
+        querystring: Type.Object({
+          organizationId: Uuid,
+          companyId: Uuid,
+          accountType: Type.Optional(AccountTypeSchema),
+          accountCategory: Type.Optional(AccountCategorySchema),
+          isActive: Type.Optional(Type.Boolean()),
+          isPostable: Type.Optional(Type.Boolean()),
+          isIntercompany: Type.Optional(Type.Boolean()),
+          parentAccountId: Type.Optional(Uuid),
+          ...PageQuery,
+        }),
+        response: responses({ 200: Page('accounts', Account) }),
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      return service.listAccounts(
+        db,
+        request.access,
+        {
+          organizationId: q.organizationId,
+          companyId: q.companyId,
+          accountType: q.accountType,
+          accountCategory: q.accountCategory,
+          isActive: q.isActive,
+          isPostable: q.isPostable,
+          isIntercompany: q.isIntercompany,
+          parentAccountId: q.parentAccountId,
+        },
+        pageParams(q),
+      );
+    },
+  );
+
+  app.get(
+    byIdPath,
+    {
+      config: { pathIds: accountPathIds },
+      schema: {
+        tags,
+        summary: 'Get an account',
+        description: 'Viewer.',
+        params: Params,
+        response: responses({ 200: Account }),
+      },
+    },
+    async (request) =>
+      service.getAccount(db, request.access, request.params.organizationId, request.params.id),
+  );
+
+  app.post(
+    '/api/v1/accounts',
+    {
+      schema: {
+        tags,
+        summary: 'Create an account',
+        description:
+          'Admin. The parent must be an account of the same company and type; at most 10 hierarchy levels.',
+        body: CreateAccountBody,
+        response: responses({ 201: Account }),
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await service.createAccount(db, request.access, request.body)),
+  );
+
+  app.put(
+    byIdPath,
+    {
+      config: { pathIds: accountPathIds },
+      schema: {
+        tags,
+        summary: 'Update an account',
+        description:
+          'Admin. PUT semantics. `companyId`, `organizationId`, `accountNumber`, `accountType` and `accountCategory` are immutable.',
+        params: Params,
+        body: UpdateAccountBody,
+        response: responses({ 200: Account }),
+      },
+    },
+    async (request) =>
+      service.updateAccount(
+        db,
+        request.access,
+        request.params.organizationId,
+        request.params.id,
+        request.body,
+      ),
+  );
+
+  app.delete(
+    byIdPath,
+    {
+      config: { pathIds: accountPathIds },
+      schema: {
+        tags,
+        summary: 'Delete an account',
+        description:
+          'Admin. Only accounts never used: not the retained-earnings account, no children, no journal lines, no elimination rules.',
+        params: Params,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      await service.deleteAccount(db, request.access, request.params.organizationId, request.params.id);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/api/v1/account-templates',
+    {
+      schema: {
+        tags: templateTags,
+        summary: 'List account templates',
+        description: `Any user. In the order ${TEMPLATE_TYPES.join(', ')}.`,
+        response: responses({ 200: Type.Object({ templates: Type.Array(TemplateSummary) }) }),
+      },
+    },
+    async () => service.listAccountTemplates(),
+  );
+
+  app.get(
+    '/api/v1/account-templates/:type',
+    {
+      schema: {
+        tags: templateTags,
+        summary: 'Get an account template',
+        description: 'Any user. Accounts ordered by account number.',
+        params: Type.Object({ type: Type.String() }),
+        response: responses({ 200: Type.Object({ template: Template }) }),
+      },
+    },
+    async (request) => service.getAccountTemplate(request.params.type),
+  );
+
+  app.post(
+    '/api/v1/account-templates/:type/apply',
+    {
+      // An unknown template type answers 404 before the body is validated, like a malformed path id.
+      preValidation: async (request) => {
+        const { type } = request.params as { type: string };
+        if (!isTemplateType(type)) throw service.templateNotFound(type);
+      },
+      schema: {
+        tags: templateTags,
+        summary: 'Apply an account template to a company',
+        description:
+          'Admin. Creates every template account and sets the company retained-earnings account (3300). Refused when the company has any account.',
+        params: Type.Object({ type: Type.String() }),
+        body: Type.Object({ organizationId: Uuid, companyId: Uuid }),
+        response: responses({ 201: ApplyResult }),
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(await service.applyAccountTemplate(db, request.access, request.params.type, request.body)),
+  );
+};

@@ -1,0 +1,865 @@
+/**
+ * Charts of accounts (contract 3.5.4) and account templates (3.5.5).
+ *
+ * `isRetainedEarnings` is not stored on the account: it is derived from the company's
+ * `retainedEarningsAccountId` (one source of truth, decision 38), so every read joins the company.
+ */
+import { and, asc, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
+import {
+  type Db,
+  inTransaction,
+  pgConstraint,
+  pgErrorCode,
+  type Queryable,
+  queryRows,
+} from '../../db/client.ts';
+import { accounts, companies, eliminationRules, journalLines } from '../../db/schema/index.ts';
+import {
+  type AccountCategory,
+  type AccountType,
+  type CashFlowCategory,
+  categoryBelongsToType,
+  normalBalanceOf,
+} from '../../domain/accounts.ts';
+import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
+import {
+  getTemplate,
+  isTemplateType,
+  listTemplates,
+  type Template,
+  type TemplateSummary,
+  type TemplateType,
+} from '../../domain/templates/index.ts';
+import type { Access } from '../../http/access.ts';
+import { type PageParams, paged } from '../../http/pagination.ts';
+import { type Changes, diffChanges, recordAudit } from '../audit/service.ts';
+import { companyNotFound, findCompany } from '../companies/lookup.ts';
+import {
+  accountNotFound,
+  invalidRetainedEarningsAccount,
+  templateAuditChanges,
+} from '../companies/service.ts';
+import { type AppliedTemplate, insertTemplateAccounts } from './templates.ts';
+
+export const MAX_HIERARCHY_LEVEL = 10;
+
+export type AccountRow = typeof accounts.$inferSelect;
+
+export interface AccountRecord {
+  id: string;
+  organizationId: string;
+  companyId: string;
+  accountNumber: string;
+  name: string;
+  description: string | null;
+  accountType: AccountType;
+  accountCategory: AccountCategory;
+  normalBalance: 'Debit' | 'Credit';
+  parentAccountId: string | null;
+  hierarchyLevel: number;
+  isPostable: boolean;
+  isActive: boolean;
+  isIntercompany: boolean;
+  intercompanyPartnerId: string | null;
+  cashFlowCategory: CashFlowCategory | null;
+  isCashEquivalent: boolean;
+  isRetainedEarnings: boolean;
+  isNonMonetary: boolean;
+  createdAt: string;
+  updatedAt: string;
+  deactivatedAt: string | null;
+}
+
+/** The wire record of an account; `retainedEarningsAccountId` is its company's. */
+export function accountRecord(row: AccountRow, retainedEarningsAccountId: string | null): AccountRecord {
+  const accountType = row.accountType as AccountType;
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    companyId: row.companyId,
+    accountNumber: row.accountNumber,
+    name: row.name,
+    description: row.description,
+    accountType,
+    accountCategory: row.accountCategory as AccountCategory,
+    normalBalance: normalBalanceOf(accountType),
+    parentAccountId: row.parentAccountId,
+    hierarchyLevel: row.hierarchyLevel,
+    isPostable: row.isPostable,
+    isActive: row.isActive,
+    isIntercompany: row.isIntercompany,
+    intercompanyPartnerId: row.intercompanyPartnerId,
+    cashFlowCategory: row.cashFlowCategory as CashFlowCategory | null,
+    isCashEquivalent: row.isCashEquivalent,
+    isRetainedEarnings: retainedEarningsAccountId !== null && retainedEarningsAccountId === row.id,
+    isNonMonetary: row.isNonMonetary,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    deactivatedAt: row.deactivatedAt ? row.deactivatedAt.toISOString() : null,
+  };
+}
+
+const withCompany = {
+  ...getTableColumns(accounts),
+  companyRetainedEarningsAccountId: companies.retainedEarningsAccountId,
+};
+
+function selectAccounts(db: Queryable) {
+  return db
+    .select(withCompany)
+    .from(accounts)
+    .innerJoin(
+      companies,
+      and(eq(companies.organizationId, accounts.organizationId), eq(companies.id, accounts.companyId)),
+    );
+}
+
+function toRecord(row: AccountRow & { companyRetainedEarningsAccountId: string | null }): AccountRecord {
+  return accountRecord(row, row.companyRetainedEarningsAccountId);
+}
+
+/** An account of the organization (any company), or null. */
+export async function findAccount(
+  db: Queryable,
+  organizationId: string,
+  accountId: string,
+): Promise<AccountRow | null> {
+  const [row] = await db
+    .select()
+    .from(accounts)
+    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)));
+  return row ?? null;
+}
+
+/** The wire record of one account of the organization, or 404 AccountNotFoundError. */
+export async function loadAccountRecord(
+  db: Queryable,
+  organizationId: string,
+  accountId: string,
+): Promise<AccountRecord> {
+  const [row] = await selectAccounts(db).where(
+    and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)),
+  );
+  if (!row) throw accountNotFound(accountId);
+  return toRecord(row);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Errors
+
+function parentNotFound(parentAccountId: string): DomainError {
+  return new DomainError(404, 'ParentAccountNotFoundError', 'Parent account not found', { parentAccountId });
+}
+
+function accountInUse(accountId: string, reason: string): DomainError {
+  return new DomainError(409, 'AccountInUseError', 'The account is in use', { accountId, reason });
+}
+
+function numberTaken(accountNumber: string, companyId: string): DomainError {
+  return new DomainError(409, 'AccountNumberAlreadyExistsError', 'The account number is already used', {
+    accountNumber,
+    companyId,
+  });
+}
+
+function tooDeep(): ValidationError {
+  return invalid(
+    '/parentAccountId',
+    `The account hierarchy must not be deeper than ${MAX_HIERARCHY_LEVEL} levels`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Cross-field rules of CreateAccountRequest (contract 3.5.3), applied to the resulting record
+
+interface FlagState {
+  companyId: string;
+  accountType: AccountType;
+  accountCategory: string;
+  isIntercompany: boolean;
+  intercompanyPartnerId: string | null;
+  cashFlowCategory: string | null;
+  isCashEquivalent: boolean;
+  isNonMonetary: boolean;
+}
+
+export function accountFlagIssues(s: FlagState): Issue[] {
+  const issues: Issue[] = [];
+  if (!categoryBelongsToType(s.accountType, s.accountCategory)) {
+    issues.push({
+      path: '/accountCategory',
+      message: `Category ${s.accountCategory} does not belong to account type ${s.accountType}`,
+    });
+  }
+  if (s.intercompanyPartnerId !== null) {
+    if (!s.isIntercompany) {
+      issues.push({
+        path: '/intercompanyPartnerId',
+        message: 'intercompanyPartnerId is allowed only when isIntercompany is true',
+      });
+    } else if (s.intercompanyPartnerId === s.companyId) {
+      issues.push({ path: '/intercompanyPartnerId', message: 'The partner must differ from the company' });
+    }
+  }
+  if (s.cashFlowCategory !== null) {
+    if (s.accountType === 'Revenue' || s.accountType === 'Expense') {
+      issues.push({
+        path: '/cashFlowCategory',
+        message: 'cashFlowCategory must be null for Revenue and Expense accounts',
+      });
+    } else if (s.isCashEquivalent) {
+      issues.push({
+        path: '/cashFlowCategory',
+        message: 'cashFlowCategory must be null when isCashEquivalent is true',
+      });
+    }
+  }
+  if (s.isCashEquivalent && !(s.accountType === 'Asset' && s.accountCategory === 'CurrentAsset')) {
+    issues.push({
+      path: '/isCashEquivalent',
+      message: 'Only Asset / CurrentAsset accounts can be cash equivalents',
+    });
+  }
+  if (s.isNonMonetary) {
+    if (s.accountType !== 'Asset' && s.accountType !== 'Liability') {
+      issues.push({
+        path: '/isNonMonetary',
+        message: 'Only Asset and Liability accounts can be non-monetary',
+      });
+    } else if (s.isCashEquivalent) {
+      issues.push({ path: '/isNonMonetary', message: 'A cash-equivalent account cannot be non-monetary' });
+    }
+  }
+  return issues;
+}
+
+function isValidRetainedEarnings(a: {
+  accountType: string;
+  accountCategory: string;
+  isPostable: boolean;
+  isActive: boolean;
+}): boolean {
+  return a.accountType === 'Equity' && a.accountCategory === 'RetainedEarnings' && a.isPostable && a.isActive;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Hierarchy helpers
+
+/** Ids of every descendant of the account (children, grandchildren, …). */
+export async function descendantIds(
+  tx: Queryable,
+  organizationId: string,
+  accountId: string,
+): Promise<string[]> {
+  const rows = await queryRows<{ id: string }>(
+    tx,
+    sql`with recursive sub(id, depth) as (
+          select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
+          union all
+          select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
+          where a.organization_id = ${organizationId} and sub.depth < 64
+        )
+        select distinct id from sub`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Deepest level below the account, relative to it (0 when it has no children). */
+async function subtreeHeight(tx: Queryable, organizationId: string, accountId: string): Promise<number> {
+  const rows = await queryRows<{ h: number | null }>(
+    tx,
+    sql`with recursive sub(id, depth) as (
+          select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
+          union all
+          select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
+          where a.organization_id = ${organizationId} and sub.depth < 64
+        )
+        select max(depth)::int as h from sub`,
+  );
+  return Number(rows[0]?.h ?? 0);
+}
+
+/** Parent checks shared by create and update: exists in the organization, same company, same type. */
+async function checkParent(
+  tx: Queryable,
+  organizationId: string,
+  companyId: string,
+  accountType: AccountType,
+  parentAccountId: string,
+): Promise<AccountRow> {
+  const [parent] = await tx
+    .select()
+    .from(accounts)
+    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, parentAccountId)))
+    .for('share');
+  if (!parent) throw parentNotFound(parentAccountId);
+  if (parent.companyId !== companyId) {
+    throw new DomainError(
+      400,
+      'ParentAccountDifferentCompanyError',
+      'The parent account belongs to another company',
+      { accountCompanyId: companyId, parentAccountCompanyId: parent.companyId },
+    );
+  }
+  if (parent.accountType !== accountType) {
+    throw new DomainError(400, 'AccountTypeMismatchError', 'The parent account has another account type', {
+      accountType,
+      parentAccountId,
+      parentAccountType: parent.accountType,
+    });
+  }
+  return parent;
+}
+
+async function checkPartner(tx: Queryable, organizationId: string, partnerId: string): Promise<void> {
+  const partner = await findCompany(tx, organizationId, partnerId);
+  if (!partner) throw companyNotFound(partnerId);
+}
+
+async function lockCompany(
+  tx: Queryable,
+  organizationId: string,
+  companyId: string,
+  mode: 'update' | 'share',
+) {
+  const [row] = await tx
+    .select()
+    .from(companies)
+    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)))
+    .for(mode);
+  return row ?? null;
+}
+
+/** Locks an account row that was read before (it cannot move to another company or organization). */
+async function lockAccount(tx: Queryable, organizationId: string, accountId: string): Promise<AccountRow> {
+  const [row] = await tx
+    .select()
+    .from(accounts)
+    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)))
+    .for('update');
+  if (!row) throw accountNotFound(accountId);
+  return row;
+}
+
+async function setCompanyRetainedEarnings(
+  tx: Queryable,
+  access: Access,
+  organizationId: string,
+  companyId: string,
+  from: string | null,
+  to: string | null,
+): Promise<void> {
+  if (from === to) return;
+  await tx
+    .update(companies)
+    .set({ retainedEarningsAccountId: to, updatedAt: new Date() })
+    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)));
+  await recordAudit(tx, {
+    organizationId,
+    userId: access.userId,
+    action: 'Update',
+    entityType: 'Company',
+    entityId: companyId,
+    changes: { retainedEarningsAccountId: { from, to } },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// List and get
+
+export interface AccountListQuery {
+  organizationId: string;
+  companyId: string;
+  accountType?: AccountType | undefined;
+  accountCategory?: AccountCategory | undefined;
+  isActive?: boolean | undefined;
+  isPostable?: boolean | undefined;
+  isIntercompany?: boolean | undefined;
+  parentAccountId?: string | undefined;
+}
+
+export async function listAccounts(db: Db, access: Access, q: AccountListQuery, page: PageParams) {
+  await access.authorize(q.organizationId, 'account:read');
+  const company = await findCompany(db, q.organizationId, q.companyId);
+  if (!company) throw companyNotFound(q.companyId);
+  const conds: SQL[] = [eq(accounts.organizationId, q.organizationId), eq(accounts.companyId, q.companyId)];
+  if (q.accountType !== undefined) conds.push(eq(accounts.accountType, q.accountType));
+  if (q.accountCategory !== undefined) conds.push(eq(accounts.accountCategory, q.accountCategory));
+  if (q.isActive !== undefined) conds.push(eq(accounts.isActive, q.isActive));
+  if (q.isPostable !== undefined) conds.push(eq(accounts.isPostable, q.isPostable));
+  if (q.isIntercompany !== undefined) conds.push(eq(accounts.isIntercompany, q.isIntercompany));
+  if (q.parentAccountId !== undefined) conds.push(eq(accounts.parentAccountId, q.parentAccountId));
+  const where = and(...conds);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(accounts)
+      .where(where)
+      .orderBy(sql`length(${accounts.accountNumber})`, asc(accounts.accountNumber), asc(accounts.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ n: sql<number>`count(*)::int` }).from(accounts).where(where),
+  ]);
+  return paged(
+    'accounts',
+    rows.map((r) => accountRecord(r, company.retainedEarningsAccountId)),
+    Number(total?.n ?? 0),
+    page,
+  );
+}
+
+export async function getAccount(
+  db: Db,
+  access: Access,
+  organizationId: string,
+  accountId: string,
+): Promise<AccountRecord> {
+  await access.enterOrganization(organizationId, 'account:read');
+  const record = await loadAccountRecord(db, organizationId, accountId);
+  await access.requireRole(organizationId, 'account:read');
+  return record;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Create
+
+export interface CreateAccountInput {
+  organizationId: string;
+  companyId: string;
+  accountNumber: string;
+  name: string;
+  description?: string | null | undefined;
+  accountType: AccountType;
+  accountCategory: AccountCategory;
+  parentAccountId?: string | null | undefined;
+  isPostable?: boolean | undefined;
+  isIntercompany?: boolean | undefined;
+  intercompanyPartnerId?: string | null | undefined;
+  cashFlowCategory?: CashFlowCategory | null | undefined;
+  isCashEquivalent?: boolean | undefined;
+  isRetainedEarnings?: boolean | undefined;
+  isNonMonetary?: boolean | undefined;
+}
+
+export async function createAccount(
+  db: Db,
+  access: Access,
+  input: CreateAccountInput,
+): Promise<AccountRecord> {
+  const { organizationId, companyId } = input;
+  const state = {
+    companyId,
+    accountType: input.accountType,
+    accountCategory: input.accountCategory,
+    isPostable: input.isPostable ?? true,
+    isIntercompany: input.isIntercompany ?? false,
+    intercompanyPartnerId: input.intercompanyPartnerId ?? null,
+    cashFlowCategory: input.cashFlowCategory ?? null,
+    isCashEquivalent: input.isCashEquivalent ?? false,
+    isNonMonetary: input.isNonMonetary ?? false,
+  };
+  const issues = accountFlagIssues(state);
+  if (issues.length > 0) throw new ValidationError(issues);
+  await access.authorize(organizationId, 'account:manage');
+  const makeRetainedEarnings = input.isRetainedEarnings === true;
+  try {
+    return await inTransaction(db, async (tx) => {
+      const company = await lockCompany(
+        tx,
+        organizationId,
+        companyId,
+        makeRetainedEarnings ? 'update' : 'share',
+      );
+      if (!company) throw companyNotFound(companyId);
+      const parentAccountId = input.parentAccountId ?? null;
+      let level = 1;
+      if (parentAccountId !== null) {
+        const parent = await checkParent(tx, organizationId, companyId, input.accountType, parentAccountId);
+        level = parent.hierarchyLevel + 1;
+      }
+      if (makeRetainedEarnings && !isValidRetainedEarnings({ ...state, isActive: true })) {
+        throw invalidRetainedEarningsAccount(null, input.accountType, input.accountCategory);
+      }
+      if (level > MAX_HIERARCHY_LEVEL) throw tooDeep();
+      if (state.intercompanyPartnerId !== null)
+        await checkPartner(tx, organizationId, state.intercompanyPartnerId);
+
+      const id = uuidv7();
+      const now = new Date();
+      const [row] = await tx
+        .insert(accounts)
+        .values({
+          id,
+          organizationId,
+          companyId,
+          accountNumber: input.accountNumber,
+          name: input.name,
+          description: input.description ?? null,
+          accountType: input.accountType,
+          accountCategory: input.accountCategory,
+          parentAccountId,
+          hierarchyLevel: level,
+          isPostable: state.isPostable,
+          isActive: true,
+          isIntercompany: state.isIntercompany,
+          intercompanyPartnerId: state.intercompanyPartnerId,
+          cashFlowCategory: state.cashFlowCategory,
+          isCashEquivalent: state.isCashEquivalent,
+          isNonMonetary: state.isNonMonetary,
+          createdAt: now,
+          updatedAt: now,
+          deactivatedAt: null,
+        })
+        .returning();
+      await recordAudit(tx, {
+        organizationId,
+        userId: access.userId,
+        action: 'Create',
+        entityType: 'Account',
+        entityId: id,
+      });
+      let retainedEarningsAccountId = company.retainedEarningsAccountId;
+      if (makeRetainedEarnings) {
+        await setCompanyRetainedEarnings(
+          tx,
+          access,
+          organizationId,
+          companyId,
+          retainedEarningsAccountId,
+          id,
+        );
+        retainedEarningsAccountId = id;
+      }
+      return accountRecord(row!, retainedEarningsAccountId);
+    });
+  } catch (err) {
+    if (
+      pgErrorCode(err) === '23505' &&
+      (pgConstraint(err) ?? 'accounts_number_uq') === 'accounts_number_uq'
+    ) {
+      throw numberTaken(input.accountNumber, companyId);
+    }
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Update
+
+export interface UpdateAccountInput {
+  organizationId?: string | undefined;
+  companyId?: string | undefined;
+  accountNumber?: string | undefined;
+  accountType?: AccountType | undefined;
+  accountCategory?: AccountCategory | undefined;
+  name?: string | undefined;
+  description?: string | null | undefined;
+  parentAccountId?: string | null | undefined;
+  isPostable?: boolean | null | undefined;
+  isActive?: boolean | null | undefined;
+  isIntercompany?: boolean | null | undefined;
+  intercompanyPartnerId?: string | null | undefined;
+  cashFlowCategory?: CashFlowCategory | null | undefined;
+  isCashEquivalent?: boolean | null | undefined;
+  isRetainedEarnings?: boolean | null | undefined;
+  isNonMonetary?: boolean | null | undefined;
+}
+
+const IMMUTABLE = ['organizationId', 'companyId', 'accountNumber', 'accountType', 'accountCategory'] as const;
+
+export async function updateAccount(
+  db: Db,
+  access: Access,
+  organizationId: string,
+  accountId: string,
+  input: UpdateAccountInput,
+): Promise<AccountRecord> {
+  await access.enterOrganization(organizationId, 'account:manage');
+  return inTransaction(db, async (tx) => {
+    const found = await findAccount(tx, organizationId, accountId);
+    if (!found) throw accountNotFound(accountId);
+    await access.requireRole(organizationId, 'account:manage');
+    // Lock order everywhere: company, then account (company updates lock the account they point to).
+    const company = await lockCompany(tx, organizationId, found.companyId, 'update');
+    const row = await lockAccount(tx, organizationId, accountId);
+
+    const immutableIssues: Issue[] = [];
+    for (const field of IMMUTABLE) {
+      const sent = input[field];
+      if (sent !== undefined && sent !== row[field]) {
+        immutableIssues.push({ path: `/${field}`, message: `${field} is immutable` });
+      }
+    }
+    if (immutableIssues.length > 0) throw new ValidationError(immutableIssues);
+
+    const currentRe = company?.retainedEarningsAccountId ?? null;
+    const before = accountRecord(row, currentRe);
+
+    // The resulting record (PUT semantics: null restores the default or clears).
+    const isIntercompany =
+      input.isIntercompany === undefined ? row.isIntercompany : (input.isIntercompany ?? false);
+    let intercompanyPartnerId =
+      input.intercompanyPartnerId === undefined ? row.intercompanyPartnerId : input.intercompanyPartnerId;
+    if (!isIntercompany && input.intercompanyPartnerId === undefined) intercompanyPartnerId = null;
+    const next = {
+      name: input.name ?? row.name,
+      description: input.description === undefined ? row.description : input.description,
+      parentAccountId: input.parentAccountId === undefined ? row.parentAccountId : input.parentAccountId,
+      isPostable: input.isPostable === undefined ? row.isPostable : (input.isPostable ?? true),
+      isActive: input.isActive === undefined ? row.isActive : (input.isActive ?? true),
+      isIntercompany,
+      intercompanyPartnerId,
+      cashFlowCategory: input.cashFlowCategory === undefined ? row.cashFlowCategory : input.cashFlowCategory,
+      isCashEquivalent:
+        input.isCashEquivalent === undefined ? row.isCashEquivalent : (input.isCashEquivalent ?? false),
+      isNonMonetary: input.isNonMonetary === undefined ? row.isNonMonetary : (input.isNonMonetary ?? false),
+    };
+    const wasRe = currentRe === accountId;
+    const willBeRe = input.isRetainedEarnings === undefined ? wasRe : (input.isRetainedEarnings ?? false);
+
+    const issues = accountFlagIssues({
+      companyId: row.companyId,
+      accountType: row.accountType as AccountType,
+      accountCategory: row.accountCategory,
+      ...next,
+    });
+    if (issues.length > 0) throw new ValidationError(issues);
+
+    // Parent: exists, same company and type, no cycle, depth.
+    let level = row.hierarchyLevel;
+    const parentChanged = next.parentAccountId !== row.parentAccountId;
+    if (parentChanged) {
+      if (next.parentAccountId === null) {
+        level = 1;
+      } else {
+        const parent = await checkParent(
+          tx,
+          organizationId,
+          row.companyId,
+          row.accountType as AccountType,
+          next.parentAccountId,
+        );
+        if (
+          parent.id === accountId ||
+          (await descendantIds(tx, organizationId, accountId)).includes(parent.id)
+        ) {
+          throw new DomainError(
+            400,
+            'CircularAccountReferenceError',
+            'The new parent is the account itself or one of its descendants',
+            { accountId, parentAccountId: parent.id },
+          );
+        }
+        level = parent.hierarchyLevel + 1;
+      }
+      if (level + (await subtreeHeight(tx, organizationId, accountId)) > MAX_HIERARCHY_LEVEL) throw tooDeep();
+    }
+    if (next.intercompanyPartnerId !== null && next.intercompanyPartnerId !== row.intercompanyPartnerId) {
+      await checkPartner(tx, organizationId, next.intercompanyPartnerId);
+    }
+    if (willBeRe && !wasRe && !isValidRetainedEarnings({ ...row, ...next })) {
+      throw invalidRetainedEarningsAccount(accountId, row.accountType, row.accountCategory);
+    }
+    if (row.isActive && !next.isActive) {
+      const [c] = await tx
+        .select({ n: sql<number>`count(*)::int` })
+        .from(accounts)
+        .where(
+          and(
+            eq(accounts.organizationId, organizationId),
+            eq(accounts.parentAccountId, accountId),
+            eq(accounts.isActive, true),
+          ),
+        );
+      const childCount = Number(c?.n ?? 0);
+      if (childCount > 0) {
+        throw new DomainError(409, 'HasActiveChildAccountsError', 'The account has active child accounts', {
+          accountId,
+          childCount,
+        });
+      }
+    }
+    if (wasRe && willBeRe && (!next.isActive || !next.isPostable)) {
+      throw accountInUse(accountId, 'RetainedEarningsAccount');
+    }
+
+    const deactivatedAt =
+      row.isActive && !next.isActive ? new Date() : !next.isActive ? row.deactivatedAt : null;
+    const candidate: AccountRecord = {
+      ...before,
+      ...next,
+      cashFlowCategory: next.cashFlowCategory as CashFlowCategory | null,
+      hierarchyLevel: level,
+      isRetainedEarnings: willBeRe,
+      deactivatedAt: deactivatedAt ? deactivatedAt.toISOString() : null,
+    };
+    const changes: Changes = diffChanges(
+      before as unknown as Record<string, unknown>,
+      candidate as unknown as Record<string, unknown>,
+      ['updatedAt', 'createdAt', 'deactivatedAt'],
+    );
+    if (Object.keys(changes).length === 0) return before;
+
+    const [updated] = await tx
+      .update(accounts)
+      .set({
+        name: next.name,
+        description: next.description,
+        parentAccountId: next.parentAccountId,
+        hierarchyLevel: level,
+        isPostable: next.isPostable,
+        isActive: next.isActive,
+        isIntercompany: next.isIntercompany,
+        intercompanyPartnerId: next.intercompanyPartnerId,
+        cashFlowCategory: next.cashFlowCategory,
+        isCashEquivalent: next.isCashEquivalent,
+        isNonMonetary: next.isNonMonetary,
+        deactivatedAt,
+        updatedAt: new Date(),
+      })
+      .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)))
+      .returning();
+    const delta = level - row.hierarchyLevel;
+    if (parentChanged && delta !== 0) {
+      await tx.execute(sql`
+        with recursive sub(id, depth) as (
+          select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
+          union all
+          select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
+          where a.organization_id = ${organizationId} and sub.depth < 64
+        )
+        update accounts set hierarchy_level = hierarchy_level + ${delta}, updated_at = now()
+        where organization_id = ${organizationId} and id in (select id from sub)`);
+    }
+    await recordAudit(tx, {
+      organizationId,
+      userId: access.userId,
+      action: 'Update',
+      entityType: 'Account',
+      entityId: accountId,
+      changes,
+    });
+    let retainedEarningsAccountId = currentRe;
+    if (willBeRe !== wasRe) {
+      retainedEarningsAccountId = willBeRe ? accountId : null;
+      await setCompanyRetainedEarnings(
+        tx,
+        access,
+        organizationId,
+        row.companyId,
+        currentRe,
+        retainedEarningsAccountId,
+      );
+    }
+    return accountRecord(updated!, retainedEarningsAccountId);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Delete
+
+export async function deleteAccount(
+  db: Db,
+  access: Access,
+  organizationId: string,
+  accountId: string,
+): Promise<void> {
+  await access.enterOrganization(organizationId, 'account:manage');
+  await inTransaction(db, async (tx) => {
+    const found = await findAccount(tx, organizationId, accountId);
+    if (!found) throw accountNotFound(accountId);
+    await access.requireRole(organizationId, 'account:manage');
+    const company = await lockCompany(tx, organizationId, found.companyId, 'share');
+    await lockAccount(tx, organizationId, accountId);
+    if (company?.retainedEarningsAccountId === accountId)
+      throw accountInUse(accountId, 'RetainedEarningsAccount');
+    const [child] = await tx
+      .select({ id: accounts.id })
+      .from(accounts)
+      .where(and(eq(accounts.organizationId, organizationId), eq(accounts.parentAccountId, accountId)))
+      .limit(1);
+    if (child) throw accountInUse(accountId, 'ChildAccounts');
+    const [line] = await tx
+      .select({ id: journalLines.id })
+      .from(journalLines)
+      .where(and(eq(journalLines.organizationId, organizationId), eq(journalLines.accountId, accountId)))
+      .limit(1);
+    if (line) throw accountInUse(accountId, 'JournalEntryLines');
+    const [rule] = await tx
+      .select({ id: eliminationRules.id })
+      .from(eliminationRules)
+      .where(
+        and(
+          eq(eliminationRules.organizationId, organizationId),
+          sql`(${eliminationRules.debitAccountId} = ${accountId} or ${eliminationRules.creditAccountId} = ${accountId})`,
+        ),
+      )
+      .limit(1);
+    if (rule) throw accountInUse(accountId, 'EliminationRules');
+    await tx
+      .delete(accounts)
+      .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)));
+    await recordAudit(tx, {
+      organizationId,
+      userId: access.userId,
+      action: 'Delete',
+      entityType: 'Account',
+      entityId: accountId,
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Templates
+
+export function templateNotFound(templateType: string): DomainError {
+  return new DomainError(404, 'AccountTemplateNotFoundError', 'Unknown account template', { templateType });
+}
+
+export function listAccountTemplates(): { templates: TemplateSummary[] } {
+  return { templates: listTemplates() };
+}
+
+export function getAccountTemplate(templateType: string): { template: Template } {
+  if (!isTemplateType(templateType)) throw templateNotFound(templateType);
+  return { template: getTemplate(templateType) };
+}
+
+/** POST /account-templates/{type}/apply: one `ApplyTemplate` audit entry on the company. */
+export async function applyAccountTemplate(
+  db: Db,
+  access: Access,
+  templateType: string,
+  input: { organizationId: string; companyId: string },
+): Promise<AppliedTemplate> {
+  if (!isTemplateType(templateType)) throw templateNotFound(templateType);
+  const type: TemplateType = templateType;
+  const { organizationId, companyId } = input;
+  await access.authorize(organizationId, 'account:manage');
+  return inTransaction(db, async (tx) => {
+    const company = await lockCompany(tx, organizationId, companyId, 'update');
+    if (!company) throw companyNotFound(companyId);
+    const [c] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(accounts)
+      .where(and(eq(accounts.organizationId, organizationId), eq(accounts.companyId, companyId)));
+    const accountCount = Number(c?.n ?? 0);
+    if (accountCount > 0) {
+      throw new DomainError(409, 'AccountsAlreadyExistError', 'The company already has accounts', {
+        companyId,
+        accountCount,
+      });
+    }
+    const applied = await insertTemplateAccounts(tx, { organizationId, companyId, templateType: type });
+    await recordAudit(tx, {
+      organizationId,
+      userId: access.userId,
+      action: 'ApplyTemplate',
+      entityType: 'Company',
+      entityId: companyId,
+      changes: templateAuditChanges(type, applied.createdCount, company.retainedEarningsAccountId, applied),
+    });
+    return applied;
+  });
+}

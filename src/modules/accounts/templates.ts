@@ -1,0 +1,79 @@
+/**
+ * Applying a built-in account template to a company (contract 3.5.5), inside the caller's
+ * transaction. Shared by `POST /account-templates/{type}/apply` and company creation with
+ * `accountTemplate`.
+ *
+ * Identifiers are generated in code first, so every parent id is known before the insert, and the
+ * whole chart is written with one multi-row INSERT (no per-account round trips).
+ */
+import { and, eq } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
+import type { Queryable } from '../../db/client.ts';
+import { accounts, companies } from '../../db/schema/index.ts';
+import {
+  getTemplate,
+  hierarchyLevels,
+  sortByHierarchy,
+  TEMPLATE_RETAINED_EARNINGS_ACCOUNT_NUMBER,
+  type TemplateType,
+} from '../../domain/templates/index.ts';
+
+export interface AppliedTemplate {
+  templateType: TemplateType;
+  companyId: string;
+  createdCount: number;
+  retainedEarningsAccountId: string;
+}
+
+/**
+ * Creates every account of the template in the company and points the company's
+ * `retainedEarningsAccountId` at the created account 3300. The caller has checked that the company
+ * has no account yet (and holds a lock on the company row), and records the audit entry.
+ */
+export async function insertTemplateAccounts(
+  tx: Queryable,
+  input: { organizationId: string; companyId: string; templateType: TemplateType; now?: Date },
+): Promise<AppliedTemplate> {
+  const template = getTemplate(input.templateType);
+  const ordered = sortByHierarchy(template.accounts);
+  const levels = hierarchyLevels(template.accounts);
+  const idOf = new Map(ordered.map((a) => [a.accountNumber, uuidv7()]));
+  const now = input.now ?? new Date();
+  const rows = ordered.map((a) => ({
+    id: idOf.get(a.accountNumber)!,
+    organizationId: input.organizationId,
+    companyId: input.companyId,
+    accountNumber: a.accountNumber,
+    name: a.name,
+    description: null,
+    accountType: a.accountType,
+    accountCategory: a.accountCategory,
+    parentAccountId: a.parentAccountNumber === null ? null : idOf.get(a.parentAccountNumber)!,
+    hierarchyLevel: levels.get(a.accountNumber)!,
+    isPostable: a.isPostable,
+    isActive: true,
+    isIntercompany: a.isIntercompany,
+    intercompanyPartnerId: null,
+    cashFlowCategory: a.cashFlowCategory,
+    isCashEquivalent: a.isCashEquivalent,
+    isNonMonetary: false,
+    createdAt: now,
+    updatedAt: now,
+    deactivatedAt: null,
+  }));
+  await tx.insert(accounts).values(rows);
+  const retainedEarnings = template.accounts.find((a) => a.isRetainedEarnings);
+  const retainedEarningsAccountId = idOf.get(
+    retainedEarnings?.accountNumber ?? TEMPLATE_RETAINED_EARNINGS_ACCOUNT_NUMBER,
+  )!;
+  await tx
+    .update(companies)
+    .set({ retainedEarningsAccountId, updatedAt: now })
+    .where(and(eq(companies.organizationId, input.organizationId), eq(companies.id, input.companyId)));
+  return {
+    templateType: input.templateType,
+    companyId: input.companyId,
+    createdCount: rows.length,
+    retainedEarningsAccountId,
+  };
+}

@@ -1,0 +1,226 @@
+/** Company endpoints (contract 3.4.3). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { TEMPLATE_TYPES } from '../../domain/templates/index.ts';
+import { pageParams } from '../../http/pagination.ts';
+import { NoContent, responses } from '../../http/responses.ts';
+import {
+  CountryCode,
+  CurrencyCode,
+  FiscalYearEnd,
+  JurisdictionCode,
+  Nullable,
+  Page,
+  PageQuery,
+  StringEnum,
+  Text,
+  Timestamp,
+  Type,
+  Uuid,
+  WideIsoDate,
+} from '../../http/schemas.ts';
+import * as service from './service.ts';
+
+const AddressInput = Type.Object({
+  line1: Text(200),
+  line2: Type.Optional(Nullable(Text(200))),
+  city: Text(100),
+  region: Type.Optional(Nullable(Text(100))),
+  postalCode: Text(20),
+  country: CountryCode,
+});
+const Address = Type.Object({
+  line1: Type.String(),
+  line2: Nullable(Type.String()),
+  city: Type.String(),
+  region: Nullable(Type.String()),
+  postalCode: Type.String(),
+  country: Type.String(),
+});
+const CompanyTypeSchema = StringEnum(service.COMPANY_TYPES);
+const IndustryCode = Type.String({ pattern: '^[0-9]{2,6}$', description: 'NAICS code, 2–6 digits' });
+
+export const Company = Type.Object({
+  id: Uuid,
+  organizationId: Uuid,
+  name: Type.String(),
+  legalName: Type.String(),
+  jurisdiction: Type.String(),
+  taxId: Nullable(Type.String()),
+  incorporationDate: Nullable(Type.String()),
+  registrationNumber: Nullable(Type.String()),
+  registeredAddress: Nullable(Address),
+  industryCode: Nullable(Type.String()),
+  companyType: Nullable(Type.String()),
+  incorporationJurisdiction: Nullable(Type.String()),
+  functionalCurrency: Type.String(),
+  reportingCurrency: Type.String(),
+  fiscalYearEnd: FiscalYearEnd,
+  retainedEarningsAccountId: Nullable(Uuid),
+  isActive: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const CreateCompanyBody = Type.Object({
+  organizationId: Uuid,
+  name: Text(255),
+  legalName: Text(255),
+  jurisdiction: JurisdictionCode,
+  taxId: Type.Optional(Nullable(Text(50))),
+  incorporationDate: Type.Optional(Nullable(WideIsoDate)),
+  registrationNumber: Type.Optional(Nullable(Text(100))),
+  registeredAddress: Type.Optional(Nullable(AddressInput)),
+  industryCode: Type.Optional(Nullable(IndustryCode)),
+  companyType: Type.Optional(Nullable(CompanyTypeSchema)),
+  incorporationJurisdiction: Type.Optional(Nullable(JurisdictionCode)),
+  functionalCurrency: CurrencyCode,
+  reportingCurrency: CurrencyCode,
+  fiscalYearEnd: FiscalYearEnd,
+  accountTemplate: Type.Optional(Nullable(StringEnum(TEMPLATE_TYPES))),
+});
+
+const UpdateCompanyBody = Type.Object({
+  organizationId: Type.Optional(Uuid),
+  name: Type.Optional(Text(255)),
+  legalName: Type.Optional(Text(255)),
+  jurisdiction: Type.Optional(JurisdictionCode),
+  taxId: Type.Optional(Nullable(Text(50))),
+  incorporationDate: Type.Optional(Nullable(WideIsoDate)),
+  registrationNumber: Type.Optional(Nullable(Text(100))),
+  registeredAddress: Type.Optional(Nullable(AddressInput)),
+  industryCode: Type.Optional(Nullable(IndustryCode)),
+  companyType: Type.Optional(Nullable(CompanyTypeSchema)),
+  incorporationJurisdiction: Type.Optional(Nullable(JurisdictionCode)),
+  functionalCurrency: Type.Optional(CurrencyCode),
+  reportingCurrency: Type.Optional(CurrencyCode),
+  fiscalYearEnd: Type.Optional(FiscalYearEnd),
+  retainedEarningsAccountId: Type.Optional(Nullable(Uuid)),
+  isActive: Type.Optional(Nullable(Type.Boolean())),
+});
+
+export const companyPathIds = {
+  organizationId: {
+    tag: 'OrganizationNotFoundError',
+    field: 'organizationId',
+    message: 'Organization not found',
+  },
+  companyId: { tag: 'CompanyNotFoundError', field: 'companyId', message: 'Company not found' },
+};
+const Params = Type.Object({ organizationId: Type.String(), companyId: Type.String() });
+const tags = ['Companies'];
+const byIdPath = '/api/v1/organizations/:organizationId/companies/:companyId';
+
+export const companyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps;
+
+  app.get(
+    '/api/v1/companies',
+    {
+      schema: {
+        tags,
+        summary: 'List companies',
+        description: 'Viewer. Ordered by name (case-insensitive), then id.',
+        querystring: Type.Object({
+          organizationId: Uuid,
+          isActive: Type.Optional(Type.Boolean()),
+          jurisdiction: Type.Optional(JurisdictionCode),
+          ...PageQuery,
+        }),
+        response: responses({ 200: Page('companies', Company) }),
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      return service.listCompanies(
+        db,
+        request.access,
+        {
+          organizationId: q.organizationId,
+          ...(q.isActive !== undefined ? { isActive: q.isActive } : {}),
+          ...(q.jurisdiction !== undefined ? { jurisdiction: q.jurisdiction } : {}),
+        },
+        pageParams(q),
+      );
+    },
+  );
+
+  app.get(
+    byIdPath,
+    {
+      config: { pathIds: companyPathIds },
+      schema: {
+        tags,
+        summary: 'Get a company',
+        description: 'Viewer.',
+        params: Params,
+        response: responses({ 200: Company }),
+      },
+    },
+    async (request) =>
+      service.getCompany(db, request.access, request.params.organizationId, request.params.companyId),
+  );
+
+  app.post(
+    '/api/v1/companies',
+    {
+      schema: {
+        tags,
+        summary: 'Create a company',
+        description:
+          'Admin. With `accountTemplate`, the template is applied in the same transaction and sets `retainedEarningsAccountId`.',
+        body: CreateCompanyBody,
+        response: responses({ 201: Company }),
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await service.createCompany(db, request.access, request.body)),
+  );
+
+  app.put(
+    byIdPath,
+    {
+      config: { pathIds: companyPathIds },
+      schema: {
+        tags,
+        summary: 'Update a company',
+        description:
+          'Admin. PUT semantics: omitted fields unchanged, null clears. `functionalCurrency` and `organizationId` are immutable.',
+        params: Params,
+        body: UpdateCompanyBody,
+        response: responses({ 200: Company }),
+      },
+    },
+    async (request) =>
+      service.updateCompany(
+        db,
+        request.access,
+        request.params.organizationId,
+        request.params.companyId,
+        request.body,
+      ),
+  );
+
+  app.delete(
+    byIdPath,
+    {
+      config: { pathIds: companyPathIds },
+      schema: {
+        tags,
+        summary: 'Deactivate a company',
+        description:
+          'Admin. Soft delete (isActive false), idempotent; refused while entries are Draft, PendingApproval or Approved.',
+        params: Params,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      await service.deactivateCompany(
+        db,
+        request.access,
+        request.params.organizationId,
+        request.params.companyId,
+      );
+      return reply.code(204).send();
+    },
+  );
+};

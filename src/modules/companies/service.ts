@@ -1,0 +1,517 @@
+/**
+ * Companies (contract 3.4): list, get, create (optionally with an account template), update with PUT
+ * semantics, and deactivation (DELETE = soft delete).
+ */
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
+import { type Db, inTransaction, pgConstraint, pgErrorCode, type Queryable } from '../../db/client.ts';
+import { accounts, companies, fiscalYears } from '../../db/schema/index.ts';
+import { isJurisdictionCode } from '../../domain/codes.ts';
+import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
+import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
+import type { TemplateType } from '../../domain/templates/index.ts';
+import type { Access } from '../../http/access.ts';
+import { type PageParams, paged } from '../../http/pagination.ts';
+import { insertTemplateAccounts } from '../accounts/templates.ts';
+import { type AuditAction, diffChanges, recordAudit } from '../audit/service.ts';
+import { type CompanyRow, companyNotFound, fiscalYearEndOf, unpostedEntryCount } from './lookup.ts';
+
+export const COMPANY_TYPES = [
+  'Corporation',
+  'LLC',
+  'Partnership',
+  'SoleProprietor',
+  'NonProfit',
+  'Trust',
+  'Other',
+] as const;
+export type CompanyType = (typeof COMPANY_TYPES)[number];
+
+export interface Address {
+  line1: string;
+  line2: string | null;
+  city: string;
+  region: string | null;
+  postalCode: string;
+  country: string;
+}
+
+export interface CompanyRecord {
+  id: string;
+  organizationId: string;
+  name: string;
+  legalName: string;
+  jurisdiction: string;
+  taxId: string | null;
+  incorporationDate: string | null;
+  registrationNumber: string | null;
+  registeredAddress: Address | null;
+  industryCode: string | null;
+  companyType: string | null;
+  incorporationJurisdiction: string | null;
+  functionalCurrency: string;
+  reportingCurrency: string;
+  fiscalYearEnd: FiscalYearEnd;
+  retainedEarningsAccountId: string | null;
+  isActive: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function addressOf(value: unknown): Address | null {
+  if (value === null || value === undefined || typeof value !== 'object') return null;
+  const a = value as Partial<Address>;
+  return {
+    line1: a.line1 ?? '',
+    line2: a.line2 ?? null,
+    city: a.city ?? '',
+    region: a.region ?? null,
+    postalCode: a.postalCode ?? '',
+    country: a.country ?? '',
+  };
+}
+
+/** The wire record of a company (contract 3.4.1). */
+export function companyRecord(row: CompanyRow): CompanyRecord {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    name: row.name,
+    legalName: row.legalName,
+    jurisdiction: row.jurisdiction,
+    taxId: row.taxId,
+    incorporationDate: row.incorporationDate,
+    registrationNumber: row.registrationNumber,
+    registeredAddress: addressOf(row.registeredAddress),
+    industryCode: row.industryCode,
+    companyType: row.companyType,
+    incorporationJurisdiction: row.incorporationJurisdiction,
+    functionalCurrency: row.functionalCurrency,
+    reportingCurrency: row.reportingCurrency,
+    fiscalYearEnd: fiscalYearEndOf(row),
+    retainedEarningsAccountId: row.retainedEarningsAccountId,
+    isActive: row.isActive,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The uniqueness key of a company name: trimmed, Unicode lower-cased (constraint `companies_name_uq`). */
+export const companyNameKey = (name: string) => name.trim().toLowerCase();
+
+function nameTaken(name: string, organizationId: string): DomainError {
+  return new DomainError(409, 'CompanyNameAlreadyExistsError', 'A company with this name exists', {
+    name,
+    organizationId,
+  });
+}
+
+function isNameConflict(err: unknown): boolean {
+  return pgErrorCode(err) === '23505' && (pgConstraint(err) ?? 'companies_name_uq') === 'companies_name_uq';
+}
+
+function normalizeAddress(a: AddressInput | null | undefined): Address | null {
+  if (!a) return null;
+  return {
+    line1: a.line1,
+    line2: a.line2 ?? null,
+    city: a.city,
+    region: a.region ?? null,
+    postalCode: a.postalCode,
+    country: a.country,
+  };
+}
+
+export interface AddressInput {
+  line1: string;
+  line2?: string | null;
+  city: string;
+  region?: string | null;
+  postalCode: string;
+  country: string;
+}
+
+export interface CreateCompanyInput {
+  organizationId: string;
+  name: string;
+  legalName: string;
+  jurisdiction: string;
+  taxId?: string | null;
+  incorporationDate?: string | null;
+  registrationNumber?: string | null;
+  registeredAddress?: AddressInput | null;
+  industryCode?: string | null;
+  companyType?: CompanyType | null;
+  incorporationJurisdiction?: string | null;
+  functionalCurrency: string;
+  reportingCurrency: string;
+  fiscalYearEnd: FiscalYearEnd;
+  accountTemplate?: TemplateType | null;
+}
+
+export interface UpdateCompanyInput {
+  organizationId?: string;
+  name?: string;
+  legalName?: string;
+  jurisdiction?: string;
+  taxId?: string | null;
+  incorporationDate?: string | null;
+  registrationNumber?: string | null;
+  registeredAddress?: AddressInput | null;
+  industryCode?: string | null;
+  companyType?: CompanyType | null;
+  incorporationJurisdiction?: string | null;
+  functionalCurrency?: string;
+  reportingCurrency?: string;
+  fiscalYearEnd?: FiscalYearEnd;
+  retainedEarningsAccountId?: string | null;
+  isActive?: boolean | null;
+}
+
+export interface CompanyListQuery {
+  organizationId: string;
+  isActive?: boolean;
+  jurisdiction?: string;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reads
+
+export async function listCompanies(db: Db, access: Access, q: CompanyListQuery, page: PageParams) {
+  if (q.jurisdiction !== undefined && !isJurisdictionCode(q.jurisdiction)) {
+    throw invalid('/query/jurisdiction', 'Unknown jurisdiction country code');
+  }
+  await access.authorize(q.organizationId, 'company:read');
+  const conds = [eq(companies.organizationId, q.organizationId)];
+  if (q.isActive !== undefined) conds.push(eq(companies.isActive, q.isActive));
+  if (q.jurisdiction !== undefined) conds.push(eq(companies.jurisdiction, q.jurisdiction));
+  const where = and(...conds);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(companies)
+      .where(where)
+      .orderBy(asc(companies.nameKey), asc(companies.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ n: sql<number>`count(*)::int` }).from(companies).where(where),
+  ]);
+  return paged('companies', rows.map(companyRecord), Number(total?.n ?? 0), page);
+}
+
+async function loadCompany(db: Queryable, organizationId: string, companyId: string, lock = false) {
+  const q = db
+    .select()
+    .from(companies)
+    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)));
+  const [row] = lock ? await q.for('update') : await q;
+  if (!row) throw companyNotFound(companyId);
+  return row;
+}
+
+export async function getCompany(
+  db: Db,
+  access: Access,
+  organizationId: string,
+  companyId: string,
+): Promise<CompanyRecord> {
+  await access.enterOrganization(organizationId, 'company:read');
+  const row = await loadCompany(db, organizationId, companyId);
+  await access.requireRole(organizationId, 'company:read');
+  return companyRecord(row);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Create
+
+export async function createCompany(
+  db: Db,
+  access: Access,
+  input: CreateCompanyInput,
+): Promise<CompanyRecord> {
+  const organizationId = input.organizationId;
+  await access.authorize(organizationId, 'company:manage');
+  try {
+    return await inTransaction(db, async (tx) => {
+      const id = uuidv7();
+      const now = new Date();
+      const [row] = await tx
+        .insert(companies)
+        .values({
+          id,
+          organizationId,
+          name: input.name,
+          nameKey: companyNameKey(input.name),
+          legalName: input.legalName,
+          jurisdiction: input.jurisdiction,
+          taxId: input.taxId ?? null,
+          incorporationDate: input.incorporationDate ?? null,
+          registrationNumber: input.registrationNumber ?? null,
+          registeredAddress: normalizeAddress(input.registeredAddress),
+          industryCode: input.industryCode ?? null,
+          companyType: input.companyType ?? null,
+          incorporationJurisdiction: input.incorporationJurisdiction ?? null,
+          functionalCurrency: input.functionalCurrency,
+          reportingCurrency: input.reportingCurrency,
+          fiscalYearEndMonth: input.fiscalYearEnd.month,
+          fiscalYearEndDay: input.fiscalYearEnd.day,
+          retainedEarningsAccountId: null,
+          isActive: true,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      await recordAudit(tx, {
+        organizationId,
+        userId: access.userId,
+        action: 'Create',
+        entityType: 'Company',
+        entityId: id,
+      });
+      if (!input.accountTemplate) return companyRecord(row!);
+      const applied = await insertTemplateAccounts(tx, {
+        organizationId,
+        companyId: id,
+        templateType: input.accountTemplate,
+        now,
+      });
+      await recordAudit(tx, {
+        organizationId,
+        userId: access.userId,
+        action: 'ApplyTemplate',
+        entityType: 'Company',
+        entityId: id,
+        changes: templateAuditChanges(applied.templateType, applied.createdCount, null, applied),
+      });
+      return companyRecord({ ...row!, retainedEarningsAccountId: applied.retainedEarningsAccountId });
+    });
+  } catch (err) {
+    if (isNameConflict(err)) throw nameTaken(input.name, organizationId);
+    throw err;
+  }
+}
+
+/** The `changes` of an `ApplyTemplate` audit entry (one entry per application, on the company). */
+export function templateAuditChanges(
+  templateType: string,
+  createdCount: number,
+  previousRetainedEarningsAccountId: string | null,
+  applied: { retainedEarningsAccountId: string },
+) {
+  return {
+    accountTemplate: { from: null, to: templateType },
+    accountCount: { from: 0, to: createdCount },
+    retainedEarningsAccountId: {
+      from: previousRetainedEarningsAccountId,
+      to: applied.retainedEarningsAccountId,
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Update and deactivate
+
+function unpostedError(companyId: string, unpostedEntryCount: number): DomainError {
+  return new DomainError(
+    409,
+    'CompanyHasUnpostedEntriesError',
+    'The company has journal entries that are not posted',
+    { companyId, unpostedEntryCount },
+  );
+}
+
+export function invalidRetainedEarningsAccount(
+  accountId: string | null,
+  accountType: string,
+  accountCategory: string,
+): DomainError {
+  return new DomainError(
+    400,
+    'InvalidRetainedEarningsAccountError',
+    'The retained-earnings account must be an active, postable Equity / RetainedEarnings account',
+    { accountId, accountType, accountCategory },
+  );
+}
+
+export function accountNotFound(accountId: string): DomainError {
+  return new DomainError(404, 'AccountNotFoundError', 'Account not found', { accountId });
+}
+
+export async function updateCompany(
+  db: Db,
+  access: Access,
+  organizationId: string,
+  companyId: string,
+  input: UpdateCompanyInput,
+): Promise<CompanyRecord> {
+  await access.enterOrganization(organizationId, 'company:manage');
+  try {
+    return await inTransaction(db, async (tx) => {
+      const row = await loadCompany(tx, organizationId, companyId, true);
+      await access.requireRole(organizationId, 'company:manage');
+      const before = companyRecord(row);
+
+      const issues: Issue[] = [];
+      if (input.organizationId !== undefined && input.organizationId !== row.organizationId) {
+        issues.push({ path: '/organizationId', message: 'organizationId is immutable' });
+      }
+      if (input.functionalCurrency !== undefined && input.functionalCurrency !== row.functionalCurrency) {
+        issues.push({ path: '/functionalCurrency', message: 'functionalCurrency is immutable' });
+      }
+      if (issues.length > 0) throw new ValidationError(issues);
+
+      const after: CompanyRecord = { ...before };
+      if (input.name !== undefined) after.name = input.name;
+      if (input.legalName !== undefined) after.legalName = input.legalName;
+      if (input.jurisdiction !== undefined) after.jurisdiction = input.jurisdiction;
+      if (input.taxId !== undefined) after.taxId = input.taxId;
+      if (input.incorporationDate !== undefined) after.incorporationDate = input.incorporationDate;
+      if (input.registrationNumber !== undefined) after.registrationNumber = input.registrationNumber;
+      if (input.registeredAddress !== undefined)
+        after.registeredAddress = normalizeAddress(input.registeredAddress);
+      if (input.industryCode !== undefined) after.industryCode = input.industryCode;
+      if (input.companyType !== undefined) after.companyType = input.companyType;
+      if (input.incorporationJurisdiction !== undefined)
+        after.incorporationJurisdiction = input.incorporationJurisdiction;
+      if (input.reportingCurrency !== undefined) after.reportingCurrency = input.reportingCurrency;
+      if (input.fiscalYearEnd !== undefined) after.fiscalYearEnd = { ...input.fiscalYearEnd };
+      if (input.retainedEarningsAccountId !== undefined)
+        after.retainedEarningsAccountId = input.retainedEarningsAccountId;
+      if (input.isActive !== undefined) after.isActive = input.isActive ?? true;
+
+      // Business rules, in the order of the endpoint's Errors column.
+      if (companyNameKey(after.name) !== row.nameKey) {
+        const [taken] = await tx
+          .select({ id: companies.id })
+          .from(companies)
+          .where(
+            and(
+              eq(companies.organizationId, organizationId),
+              eq(companies.nameKey, companyNameKey(after.name)),
+              ne(companies.id, companyId),
+            ),
+          );
+        if (taken) throw nameTaken(after.name, organizationId);
+      }
+      if (
+        after.fiscalYearEnd.month !== before.fiscalYearEnd.month ||
+        after.fiscalYearEnd.day !== before.fiscalYearEnd.day
+      ) {
+        const [c] = await tx
+          .select({ n: sql<number>`count(*)::int` })
+          .from(fiscalYears)
+          .where(and(eq(fiscalYears.organizationId, organizationId), eq(fiscalYears.companyId, companyId)));
+        const fiscalYearCount = Number(c?.n ?? 0);
+        if (fiscalYearCount > 0) {
+          throw new DomainError(
+            409,
+            'FiscalYearEndChangeNotAllowedError',
+            'The fiscal year end cannot change while fiscal years exist',
+            { companyId, fiscalYearCount },
+          );
+        }
+      }
+      if (
+        after.retainedEarningsAccountId !== null &&
+        after.retainedEarningsAccountId !== before.retainedEarningsAccountId
+      ) {
+        const accountId = after.retainedEarningsAccountId;
+        const [account] = await tx
+          .select()
+          .from(accounts)
+          .where(
+            and(
+              eq(accounts.organizationId, organizationId),
+              eq(accounts.companyId, companyId),
+              eq(accounts.id, accountId),
+            ),
+          )
+          .for('update');
+        if (!account) throw accountNotFound(accountId);
+        if (
+          account.accountType !== 'Equity' ||
+          account.accountCategory !== 'RetainedEarnings' ||
+          !account.isActive ||
+          !account.isPostable
+        ) {
+          throw invalidRetainedEarningsAccount(accountId, account.accountType, account.accountCategory);
+        }
+      }
+      if (before.isActive && !after.isActive) {
+        const count = await unpostedEntryCount(tx, organizationId, companyId);
+        if (count > 0) throw unpostedError(companyId, count);
+      }
+
+      const changes = diffChanges(
+        before as unknown as Record<string, unknown>,
+        after as unknown as Record<string, unknown>,
+      );
+      if (Object.keys(changes).length === 0) return before;
+      const [updated] = await tx
+        .update(companies)
+        .set({
+          name: after.name,
+          nameKey: companyNameKey(after.name),
+          legalName: after.legalName,
+          jurisdiction: after.jurisdiction,
+          taxId: after.taxId,
+          incorporationDate: after.incorporationDate,
+          registrationNumber: after.registrationNumber,
+          registeredAddress: after.registeredAddress,
+          industryCode: after.industryCode,
+          companyType: after.companyType,
+          incorporationJurisdiction: after.incorporationJurisdiction,
+          reportingCurrency: after.reportingCurrency,
+          fiscalYearEndMonth: after.fiscalYearEnd.month,
+          fiscalYearEndDay: after.fiscalYearEnd.day,
+          retainedEarningsAccountId: after.retainedEarningsAccountId,
+          isActive: after.isActive,
+          updatedAt: new Date(),
+        })
+        .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)))
+        .returning();
+      await recordAudit(tx, {
+        organizationId,
+        userId: access.userId,
+        action: 'Update',
+        entityType: 'Company',
+        entityId: companyId,
+        changes,
+      });
+      return companyRecord(updated!);
+    });
+  } catch (err) {
+    if (isNameConflict(err) && input.name !== undefined) throw nameTaken(input.name, organizationId);
+    throw err;
+  }
+}
+
+/** DELETE: soft delete (isActive false), idempotent; refused while unposted entries exist. */
+export async function deactivateCompany(
+  db: Db,
+  access: Access,
+  organizationId: string,
+  companyId: string,
+): Promise<void> {
+  await access.enterOrganization(organizationId, 'company:manage');
+  await inTransaction(db, async (tx) => {
+    const row = await loadCompany(tx, organizationId, companyId, true);
+    await access.requireRole(organizationId, 'company:manage');
+    if (!row.isActive) return;
+    const count = await unpostedEntryCount(tx, organizationId, companyId);
+    if (count > 0) throw unpostedError(companyId, count);
+    await tx
+      .update(companies)
+      .set({ isActive: false, updatedAt: new Date() })
+      .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)));
+    const action: AuditAction = 'Deactivate';
+    await recordAudit(tx, {
+      organizationId,
+      userId: access.userId,
+      action,
+      entityType: 'Company',
+      entityId: companyId,
+      changes: { isActive: { from: true, to: false } },
+    });
+  });
+}

@@ -1,0 +1,620 @@
+/** Consolidation groups and their members (contract 3.10). */
+import { and, asc, count, eq, inArray, ne } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
+import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
+import {
+  companies,
+  consolidationGroups,
+  consolidationMembers,
+  consolidationRuns,
+  eliminationRules,
+} from '../../db/schema/index.ts';
+import { minorUnits } from '../../domain/codes.ts';
+import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
+import { dec, formatPercentage } from '../../domain/money.ts';
+import type { Access } from '../../http/access.ts';
+import { type PageParams, paged } from '../../http/pagination.ts';
+import { type Changes, diffChanges, recordAudit } from '../audit/service.ts';
+import { companyNotFound, requireCompany } from '../companies/lookup.ts';
+import {
+  type ConsolidationMethod,
+  collateC,
+  findGroup,
+  findMember,
+  type GroupRecord,
+  type GroupRow,
+  groupNameKey,
+  groupNotFound,
+  groupRecord,
+  groupRecords,
+  MAX_MEMBERS,
+  memberNotFound,
+  memberRecord,
+} from './groups.repo.ts';
+import { authorizeById } from './scope.ts';
+
+/** `ownershipPercentage` input: 0–100 with at most two decimals, judged by its literal text (1.7). */
+export const PERCENTAGE_INPUT_PATTERN = '^(100(\\.00?)?|[1-9]?[0-9](\\.[0-9]{1,2})?)$';
+const PERCENTAGE_RE = new RegExp(PERCENTAGE_INPUT_PATTERN);
+
+export interface MemberInput {
+  companyId: string;
+  ownershipPercentage: string | number;
+  consolidationMethod: ConsolidationMethod;
+  acquisitionDate?: string | null;
+}
+
+export interface CreateGroupInput {
+  organizationId: string;
+  name: string;
+  reportingCurrency: string;
+  consolidationMethod: ConsolidationMethod;
+  parentCompanyId: string;
+  members: MemberInput[];
+}
+
+export interface UpdateGroupInput {
+  name?: string;
+  reportingCurrency?: string;
+  consolidationMethod?: ConsolidationMethod;
+  parentCompanyId?: string;
+  organizationId?: string;
+}
+
+export interface UpdateMemberInput {
+  ownershipPercentage?: string | number;
+  consolidationMethod?: ConsolidationMethod;
+  acquisitionDate?: string | null;
+}
+
+export interface GroupListQuery {
+  organizationId?: string | undefined;
+  isActive?: boolean | undefined;
+}
+
+function nameTaken(name: string, organizationId: string): DomainError {
+  return new DomainError(
+    409,
+    'ConsolidationGroupNameAlreadyExistsError',
+    'A consolidation group with this name exists in the organization',
+    { name, organizationId },
+  );
+}
+
+function memberExists(groupId: string, companyId: string): DomainError {
+  return new DomainError(
+    409,
+    'ConsolidationMemberAlreadyExistsError',
+    'The company is already a member of the group',
+    { groupId, companyId },
+  );
+}
+
+/**
+ * The canonical two-decimal text of an ownership percentage. The body parser keeps JSON numbers of
+ * `ownershipPercentage` as their literal text, so both forms arrive as strings matching the schema
+ * pattern; the check is repeated here for any other caller.
+ */
+export function parseOwnership(value: string | number, path: string): string {
+  const text = typeof value === 'number' ? String(value) : value;
+  if (!PERCENTAGE_RE.test(text)) {
+    throw invalid(path, 'Must be a percentage between 0 and 100 with at most 2 decimals');
+  }
+  return formatPercentage(text);
+}
+
+/** Loads the group addressed by id and checks access (steps 7–9). */
+export function authorizeGroup(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  action: 'consolidation:read' | 'consolidation:manage',
+): Promise<GroupRow> {
+  return authorizeById(
+    access,
+    organizationId,
+    action,
+    undefined,
+    (orgId) => findGroup(db, id, orgId),
+    () => groupNotFound(id),
+  );
+}
+
+/** Re-reads and locks the group inside a write transaction (it may have gone since the check). */
+async function lockGroup(tx: Tx, row: GroupRow): Promise<GroupRow> {
+  const locked = await findGroup(tx, row.id, row.organizationId, true);
+  if (!locked) throw groupNotFound(row.id);
+  return locked;
+}
+
+function mapUnique(err: unknown, name: string, organizationId: string): never {
+  if (pgErrorCode(err) === '23505' && pgConstraint(err) === 'consolidation_groups_name_uq') {
+    throw nameTaken(name, organizationId);
+  }
+  throw err;
+}
+
+async function nameInUse(db: Db | Tx, organizationId: string, name: string, exceptId?: string) {
+  const conds = [
+    eq(consolidationGroups.organizationId, organizationId),
+    eq(consolidationGroups.nameKey, groupNameKey(name)),
+  ];
+  if (exceptId) conds.push(ne(consolidationGroups.id, exceptId));
+  const [row] = await db
+    .select({ id: consolidationGroups.id })
+    .from(consolidationGroups)
+    .where(and(...conds));
+  return row !== undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Groups
+
+/**
+ * Step 5 (syntax) rules of the create body: no member twice, none equal to the parent (400 at
+ * `/members/<i>/companyId`), ownership text. Returns the canonical ownership percentages.
+ */
+export function checkCreateGroup(input: Pick<CreateGroupInput, 'parentCompanyId' | 'members'>): string[] {
+  const issues: Issue[] = [];
+  const seen = new Set<string>();
+  const ownerships: string[] = [];
+  input.members.forEach((m, i) => {
+    if (m.companyId === input.parentCompanyId) {
+      issues.push({ path: `/members/${i}/companyId`, message: 'The parent company cannot be a member' });
+    } else if (seen.has(m.companyId)) {
+      issues.push({ path: `/members/${i}/companyId`, message: 'The company is listed more than once' });
+    }
+    seen.add(m.companyId);
+    try {
+      ownerships.push(parseOwnership(m.ownershipPercentage, `/members/${i}/ownershipPercentage`));
+    } catch (err) {
+      if (err instanceof ValidationError) issues.push(...err.issues);
+      else throw err;
+    }
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
+  return ownerships;
+}
+
+export async function createGroup(db: Db, access: Access, input: CreateGroupInput): Promise<GroupRecord> {
+  const ownerships = checkCreateGroup(input);
+  const orgId = input.organizationId;
+  await access.authorize(orgId, 'consolidation:manage');
+  await requireCompany(db, orgId, input.parentCompanyId);
+  if (input.members.length > 0) {
+    const found = await db
+      .select({ id: companies.id })
+      .from(companies)
+      .where(
+        and(
+          eq(companies.organizationId, orgId),
+          inArray(
+            companies.id,
+            input.members.map((m) => m.companyId),
+          ),
+        ),
+      );
+    const ids = new Set(found.map((r) => r.id));
+    const missing = input.members.find((m) => !ids.has(m.companyId));
+    if (missing) throw companyNotFound(missing.companyId);
+  }
+  if (await nameInUse(db, orgId, input.name)) throw nameTaken(input.name, orgId);
+
+  try {
+    const row = await inTransaction(db, async (tx) => {
+      const id = uuidv7();
+      const [group] = await tx
+        .insert(consolidationGroups)
+        .values({
+          id,
+          organizationId: orgId,
+          name: input.name,
+          nameKey: groupNameKey(input.name),
+          reportingCurrency: input.reportingCurrency,
+          consolidationMethod: input.consolidationMethod,
+          parentCompanyId: input.parentCompanyId,
+        })
+        .returning();
+      if (input.members.length > 0) {
+        await tx.insert(consolidationMembers).values(
+          input.members.map((m, i) => ({
+            organizationId: orgId,
+            groupId: id,
+            companyId: m.companyId,
+            ownershipPercentage: ownerships[i]!,
+            consolidationMethod: m.consolidationMethod,
+            acquisitionDate: m.acquisitionDate ?? null,
+          })),
+        );
+      }
+      await recordAudit(tx, {
+        organizationId: orgId,
+        userId: access.userId,
+        action: 'Create',
+        entityType: 'ConsolidationGroup',
+        entityId: id,
+      });
+      return group!;
+    });
+    return await groupRecord(db, row);
+  } catch (err) {
+    mapUnique(err, input.name, orgId);
+  }
+}
+
+export async function getGroup(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+): Promise<GroupRecord> {
+  const row = await authorizeGroup(db, access, id, organizationId, 'consolidation:read');
+  return groupRecord(db, row);
+}
+
+export async function listGroups(db: Db, access: Access, q: GroupListQuery, page: PageParams) {
+  let orgIds: string[];
+  if (q.organizationId !== undefined) {
+    await access.authorize(q.organizationId, 'consolidation:read');
+    orgIds = [q.organizationId];
+  } else {
+    orgIds = await access.memberOrganizationIds();
+  }
+  if (orgIds.length === 0) return paged('groups', [] as GroupRecord[], 0, page);
+  const conds = [inArray(consolidationGroups.organizationId, orgIds)];
+  if (q.isActive !== undefined) conds.push(eq(consolidationGroups.isActive, q.isActive));
+  const where = and(...conds);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(consolidationGroups)
+      .where(where)
+      .orderBy(collateC(consolidationGroups.nameKey), asc(consolidationGroups.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ n: count() }).from(consolidationGroups).where(where),
+  ]);
+  return paged('groups', await groupRecords(db, rows), Number(total?.n ?? 0), page);
+}
+
+function groupFields(row: GroupRow) {
+  return {
+    name: row.name,
+    reportingCurrency: row.reportingCurrency,
+    consolidationMethod: row.consolidationMethod,
+  };
+}
+
+/** Fraction digits of a decimal value (trailing zeros do not count). */
+function valueDigits(text: string): number {
+  return dec(text).decimalPlaces();
+}
+
+export async function updateGroup(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  input: UpdateGroupInput,
+): Promise<GroupRecord> {
+  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
+  const immutable: Issue[] = [];
+  if (input.organizationId !== undefined && input.organizationId !== current.organizationId) {
+    immutable.push({ path: '/organizationId', message: 'organizationId cannot be changed' });
+  }
+  if (input.parentCompanyId !== undefined && input.parentCompanyId !== current.parentCompanyId) {
+    immutable.push({ path: '/parentCompanyId', message: 'parentCompanyId cannot be changed' });
+  }
+  if (immutable.length > 0) throw new ValidationError(immutable);
+  const orgId = current.organizationId;
+  const name = input.name ?? current.name;
+  try {
+    const row = await inTransaction(db, async (tx) => {
+      const before = await lockGroup(tx, current);
+      const next = {
+        name: input.name ?? before.name,
+        reportingCurrency: input.reportingCurrency ?? before.reportingCurrency,
+        consolidationMethod: input.consolidationMethod ?? before.consolidationMethod,
+      };
+      const changes: Changes = diffChanges(groupFields(before), next);
+      if (Object.keys(changes).length === 0) return before;
+      if (groupNameKey(next.name) !== before.nameKey && (await nameInUse(tx, orgId, next.name, before.id))) {
+        throw nameTaken(next.name, orgId);
+      }
+      if (next.reportingCurrency !== before.reportingCurrency) {
+        const digits = minorUnits(next.reportingCurrency);
+        const rules = await tx
+          .select({ triggerConditions: eliminationRules.triggerConditions })
+          .from(eliminationRules)
+          .where(and(eq(eliminationRules.organizationId, orgId), eq(eliminationRules.groupId, before.id)));
+        const tooPrecise = rules.some((r) =>
+          ((r.triggerConditions ?? []) as Array<{ minimumAmount?: string | null }>).some(
+            (c) => c.minimumAmount != null && valueDigits(c.minimumAmount) > digits,
+          ),
+        );
+        if (tooPrecise) {
+          throw invalid(
+            '/reportingCurrency',
+            `An elimination rule of the group has a minimumAmount with more than ${digits} decimal places`,
+          );
+        }
+      }
+      const [updated] = await tx
+        .update(consolidationGroups)
+        .set({ ...next, nameKey: groupNameKey(next.name), updatedAt: new Date() })
+        .where(and(eq(consolidationGroups.organizationId, orgId), eq(consolidationGroups.id, before.id)))
+        .returning();
+      await recordAudit(tx, {
+        organizationId: orgId,
+        userId: access.userId,
+        action: 'Update',
+        entityType: 'ConsolidationGroup',
+        entityId: before.id,
+        changes,
+      });
+      return updated!;
+    });
+    return await groupRecord(db, row);
+  } catch (err) {
+    mapUnique(err, name, orgId);
+  }
+}
+
+export async function deleteGroup(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+): Promise<void> {
+  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
+  const orgId = current.organizationId;
+  await inTransaction(db, async (tx) => {
+    const group = await lockGroup(tx, current);
+    const runs = await tx
+      .select({ id: consolidationRuns.id, status: consolidationRuns.status })
+      .from(consolidationRuns)
+      .where(
+        and(
+          eq(consolidationRuns.organizationId, orgId),
+          eq(consolidationRuns.groupId, group.id),
+          inArray(consolidationRuns.status, ['Completed', 'Pending', 'InProgress']),
+        ),
+      )
+      .orderBy(asc(consolidationRuns.initiatedAt), asc(consolidationRuns.id));
+    const completedRunCount = runs.filter((r) => r.status === 'Completed').length;
+    if (completedRunCount > 0) {
+      throw new DomainError(
+        409,
+        'ConsolidationGroupHasCompletedRunsError',
+        'The group has completed consolidation runs',
+        { groupId: group.id, completedRunCount },
+      );
+    }
+    const running = runs.find((r) => r.status === 'Pending' || r.status === 'InProgress');
+    if (running) {
+      throw new DomainError(
+        409,
+        'ConsolidationRunInProgressError',
+        'A consolidation run of the group is pending or in progress',
+        { groupId: group.id, existingRunId: running.id },
+      );
+    }
+    // Members, rules and the remaining (Failed/Cancelled) runs go with the group (ON DELETE CASCADE).
+    await tx
+      .delete(consolidationGroups)
+      .where(and(eq(consolidationGroups.organizationId, orgId), eq(consolidationGroups.id, group.id)));
+    await recordAudit(tx, {
+      organizationId: orgId,
+      userId: access.userId,
+      action: 'Delete',
+      entityType: 'ConsolidationGroup',
+      entityId: group.id,
+    });
+  });
+}
+
+export async function setGroupActive(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  active: boolean,
+): Promise<GroupRecord> {
+  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
+  const orgId = current.organizationId;
+  const row = await inTransaction(db, async (tx) => {
+    const group = await lockGroup(tx, current);
+    if (group.isActive === active) return group;
+    const [updated] = await tx
+      .update(consolidationGroups)
+      .set({ isActive: active, updatedAt: new Date() })
+      .where(and(eq(consolidationGroups.organizationId, orgId), eq(consolidationGroups.id, group.id)))
+      .returning();
+    await recordAudit(tx, {
+      organizationId: orgId,
+      userId: access.userId,
+      action: active ? 'Activate' : 'Deactivate',
+      entityType: 'ConsolidationGroup',
+      entityId: group.id,
+      changes: { isActive: { from: !active, to: active } },
+    });
+    return updated!;
+  });
+  return groupRecord(db, row);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Members
+
+/** Membership changes touch the group's `updatedAt`: its record (with embedded members) changed. */
+async function touchGroup(tx: Tx, group: GroupRow): Promise<GroupRow> {
+  const [row] = await tx
+    .update(consolidationGroups)
+    .set({ updatedAt: new Date() })
+    .where(
+      and(eq(consolidationGroups.organizationId, group.organizationId), eq(consolidationGroups.id, group.id)),
+    )
+    .returning();
+  return row!;
+}
+
+export async function addMember(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  input: MemberInput,
+): Promise<GroupRecord> {
+  const ownership = parseOwnership(input.ownershipPercentage, '/ownershipPercentage');
+  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
+  const orgId = current.organizationId;
+  if (input.companyId === current.parentCompanyId) {
+    throw invalid('/companyId', 'The parent company cannot be a member of its group');
+  }
+  await requireCompany(db, orgId, input.companyId);
+  try {
+    const row = await inTransaction(db, async (tx) => {
+      const group = await lockGroup(tx, current);
+      if (await findMember(tx, orgId, group.id, input.companyId)) {
+        throw memberExists(group.id, input.companyId);
+      }
+      const [c] = await tx
+        .select({ n: count() })
+        .from(consolidationMembers)
+        .where(
+          and(eq(consolidationMembers.organizationId, orgId), eq(consolidationMembers.groupId, group.id)),
+        );
+      if (Number(c?.n ?? 0) >= MAX_MEMBERS) {
+        throw invalid('', `A consolidation group has at most ${MAX_MEMBERS} members`);
+      }
+      const [member] = await tx
+        .insert(consolidationMembers)
+        .values({
+          organizationId: orgId,
+          groupId: group.id,
+          companyId: input.companyId,
+          ownershipPercentage: ownership,
+          consolidationMethod: input.consolidationMethod,
+          acquisitionDate: input.acquisitionDate ?? null,
+        })
+        .returning();
+      const record = memberRecord(member!);
+      await recordAudit(tx, {
+        organizationId: orgId,
+        userId: access.userId,
+        action: 'AddMember',
+        entityType: 'ConsolidationMember',
+        entityId: input.companyId,
+        changes: {
+          groupId: { from: null, to: group.id },
+          ownershipPercentage: { from: null, to: record.ownershipPercentage },
+          consolidationMethod: { from: null, to: record.consolidationMethod },
+          acquisitionDate: { from: null, to: record.acquisitionDate },
+        },
+      });
+      return touchGroup(tx, group);
+    });
+    return await groupRecord(db, row);
+  } catch (err) {
+    if (pgErrorCode(err) === '23505') throw memberExists(current.id, input.companyId);
+    throw err;
+  }
+}
+
+function memberFields(record: ReturnType<typeof memberRecord>) {
+  return {
+    ownershipPercentage: record.ownershipPercentage,
+    consolidationMethod: record.consolidationMethod,
+    acquisitionDate: record.acquisitionDate,
+  };
+}
+
+export async function updateMember(
+  db: Db,
+  access: Access,
+  id: string,
+  companyId: string,
+  organizationId: string | undefined,
+  input: UpdateMemberInput,
+): Promise<GroupRecord> {
+  const ownership =
+    input.ownershipPercentage === undefined
+      ? undefined
+      : parseOwnership(input.ownershipPercentage, '/ownershipPercentage');
+  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
+  const orgId = current.organizationId;
+  const row = await inTransaction(db, async (tx) => {
+    const group = await lockGroup(tx, current);
+    const member = await findMember(tx, orgId, group.id, companyId);
+    if (!member) throw memberNotFound(group.id, companyId);
+    const before = memberFields(memberRecord(member));
+    const next = {
+      ownershipPercentage: ownership ?? before.ownershipPercentage,
+      consolidationMethod: input.consolidationMethod ?? before.consolidationMethod,
+      acquisitionDate: input.acquisitionDate === undefined ? before.acquisitionDate : input.acquisitionDate,
+    };
+    const changes = diffChanges(before, next);
+    if (Object.keys(changes).length === 0) return group;
+    await tx
+      .update(consolidationMembers)
+      .set({ ...next, updatedAt: new Date() })
+      .where(
+        and(
+          eq(consolidationMembers.organizationId, orgId),
+          eq(consolidationMembers.groupId, group.id),
+          eq(consolidationMembers.companyId, companyId),
+        ),
+      );
+    await recordAudit(tx, {
+      organizationId: orgId,
+      userId: access.userId,
+      action: 'UpdateMember',
+      entityType: 'ConsolidationMember',
+      entityId: companyId,
+      changes: { groupId: { from: group.id, to: group.id }, ...changes },
+    });
+    return touchGroup(tx, group);
+  });
+  return groupRecord(db, row);
+}
+
+export async function removeMember(
+  db: Db,
+  access: Access,
+  id: string,
+  companyId: string,
+  organizationId: string | undefined,
+): Promise<void> {
+  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
+  const orgId = current.organizationId;
+  await inTransaction(db, async (tx) => {
+    const group = await lockGroup(tx, current);
+    const member = await findMember(tx, orgId, group.id, companyId);
+    if (!member) throw memberNotFound(group.id, companyId);
+    await tx
+      .delete(consolidationMembers)
+      .where(
+        and(
+          eq(consolidationMembers.organizationId, orgId),
+          eq(consolidationMembers.groupId, group.id),
+          eq(consolidationMembers.companyId, companyId),
+        ),
+      );
+    const before = memberFields(memberRecord(member));
+    await recordAudit(tx, {
+      organizationId: orgId,
+      userId: access.userId,
+      action: 'RemoveMember',
+      entityType: 'ConsolidationMember',
+      entityId: companyId,
+      changes: {
+        groupId: { from: group.id, to: null },
+        ownershipPercentage: { from: before.ownershipPercentage, to: null },
+        consolidationMethod: { from: before.consolidationMethod, to: null },
+        acquisitionDate: { from: before.acquisitionDate, to: null },
+      },
+    });
+    await touchGroup(tx, group);
+  });
+}

@@ -1,0 +1,214 @@
+/**
+ * Elimination rules: row loaders and wire records (contract 3.11.3), plus the loader consolidation
+ * runs use to read a group's rules in the engine's input shape (`loadRuleInputs`).
+ */
+import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { Queryable } from '../../db/client.ts';
+import { accounts, consolidationGroups, eliminationRules } from '../../db/schema/index.ts';
+import type { EliminationRuleInput, EliminationType } from '../../domain/consolidation/types.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { formatAmount } from '../../domain/money.ts';
+
+export type { EliminationType };
+export const ELIMINATION_TYPES = [
+  'IntercompanyReceivablesPayables',
+  'IntercompanySales',
+  'IntercompanyProfit',
+  'IntercompanyDividends',
+  'IntercompanyInvestment',
+  'Custom',
+] as const satisfies readonly EliminationType[];
+
+export type RuleRow = typeof eliminationRules.$inferSelect;
+
+/** Stored shapes (jsonb). `minimumAmount` is kept as a canonical decimal string (no trailing zeros). */
+export interface StoredSelector {
+  accountNumber: string;
+  companyId: string | null;
+}
+export interface StoredTrigger {
+  description: string;
+  sourceAccounts: StoredSelector[];
+  minimumAmount: string | null;
+}
+
+export interface TriggerRecord {
+  description: string;
+  sourceAccounts: StoredSelector[];
+  /** Rendered with exactly the group currency's minor-unit digits. */
+  minimumAmount: string | null;
+}
+
+export interface RuleRecord {
+  id: string;
+  organizationId: string;
+  consolidationGroupId: string;
+  name: string;
+  description: string | null;
+  eliminationType: EliminationType;
+  triggerConditions: TriggerRecord[];
+  sourceAccounts: StoredSelector[];
+  targetAccounts: StoredSelector[];
+  debitAccountId: string;
+  creditAccountId: string;
+  isAutomatic: boolean;
+  priority: number;
+  isActive: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function ruleNotFound(eliminationRuleId: string): DomainError {
+  return new DomainError(404, 'EliminationRuleNotFoundError', 'Elimination rule not found', {
+    eliminationRuleId,
+  });
+}
+
+/** Rule order everywhere: priority, then createdAt, then id (3.11.5). */
+export const RULE_ORDER = [
+  asc(eliminationRules.priority),
+  asc(eliminationRules.createdAt),
+  asc(eliminationRules.id),
+];
+
+const selectors = (v: unknown): StoredSelector[] =>
+  ((v ?? []) as StoredSelector[]).map((s) => ({
+    accountNumber: s.accountNumber,
+    companyId: s.companyId ?? null,
+  }));
+
+export function storedTriggers(row: Pick<RuleRow, 'triggerConditions'>): StoredTrigger[] {
+  return ((row.triggerConditions ?? []) as StoredTrigger[]).map((c) => ({
+    description: c.description,
+    sourceAccounts: selectors(c.sourceAccounts),
+    minimumAmount: c.minimumAmount ?? null,
+  }));
+}
+
+/** Wire record of a rule; `currency` is its group's reporting currency (for `minimumAmount`). */
+export function ruleRecord(row: RuleRow, currency: string): RuleRecord {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    consolidationGroupId: row.groupId,
+    name: row.name,
+    description: row.description ?? null,
+    eliminationType: row.eliminationType as EliminationType,
+    triggerConditions: storedTriggers(row).map((c) => ({
+      ...c,
+      minimumAmount: c.minimumAmount === null ? null : formatAmount(c.minimumAmount, currency),
+    })),
+    sourceAccounts: selectors(row.sourceAccounts),
+    targetAccounts: selectors(row.targetAccounts),
+    debitAccountId: row.debitAccountId,
+    creditAccountId: row.creditAccountId,
+    isAutomatic: row.isAutomatic,
+    priority: row.priority,
+    isActive: row.isActive,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The rule with this id (within `organizationId` when given), with its group's currency. */
+export async function findRule(
+  db: Queryable,
+  ruleId: string,
+  organizationId?: string,
+  lock = false,
+): Promise<(RuleRow & { currency: string }) | null> {
+  const where =
+    organizationId === undefined
+      ? eq(eliminationRules.id, ruleId)
+      : and(eq(eliminationRules.organizationId, organizationId), eq(eliminationRules.id, ruleId));
+  const q = db.select().from(eliminationRules).where(where);
+  const [row] = lock ? await q.for('update') : await q;
+  if (!row) return null;
+  const [g] = await db
+    .select({ currency: consolidationGroups.reportingCurrency })
+    .from(consolidationGroups)
+    .where(
+      and(
+        eq(consolidationGroups.organizationId, row.organizationId),
+        eq(consolidationGroups.id, row.groupId),
+      ),
+    );
+  return { ...row, currency: g?.currency ?? 'USD' };
+}
+
+/** A page of rule records matching `where`, in rule order, with the total count. */
+export async function listRuleRecords(
+  db: Queryable,
+  where: SQL | undefined,
+  page: { limit: number; offset: number },
+): Promise<{ items: RuleRecord[]; total: number }> {
+  const [rows, [total]] = await Promise.all([
+    db
+      .select({ rule: eliminationRules, currency: consolidationGroups.reportingCurrency })
+      .from(eliminationRules)
+      .innerJoin(
+        consolidationGroups,
+        and(
+          eq(consolidationGroups.organizationId, eliminationRules.organizationId),
+          eq(consolidationGroups.id, eliminationRules.groupId),
+        ),
+      )
+      .where(where)
+      .orderBy(...RULE_ORDER)
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ n: sql<number>`count(*)::int` }).from(eliminationRules).where(where),
+  ]);
+  return { items: rows.map((r) => ruleRecord(r.rule, r.currency)), total: Number(total?.n ?? 0) };
+}
+
+/** Every rule of the group (active or not), in rule order. */
+export async function loadGroupRules(db: Queryable, organizationId: string, groupId: string) {
+  return db
+    .select()
+    .from(eliminationRules)
+    .where(and(eq(eliminationRules.organizationId, organizationId), eq(eliminationRules.groupId, groupId)))
+    .orderBy(...RULE_ORDER);
+}
+
+/**
+ * The group's rules in the engine's input shape (domain/consolidation/types.ts), in rule order:
+ * every rule, active or not, with the company and number of its debit and credit accounts. Runs
+ * choose the ones they process (active automatic rules plus approved manual ones).
+ */
+export async function loadRuleInputs(
+  db: Queryable,
+  organizationId: string,
+  groupId: string,
+): Promise<Array<EliminationRuleInput & { organizationId: string; consolidationGroupId: string }>> {
+  const rules = await loadGroupRules(db, organizationId, groupId);
+  const ids = [...new Set(rules.flatMap((r) => [r.debitAccountId, r.creditAccountId]))];
+  const accountRows =
+    ids.length === 0
+      ? []
+      : await db
+          .select({ id: accounts.id, companyId: accounts.companyId, accountNumber: accounts.accountNumber })
+          .from(accounts)
+          .where(and(eq(accounts.organizationId, organizationId), inArray(accounts.id, ids)));
+  const byId = new Map(accountRows.map((a) => [a.id, a]));
+  const ref = (id: string) => {
+    const a = byId.get(id);
+    return { companyId: a?.companyId ?? '', accountNumber: a?.accountNumber ?? '' };
+  };
+  return rules.map((r) => ({
+    id: r.id,
+    organizationId: r.organizationId,
+    consolidationGroupId: r.groupId,
+    name: r.name,
+    eliminationType: r.eliminationType as EliminationType,
+    priority: r.priority,
+    createdAt: r.createdAt.toISOString(),
+    isActive: r.isActive,
+    isAutomatic: r.isAutomatic,
+    triggerConditions: storedTriggers(r),
+    sourceAccounts: selectors(r.sourceAccounts),
+    targetAccounts: selectors(r.targetAccounts),
+    debitAccount: ref(r.debitAccountId),
+    creditAccount: ref(r.creditAccountId),
+  }));
+}

@@ -1,0 +1,312 @@
+/** Routes of contract 3.11: elimination rules. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { pageParams } from '../../http/pagination.ts';
+import { NoContent, responses } from '../../http/responses.ts';
+import {
+  MONEY_VALUE,
+  Nullable,
+  Page,
+  PageQuery,
+  StringEnum,
+  Text,
+  Timestamp,
+  Type,
+  Uuid,
+} from '../../http/schemas.ts';
+import { ELIMINATION_TYPES } from './rules.repo.ts';
+import * as rules from './rules.service.ts';
+import { withBodyCheck } from './validation.ts';
+
+const EliminationTypeSchema = StringEnum(ELIMINATION_TYPES);
+
+/** Patterns are fixed syntax (not trimmed); their grammar is checked by the service (3.11.2). */
+const SelectorInput = Type.Object({
+  accountNumber: Type.String({ 'x-raw': true, description: 'Pattern: `1300`, `13*` or `1300-1399`' }),
+  companyId: Type.Optional(Nullable(Uuid)),
+});
+const TriggerInput = Type.Object({
+  description: Text(1000),
+  sourceAccounts: Type.Array(SelectorInput, { minItems: 1, maxItems: 100 }),
+  minimumAmount: Type.Optional(
+    Nullable(
+      Type.String({
+        pattern: MONEY_VALUE.replace('^-?', '^'),
+        description: 'Non-negative decimal string with at most the group currency minor-unit digits',
+      }),
+    ),
+  ),
+});
+
+const Selector = Type.Object({ accountNumber: Type.String(), companyId: Nullable(Uuid) });
+const Trigger = Type.Object({
+  description: Type.String(),
+  sourceAccounts: Type.Array(Selector),
+  minimumAmount: Nullable(Type.String()),
+});
+export const EliminationRule = Type.Object({
+  id: Uuid,
+  organizationId: Uuid,
+  consolidationGroupId: Uuid,
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  eliminationType: EliminationTypeSchema,
+  triggerConditions: Type.Array(Trigger),
+  sourceAccounts: Type.Array(Selector),
+  targetAccounts: Type.Array(Selector),
+  debitAccountId: Uuid,
+  creditAccountId: Uuid,
+  isAutomatic: Type.Boolean(),
+  priority: Type.Integer(),
+  isActive: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const Priority = Type.Integer({ minimum: 0, maximum: 999 });
+const CreateRule = Type.Object({
+  organizationId: Uuid,
+  consolidationGroupId: Uuid,
+  name: Text(255),
+  description: Type.Optional(Nullable(Text(2000))),
+  eliminationType: EliminationTypeSchema,
+  triggerConditions: Type.Array(TriggerInput, { maxItems: 50 }),
+  sourceAccounts: Type.Array(SelectorInput, { minItems: 1, maxItems: 100 }),
+  targetAccounts: Type.Array(SelectorInput, { maxItems: 100 }),
+  debitAccountId: Uuid,
+  creditAccountId: Uuid,
+  isAutomatic: Type.Boolean(),
+  priority: Priority,
+  isActive: Type.Optional(Type.Boolean()),
+});
+const UpdateRule = Type.Object({
+  organizationId: Type.Optional(Uuid),
+  consolidationGroupId: Type.Optional(Uuid),
+  name: Type.Optional(Text(255)),
+  description: Type.Optional(Nullable(Text(2000))),
+  eliminationType: Type.Optional(EliminationTypeSchema),
+  triggerConditions: Type.Optional(Type.Array(TriggerInput, { maxItems: 50 })),
+  sourceAccounts: Type.Optional(Type.Array(SelectorInput, { minItems: 1, maxItems: 100 })),
+  targetAccounts: Type.Optional(Type.Array(SelectorInput, { maxItems: 100 })),
+  debitAccountId: Type.Optional(Uuid),
+  creditAccountId: Type.Optional(Uuid),
+  isAutomatic: Type.Optional(Type.Boolean()),
+  priority: Type.Optional(Priority),
+  isActive: Type.Optional(Nullable(Type.Boolean())),
+});
+
+const rulePath = {
+  id: {
+    tag: 'EliminationRuleNotFoundError',
+    field: 'eliminationRuleId',
+    message: 'Elimination rule not found',
+  },
+};
+const IdParams = Type.Object({ id: Type.String() });
+const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
+const tags = ['Elimination rules'];
+
+export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps;
+
+  app.get(
+    '/api/v1/elimination-rules',
+    {
+      schema: {
+        tags,
+        summary: 'List elimination rules',
+        description:
+          'Viewer. Without organizationId: rules of every organization of the caller. Ordered by priority, createdAt, id. highPriorityOnly=true keeps priority < 10.',
+        querystring: Type.Object({
+          organizationId: Type.Optional(Uuid),
+          consolidationGroupId: Type.Optional(Uuid),
+          eliminationType: Type.Optional(EliminationTypeSchema),
+          isActive: Type.Optional(Type.Boolean()),
+          isAutomatic: Type.Optional(Type.Boolean()),
+          highPriorityOnly: Type.Optional(Type.Boolean()),
+          ...PageQuery,
+        }),
+        response: responses({ 200: Page('rules', EliminationRule) }),
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      return rules.listRules(
+        db,
+        request.access,
+        {
+          organizationId: q.organizationId,
+          consolidationGroupId: q.consolidationGroupId,
+          eliminationType: q.eliminationType,
+          isActive: q.isActive,
+          isAutomatic: q.isAutomatic,
+          highPriorityOnly: q.highPriorityOnly,
+        },
+        pageParams(q),
+      );
+    },
+  );
+
+  app.get(
+    '/api/v1/elimination-rules/by-type',
+    {
+      schema: {
+        tags,
+        summary: 'Elimination rules of a group by type',
+        description: 'Viewer. Same order as the list.',
+        querystring: Type.Object({
+          consolidationGroupId: Uuid,
+          eliminationType: EliminationTypeSchema,
+          ...PageQuery,
+        }),
+        response: responses({ 200: Page('rules', EliminationRule) }),
+      },
+    },
+    async (request) =>
+      rules.listRulesByType(
+        db,
+        request.access,
+        {
+          consolidationGroupId: request.query.consolidationGroupId,
+          eliminationType: request.query.eliminationType,
+        },
+        pageParams(request.query),
+      ),
+  );
+
+  app.get(
+    '/api/v1/elimination-rules/:id',
+    {
+      config: { pathIds: rulePath },
+      schema: {
+        tags,
+        summary: 'Get an elimination rule',
+        description: 'Viewer.',
+        params: IdParams,
+        querystring: OrgQuery,
+        response: responses({ 200: EliminationRule }),
+      },
+    },
+    async (request) => rules.getRule(db, request.access, request.params.id, request.query.organizationId),
+  );
+
+  app.post(
+    '/api/v1/elimination-rules',
+    {
+      validatorCompiler: withBodyCheck<rules.CreateRuleInput>((body) => rules.checkPatterns(body, 'create')),
+      schema: {
+        tags,
+        summary: 'Create an elimination rule',
+        description:
+          'Admin. Invalid selector patterns answer 400 EliminationRuleOperationFailedError; selector companies and the debit/credit accounts must belong to the group.',
+        body: CreateRule,
+        response: responses({ 201: EliminationRule }),
+      },
+    },
+    async (request, reply) => reply.code(201).send(await rules.createRule(db, request.access, request.body)),
+  );
+
+  app.post(
+    '/api/v1/elimination-rules/bulk',
+    {
+      validatorCompiler: withBodyCheck<{ rules: rules.CreateRuleInput[] }>((body) =>
+        rules.checkBulkRules(body.rules),
+      ),
+      schema: {
+        tags,
+        summary: 'Create elimination rules in bulk',
+        description: 'Admin. 1–100 rules of one organization; all or nothing.',
+        body: Type.Object({ rules: Type.Array(CreateRule, { minItems: 1, maxItems: 100 }) }),
+        response: responses({
+          201: Type.Object({ created: Type.Array(EliminationRule), count: Type.Integer() }),
+        }),
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await rules.bulkCreateRules(db, request.access, request.body.rules)),
+  );
+
+  app.put(
+    '/api/v1/elimination-rules/:id',
+    {
+      config: { pathIds: rulePath },
+      validatorCompiler: withBodyCheck<rules.UpdateRuleInput>((body) => rules.checkPatterns(body, 'update')),
+      schema: {
+        tags,
+        summary: 'Update an elimination rule',
+        description:
+          'Admin. PUT semantics; organizationId and consolidationGroupId are immutable; the create constraints apply to the resulting rule.',
+        params: IdParams,
+        querystring: OrgQuery,
+        body: UpdateRule,
+        response: responses({ 200: EliminationRule }),
+      },
+    },
+    async (request) =>
+      rules.updateRule(db, request.access, request.params.id, request.query.organizationId, request.body),
+  );
+
+  app.delete(
+    '/api/v1/elimination-rules/:id',
+    {
+      config: { pathIds: rulePath },
+      schema: {
+        tags,
+        summary: 'Delete an elimination rule',
+        description: 'Admin. Refused (409) when a completed run applied the rule.',
+        params: IdParams,
+        querystring: OrgQuery,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      await rules.deleteRule(db, request.access, request.params.id, request.query.organizationId);
+      return reply.code(204).send();
+    },
+  );
+
+  for (const [path, active] of [
+    ['activate', true],
+    ['deactivate', false],
+  ] as const) {
+    app.post(
+      `/api/v1/elimination-rules/:id/${path}`,
+      {
+        config: { pathIds: rulePath },
+        schema: {
+          tags,
+          summary: active ? 'Activate an elimination rule' : 'Deactivate an elimination rule',
+          description: 'Admin. Idempotent.',
+          params: IdParams,
+          querystring: OrgQuery,
+          response: responses({ 200: EliminationRule }),
+        },
+      },
+      async (request) =>
+        rules.setRuleActive(db, request.access, request.params.id, request.query.organizationId, active),
+    );
+  }
+
+  app.post(
+    '/api/v1/elimination-rules/:id/priority',
+    {
+      config: { pathIds: rulePath },
+      schema: {
+        tags,
+        summary: 'Set the priority of an elimination rule',
+        description: 'Admin. Lower priorities run first.',
+        params: IdParams,
+        querystring: OrgQuery,
+        body: Type.Object({ priority: Priority }),
+        response: responses({ 200: EliminationRule }),
+      },
+    },
+    async (request) =>
+      rules.setRulePriority(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.body.priority,
+      ),
+  );
+};

@@ -1,0 +1,647 @@
+/** Elimination rules (contract 3.11). */
+import { and, asc, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
+import { type Db, inTransaction, queryRows, type Tx } from '../../db/client.ts';
+import {
+  accounts,
+  consolidationGroups,
+  consolidationMembers,
+  eliminationRules,
+} from '../../db/schema/index.ts';
+import { minorUnits } from '../../domain/codes.ts';
+import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
+import { dec, fractionDigits } from '../../domain/money.ts';
+import { parsePattern } from '../../domain/selectors.ts';
+import type { Access } from '../../http/access.ts';
+import { type PageParams, paged } from '../../http/pagination.ts';
+import { type AuditInput, diffChanges, recordAudit } from '../audit/service.ts';
+import { type GroupRow, groupNotFound, requireGroup } from './groups.repo.ts';
+import {
+  type EliminationType,
+  findRule,
+  listRuleRecords,
+  type RuleRecord,
+  type RuleRow,
+  ruleNotFound,
+  ruleRecord,
+  type StoredSelector,
+  type StoredTrigger,
+  storedTriggers,
+} from './rules.repo.ts';
+import { authorizeById } from './scope.ts';
+
+const RESOURCE = 'EliminationRule';
+
+export type RuleOperation = 'create' | 'bulkCreate' | 'update';
+
+export interface SelectorInput {
+  accountNumber: string;
+  companyId?: string | null;
+}
+export interface TriggerInput {
+  description: string;
+  sourceAccounts: SelectorInput[];
+  minimumAmount?: string | null;
+}
+
+export interface CreateRuleInput {
+  organizationId: string;
+  consolidationGroupId: string;
+  name: string;
+  description?: string | null;
+  eliminationType: EliminationType;
+  triggerConditions: TriggerInput[];
+  sourceAccounts: SelectorInput[];
+  targetAccounts: SelectorInput[];
+  debitAccountId: string;
+  creditAccountId: string;
+  isAutomatic: boolean;
+  priority: number;
+  isActive?: boolean;
+}
+
+export interface UpdateRuleInput {
+  organizationId?: string;
+  consolidationGroupId?: string;
+  name?: string;
+  description?: string | null;
+  eliminationType?: EliminationType;
+  triggerConditions?: TriggerInput[];
+  sourceAccounts?: SelectorInput[];
+  targetAccounts?: SelectorInput[];
+  debitAccountId?: string;
+  creditAccountId?: string;
+  isAutomatic?: boolean;
+  priority?: number;
+  isActive?: boolean | null;
+}
+
+export interface RuleListQuery {
+  organizationId?: string | undefined;
+  consolidationGroupId?: string | undefined;
+  eliminationType?: EliminationType | undefined;
+  isActive?: boolean | undefined;
+  isAutomatic?: boolean | undefined;
+  highPriorityOnly?: boolean | undefined;
+}
+
+/** The complete rule as it will be stored; trigger `minimumAmount`s still carry their literal text. */
+interface RuleDraft {
+  name: string;
+  description: string | null;
+  eliminationType: EliminationType;
+  triggerConditions: StoredTrigger[];
+  sourceAccounts: StoredSelector[];
+  targetAccounts: StoredSelector[];
+  debitAccountId: string;
+  creditAccountId: string;
+  isAutomatic: boolean;
+  priority: number;
+  isActive: boolean;
+}
+
+function operationFailed(operation: string, reason: string): DomainError {
+  return new DomainError(400, 'EliminationRuleOperationFailedError', `Elimination rule ${operation} failed`, {
+    operation,
+    reason,
+  });
+}
+
+function ruleInUse(eliminationRuleId: string, completedRunCount: number): DomainError {
+  return new DomainError(409, 'EliminationRuleInUseError', 'A completed consolidation run applied the rule', {
+    eliminationRuleId,
+    completedRunCount,
+  });
+}
+
+const toSelectors = (list: SelectorInput[]): StoredSelector[] =>
+  list.map((s) => ({ accountNumber: s.accountNumber, companyId: s.companyId ?? null }));
+
+const toTriggers = (list: TriggerInput[]): StoredTrigger[] =>
+  list.map((c) => ({
+    description: c.description,
+    sourceAccounts: toSelectors(c.sourceAccounts),
+    minimumAmount: c.minimumAmount ?? null,
+  }));
+
+/**
+ * Step 5: the first invalid selector pattern among the fields present, in the field order of the
+ * create table (triggerConditions, sourceAccounts, targetAccounts), as
+ * `400 EliminationRuleOperationFailedError` whose reason names the field.
+ */
+type PatternFields = Pick<UpdateRuleInput, 'triggerConditions' | 'sourceAccounts' | 'targetAccounts'>;
+
+export function patternFailure(
+  input: PatternFields,
+  operation: RuleOperation,
+  reasonPrefix = '',
+): DomainError | null {
+  const check = (list: SelectorInput[] | undefined, path: string): DomainError | null => {
+    for (const [i, s] of (list ?? []).entries()) {
+      if (parsePattern(s.accountNumber) === null) {
+        return operationFailed(
+          operation,
+          `${reasonPrefix}${path}/${i}/accountNumber: invalid pattern '${s.accountNumber}'`,
+        );
+      }
+    }
+    return null;
+  };
+  for (const [i, c] of (input.triggerConditions ?? []).entries()) {
+    const failure = check(c.sourceAccounts, `triggerConditions/${i}/sourceAccounts`);
+    if (failure) return failure;
+  }
+  return check(input.sourceAccounts, 'sourceAccounts') ?? check(input.targetAccounts, 'targetAccounts');
+}
+
+async function memberCompanyIds(tx: Db | Tx, group: GroupRow): Promise<Set<string>> {
+  const rows = await tx
+    .select({ companyId: consolidationMembers.companyId })
+    .from(consolidationMembers)
+    .where(
+      and(
+        eq(consolidationMembers.organizationId, group.organizationId),
+        eq(consolidationMembers.groupId, group.id),
+      ),
+    );
+  return new Set([group.parentCompanyId, ...rows.map((r) => r.companyId)]);
+}
+
+/**
+ * The semantic checks of 3.11.4, in order, on the complete (resulting) rule: selector companies,
+ * debit/credit accounts exist (404), belong to the group, differ in number, `minimumAmount` digits.
+ */
+async function semanticChecks(
+  tx: Db | Tx,
+  group: GroupRow,
+  draft: RuleDraft,
+  operation: RuleOperation,
+  reasonPrefix: string,
+  pathPrefix: string,
+  groupCompanies?: Set<string>,
+): Promise<void> {
+  const allowed = groupCompanies ?? (await memberCompanyIds(tx, group));
+  const lists: Array<[string, StoredSelector[]]> = [
+    ...draft.triggerConditions.map(
+      (c, i) => [`triggerConditions/${i}/sourceAccounts`, c.sourceAccounts] as [string, StoredSelector[]],
+    ),
+    ['sourceAccounts', draft.sourceAccounts],
+    ['targetAccounts', draft.targetAccounts],
+  ];
+  for (const [path, list] of lists) {
+    for (const [i, s] of list.entries()) {
+      if (s.companyId !== null && !allowed.has(s.companyId)) {
+        throw operationFailed(
+          operation,
+          `${reasonPrefix}${path}/${i}/companyId: company ${s.companyId} is neither the parent nor a member of the group`,
+        );
+      }
+    }
+  }
+  const rows = await tx
+    .select({ id: accounts.id, companyId: accounts.companyId, accountNumber: accounts.accountNumber })
+    .from(accounts)
+    .where(
+      and(
+        eq(accounts.organizationId, group.organizationId),
+        inArray(accounts.id, [draft.debitAccountId, draft.creditAccountId]),
+      ),
+    );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const debit = byId.get(draft.debitAccountId);
+  if (!debit) {
+    throw new DomainError(404, 'AccountNotFoundError', 'Account not found', {
+      accountId: draft.debitAccountId,
+    });
+  }
+  const credit = byId.get(draft.creditAccountId);
+  if (!credit) {
+    throw new DomainError(404, 'AccountNotFoundError', 'Account not found', {
+      accountId: draft.creditAccountId,
+    });
+  }
+  for (const [field, account] of [
+    ['debitAccountId', debit],
+    ['creditAccountId', credit],
+  ] as const) {
+    if (!allowed.has(account.companyId)) {
+      throw operationFailed(
+        operation,
+        `${reasonPrefix}${field}: account ${account.id} belongs to company ${account.companyId}, which is neither the parent nor a member of the group`,
+      );
+    }
+  }
+  if (debit.accountNumber === credit.accountNumber) {
+    throw operationFailed(
+      operation,
+      `${reasonPrefix}creditAccountId: the debit and credit accounts have the same account number ${debit.accountNumber}`,
+    );
+  }
+  const digits = minorUnits(group.reportingCurrency);
+  const issues: Issue[] = [];
+  draft.triggerConditions.forEach((c, i) => {
+    if (c.minimumAmount !== null && fractionDigits(c.minimumAmount) > digits) {
+      issues.push({
+        path: `${pathPrefix}/triggerConditions/${i}/minimumAmount`,
+        message: `At most ${digits} decimal places for ${group.reportingCurrency}`,
+      });
+    }
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
+}
+
+/** Stored form: canonical `minimumAmount` (`"100.50"` → `"100.5"`). */
+function canonical(draft: RuleDraft): RuleDraft {
+  return {
+    ...draft,
+    triggerConditions: draft.triggerConditions.map((c) => ({
+      ...c,
+      minimumAmount: c.minimumAmount === null ? null : dec(c.minimumAmount).toFixed(),
+    })),
+  };
+}
+
+function draftOf(row: RuleRow): RuleDraft {
+  return {
+    name: row.name,
+    description: row.description ?? null,
+    eliminationType: row.eliminationType as EliminationType,
+    triggerConditions: storedTriggers(row),
+    sourceAccounts: toSelectors(row.sourceAccounts as StoredSelector[]),
+    targetAccounts: toSelectors(row.targetAccounts as StoredSelector[]),
+    debitAccountId: row.debitAccountId,
+    creditAccountId: row.creditAccountId,
+    isAutomatic: row.isAutomatic,
+    priority: row.priority,
+    isActive: row.isActive,
+  };
+}
+
+function draftFromCreate(input: CreateRuleInput): RuleDraft {
+  return {
+    name: input.name,
+    description: input.description ?? null,
+    eliminationType: input.eliminationType,
+    triggerConditions: toTriggers(input.triggerConditions),
+    sourceAccounts: toSelectors(input.sourceAccounts),
+    targetAccounts: toSelectors(input.targetAccounts),
+    debitAccountId: input.debitAccountId,
+    creditAccountId: input.creditAccountId,
+    isAutomatic: input.isAutomatic,
+    priority: input.priority,
+    isActive: input.isActive ?? true,
+  };
+}
+
+function createAudit(access: Access, row: RuleRow): AuditInput {
+  return {
+    organizationId: row.organizationId,
+    userId: access.userId,
+    action: 'Create',
+    entityType: 'EliminationRule',
+    entityId: row.id,
+  };
+}
+
+function authorizeRule(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  action: 'consolidation:read' | 'consolidation:manage',
+) {
+  return authorizeById(
+    access,
+    organizationId,
+    action,
+    RESOURCE,
+    (orgId) => findRule(db, id, orgId),
+    () => ruleNotFound(id),
+  );
+}
+
+/** Locks the group, then the rule (the lock order of every rule write that needs both). */
+async function lockRule(tx: Tx, current: RuleRow): Promise<{ group: GroupRow; rule: RuleRow }> {
+  const group = await requireGroup(tx, current.organizationId, current.groupId, true).catch(() => {
+    throw ruleNotFound(current.id);
+  });
+  const rule = await findRule(tx, current.id, current.organizationId, true);
+  if (!rule) throw ruleNotFound(current.id);
+  return { group, rule };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Create
+
+export async function createRule(db: Db, access: Access, input: CreateRuleInput): Promise<RuleRecord> {
+  checkPatterns(input, 'create');
+  const orgId = input.organizationId;
+  await access.authorize(orgId, 'consolidation:manage', RESOURCE);
+  const { row, currency } = await inTransaction(db, async (tx) => {
+    const group = await requireGroup(tx, orgId, input.consolidationGroupId, true);
+    const draft = draftFromCreate(input);
+    await semanticChecks(tx, group, draft, 'create', '', '');
+    const [row] = await tx
+      .insert(eliminationRules)
+      .values({ id: uuidv7(), organizationId: orgId, groupId: group.id, ...canonical(draft) })
+      .returning();
+    await recordAudit(tx, createAudit(access, row!));
+    return { row: row!, currency: group.reportingCurrency };
+  });
+  return ruleRecord(row, currency);
+}
+
+/**
+ * Step 5 rules of a bulk body: one organization for every element (400 at `/rules/<i>/organizationId`),
+ * then the selector patterns of each element in array order.
+ */
+export function checkBulkRules(rules: Array<Pick<CreateRuleInput, 'organizationId'> & PatternFields>): void {
+  const orgId = rules[0]?.organizationId;
+  const issues: Issue[] = [];
+  rules.forEach((r, i) => {
+    if (r.organizationId !== orgId) {
+      issues.push({
+        path: `/rules/${i}/organizationId`,
+        message: 'Every rule of a bulk request must have the same organizationId',
+      });
+    }
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
+  for (const [i, r] of rules.entries()) {
+    const failure = patternFailure(r, 'bulkCreate', `rules/${i}/`);
+    if (failure) throw failure;
+  }
+}
+
+/** Step 5 rule of create and update: selector patterns (3.11.2). */
+export function checkPatterns(input: PatternFields, operation: RuleOperation): void {
+  const failure = patternFailure(input, operation);
+  if (failure) throw failure;
+}
+
+export async function bulkCreateRules(
+  db: Db,
+  access: Access,
+  rules: CreateRuleInput[],
+): Promise<{ created: RuleRecord[]; count: number }> {
+  checkBulkRules(rules);
+  const orgId = rules[0]!.organizationId;
+  await access.authorize(orgId, 'consolidation:manage', RESOURCE);
+  const { rows, currencies } = await inTransaction(db, async (tx) => {
+    const groupIds = [...new Set(rules.map((r) => r.consolidationGroupId))].sort();
+    const locked = await tx
+      .select()
+      .from(consolidationGroups)
+      .where(and(eq(consolidationGroups.organizationId, orgId), inArray(consolidationGroups.id, groupIds)))
+      .orderBy(asc(consolidationGroups.id))
+      .for('update');
+    const groups = new Map(locked.map((g) => [g.id, g]));
+    const companiesOf = new Map<string, Set<string>>();
+    const drafts: RuleDraft[] = [];
+    for (const [i, r] of rules.entries()) {
+      const group = groups.get(r.consolidationGroupId);
+      if (!group) throw groupNotFound(r.consolidationGroupId);
+      let allowed = companiesOf.get(group.id);
+      if (!allowed) {
+        allowed = await memberCompanyIds(tx, group);
+        companiesOf.set(group.id, allowed);
+      }
+      const draft = draftFromCreate(r);
+      await semanticChecks(tx, group, draft, 'bulkCreate', `rules/${i}/`, `/rules/${i}`, allowed);
+      drafts.push(canonical(draft));
+    }
+    const values = drafts.map((d, i) => ({
+      id: uuidv7(),
+      organizationId: orgId,
+      groupId: rules[i]!.consolidationGroupId,
+      ...d,
+    }));
+    const inserted = await tx.insert(eliminationRules).values(values).returning();
+    const byId = new Map(inserted.map((r) => [r.id, r]));
+    const ordered = values.map((v) => byId.get(v.id)!);
+    await recordAudit(
+      tx,
+      ordered.map((r) => createAudit(access, r)),
+    );
+    return {
+      rows: ordered,
+      currencies: new Map([...groups.values()].map((g) => [g.id, g.reportingCurrency])),
+    };
+  });
+  const created = rows.map((r) => ruleRecord(r, currencies.get(r.groupId)!));
+  return { created, count: created.length };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Read
+
+export async function getRule(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+): Promise<RuleRecord> {
+  const row = await authorizeRule(db, access, id, organizationId, 'consolidation:read');
+  return ruleRecord(row, row.currency);
+}
+
+/** Organizations a rule list covers, and the group filter resolved within them (404 otherwise). */
+async function listScope(
+  db: Db,
+  access: Access,
+  organizationId: string | undefined,
+  groupId: string | undefined,
+): Promise<string[]> {
+  let orgIds: string[];
+  if (organizationId !== undefined) {
+    await access.authorize(organizationId, 'consolidation:read', RESOURCE);
+    orgIds = [organizationId];
+  } else {
+    orgIds = await access.memberOrganizationIds();
+  }
+  if (groupId !== undefined) {
+    const found =
+      orgIds.length === 0
+        ? []
+        : await db
+            .select({ id: consolidationGroups.id })
+            .from(consolidationGroups)
+            .where(
+              and(inArray(consolidationGroups.organizationId, orgIds), eq(consolidationGroups.id, groupId)),
+            );
+    if (found.length === 0) throw groupNotFound(groupId);
+  }
+  return orgIds;
+}
+
+export async function listRules(db: Db, access: Access, q: RuleListQuery, page: PageParams) {
+  const orgIds = await listScope(db, access, q.organizationId, q.consolidationGroupId);
+  if (orgIds.length === 0) return paged('rules', [] as RuleRecord[], 0, page);
+  const conds: SQL[] = [inArray(eliminationRules.organizationId, orgIds)];
+  if (q.consolidationGroupId !== undefined) conds.push(eq(eliminationRules.groupId, q.consolidationGroupId));
+  if (q.eliminationType !== undefined) conds.push(eq(eliminationRules.eliminationType, q.eliminationType));
+  if (q.isActive !== undefined) conds.push(eq(eliminationRules.isActive, q.isActive));
+  if (q.isAutomatic !== undefined) conds.push(eq(eliminationRules.isAutomatic, q.isAutomatic));
+  if (q.highPriorityOnly === true) conds.push(lt(eliminationRules.priority, 10));
+  const { items, total } = await listRuleRecords(db, and(...conds), page);
+  return paged('rules', items, total, page);
+}
+
+export async function listRulesByType(
+  db: Db,
+  access: Access,
+  q: { consolidationGroupId: string; eliminationType: EliminationType },
+  page: PageParams,
+) {
+  return listRules(db, access, q, page);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Update, delete and actions
+
+export async function updateRule(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  input: UpdateRuleInput,
+): Promise<RuleRecord> {
+  checkPatterns(input, 'update');
+  const current = await authorizeRule(db, access, id, organizationId, 'consolidation:manage');
+  const immutable: Issue[] = [];
+  if (input.organizationId !== undefined && input.organizationId !== current.organizationId) {
+    immutable.push({ path: '/organizationId', message: 'organizationId cannot be changed' });
+  }
+  if (input.consolidationGroupId !== undefined && input.consolidationGroupId !== current.groupId) {
+    immutable.push({ path: '/consolidationGroupId', message: 'consolidationGroupId cannot be changed' });
+  }
+  if (immutable.length > 0) throw new ValidationError(immutable);
+  const { row, currency } = await inTransaction(db, async (tx) => {
+    const { group, rule } = await lockRule(tx, current);
+    const before = draftOf(rule);
+    const draft: RuleDraft = {
+      name: input.name ?? before.name,
+      description: input.description === undefined ? before.description : input.description,
+      eliminationType: input.eliminationType ?? before.eliminationType,
+      triggerConditions:
+        input.triggerConditions === undefined
+          ? before.triggerConditions
+          : toTriggers(input.triggerConditions),
+      sourceAccounts:
+        input.sourceAccounts === undefined ? before.sourceAccounts : toSelectors(input.sourceAccounts),
+      targetAccounts:
+        input.targetAccounts === undefined ? before.targetAccounts : toSelectors(input.targetAccounts),
+      debitAccountId: input.debitAccountId ?? before.debitAccountId,
+      creditAccountId: input.creditAccountId ?? before.creditAccountId,
+      isAutomatic: input.isAutomatic ?? before.isAutomatic,
+      priority: input.priority ?? before.priority,
+      isActive: input.isActive === undefined ? before.isActive : (input.isActive ?? true),
+    };
+    await semanticChecks(tx, group, draft, 'update', '', '');
+    const next = canonical(draft);
+    const changes = diffChanges(
+      before as unknown as Record<string, unknown>,
+      next as unknown as Record<string, unknown>,
+    );
+    if (Object.keys(changes).length === 0) return { row: rule as RuleRow, currency: group.reportingCurrency };
+    const [updated] = await tx
+      .update(eliminationRules)
+      .set({ ...next, updatedAt: new Date() })
+      .where(and(eq(eliminationRules.organizationId, rule.organizationId), eq(eliminationRules.id, rule.id)))
+      .returning();
+    await recordAudit(tx, {
+      organizationId: rule.organizationId,
+      userId: access.userId,
+      action: 'Update',
+      entityType: 'EliminationRule',
+      entityId: rule.id,
+      changes,
+    });
+    return { row: updated!, currency: group.reportingCurrency };
+  });
+  return ruleRecord(row, currency);
+}
+
+export async function deleteRule(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+): Promise<void> {
+  const current = await authorizeRule(db, access, id, organizationId, 'consolidation:manage');
+  await inTransaction(db, async (tx) => {
+    const { rule } = await lockRule(tx, current);
+    const [usage] = await queryRows<{ n: number }>(
+      tx,
+      sql`select count(distinct a.run_id)::int as n
+          from run_rule_applications a
+          join consolidation_runs r on r.organization_id = a.organization_id and r.id = a.run_id
+          where a.organization_id = ${rule.organizationId} and a.rule_id = ${rule.id}
+            and r.status = 'Completed'`,
+    );
+    const completedRunCount = Number(usage?.n ?? 0);
+    if (completedRunCount > 0) throw ruleInUse(rule.id, completedRunCount);
+    await tx
+      .delete(eliminationRules)
+      .where(and(eq(eliminationRules.organizationId, rule.organizationId), eq(eliminationRules.id, rule.id)));
+    await recordAudit(tx, {
+      organizationId: rule.organizationId,
+      userId: access.userId,
+      action: 'Delete',
+      entityType: 'EliminationRule',
+      entityId: rule.id,
+    });
+  });
+}
+
+async function setRuleField(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  field: 'isActive' | 'priority',
+  value: boolean | number,
+  action: 'Activate' | 'Deactivate' | 'SetPriority',
+): Promise<RuleRecord> {
+  const current = await authorizeRule(db, access, id, organizationId, 'consolidation:manage');
+  const row = await inTransaction(db, async (tx) => {
+    const rule = await findRule(tx, current.id, current.organizationId, true);
+    if (!rule) throw ruleNotFound(current.id);
+    if (rule[field] === value) return rule;
+    const [updated] = await tx
+      .update(eliminationRules)
+      .set({ [field]: value, updatedAt: new Date() })
+      .where(and(eq(eliminationRules.organizationId, rule.organizationId), eq(eliminationRules.id, rule.id)))
+      .returning();
+    await recordAudit(tx, {
+      organizationId: rule.organizationId,
+      userId: access.userId,
+      action,
+      entityType: 'EliminationRule',
+      entityId: rule.id,
+      changes: { [field]: { from: rule[field], to: value } },
+    });
+    return { ...updated!, currency: rule.currency };
+  });
+  return ruleRecord(row, row.currency);
+}
+
+export function setRuleActive(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  active: boolean,
+): Promise<RuleRecord> {
+  return setRuleField(db, access, id, organizationId, 'isActive', active, active ? 'Activate' : 'Deactivate');
+}
+
+export function setRulePriority(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  priority: number,
+): Promise<RuleRecord> {
+  return setRuleField(db, access, id, organizationId, 'priority', priority, 'SetPriority');
+}

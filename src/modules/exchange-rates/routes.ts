@@ -1,0 +1,295 @@
+/** Exchange-rate endpoints (contract 3.8.5). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { type Issue, ValidationError } from '../../domain/errors.ts';
+import { RATE_SOURCES, RATE_TYPES } from '../../domain/rates.ts';
+import { pageParams } from '../../http/pagination.ts';
+import { NoContent, responses } from '../../http/responses.ts';
+import {
+  CurrencyCode,
+  IsoDate,
+  Nullable,
+  Page,
+  PageQuery,
+  Rate,
+  RateInput,
+  StringEnum,
+  Timestamp,
+  Type,
+  Uuid,
+} from '../../http/schemas.ts';
+import * as rates from './service.ts';
+
+const RateTypeSchema = StringEnum(RATE_TYPES);
+const RateSourceSchema = StringEnum(RATE_SOURCES);
+
+const ExchangeRate = Type.Object({
+  id: Uuid,
+  organizationId: Uuid,
+  fromCurrency: Type.String(),
+  toCurrency: Type.String(),
+  rate: Rate,
+  effectiveDate: Type.String({ description: 'Date YYYY-MM-DD' }),
+  rateType: RateTypeSchema,
+  source: RateSourceSchema,
+  createdBy: Uuid,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const RateLookupResult = Type.Object({
+  fromCurrency: Type.String(),
+  toCurrency: Type.String(),
+  rate: Nullable(ExchangeRate),
+  effectiveRate: Nullable(Rate),
+  derivation: Nullable(StringEnum(['Direct', 'Inverse', 'Triangulated', 'ComputedAverage'] as const)),
+  legs: Type.Array(ExchangeRate),
+});
+
+const CreateRate = Type.Object({
+  organizationId: Uuid,
+  fromCurrency: CurrencyCode,
+  toCurrency: CurrencyCode,
+  rate: RateInput,
+  effectiveDate: IsoDate,
+  rateType: RateTypeSchema,
+  source: RateSourceSchema,
+});
+
+const idPath = {
+  id: { tag: 'ExchangeRateIdNotFoundError', field: 'exchangeRateId', message: 'Exchange rate not found' },
+};
+const tags = ['Exchange rates'];
+
+const Pair = {
+  organizationId: Uuid,
+  fromCurrency: CurrencyCode,
+  toCurrency: CurrencyCode,
+};
+const PeriodQuery = Type.Object({
+  ...Pair,
+  year: Type.Integer({ minimum: 1900, maximum: 2999 }),
+  period: Type.Integer({ minimum: 1, maximum: 13 }),
+  companyId: Type.Optional(Uuid),
+});
+
+/** 400 SameCurrencyExchangeRateError, checked with the syntax checks (before organization checks). */
+function checkPair(q: { fromCurrency: string; toCurrency: string }): void {
+  if (q.fromCurrency === q.toCurrency) throw rates.sameCurrencyError(q.fromCurrency);
+}
+
+export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps;
+
+  app.get(
+    '/api/v1/exchange-rates',
+    {
+      schema: {
+        tags,
+        summary: 'List exchange rates',
+        description:
+          'Viewer. Without organizationId: every organization of the caller. Ordered by effectiveDate ' +
+          'descending, fromCurrency, toCurrency, rate type (Spot, Average, Historical, YearEnd), id.',
+        querystring: Type.Object({
+          organizationId: Type.Optional(Uuid),
+          fromCurrency: Type.Optional(CurrencyCode),
+          toCurrency: Type.Optional(CurrencyCode),
+          rateType: Type.Optional(RateTypeSchema),
+          source: Type.Optional(RateSourceSchema),
+          startDate: Type.Optional(IsoDate),
+          endDate: Type.Optional(IsoDate),
+          ...PageQuery,
+        }),
+        response: responses({ 200: Page('rates', ExchangeRate) }),
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      if (q.startDate !== undefined && q.endDate !== undefined && q.startDate > q.endDate) {
+        throw new ValidationError([
+          { path: '/query/startDate', message: 'startDate must not be after endDate' },
+          { path: '/query/endDate', message: 'endDate must not be before startDate' },
+        ]);
+      }
+      return rates.listRates(db, request.access, q, pageParams(q));
+    },
+  );
+
+  app.get(
+    '/api/v1/exchange-rates/rate',
+    {
+      schema: {
+        tags,
+        summary: 'Rate on a date',
+        description: 'Viewer. The rate of that type effective exactly on effectiveDate (3.8.4).',
+        querystring: Type.Object({ ...Pair, effectiveDate: IsoDate, rateType: RateTypeSchema }),
+        response: responses({ 200: RateLookupResult }),
+      },
+    },
+    async (request) => {
+      checkPair(request.query);
+      return rates.lookupOnDate(db, request.access, request.query);
+    },
+  );
+
+  app.get(
+    '/api/v1/exchange-rates/latest',
+    {
+      schema: {
+        tags,
+        summary: 'Latest rate',
+        description:
+          'Viewer. The rate with the latest effectiveDate of that type; without rateType of any type ' +
+          '(ties Spot, YearEnd, Average, Historical).',
+        querystring: Type.Object({ ...Pair, rateType: Type.Optional(RateTypeSchema) }),
+        response: responses({ 200: RateLookupResult }),
+      },
+    },
+    async (request) => {
+      checkPair(request.query);
+      return rates.lookupLatest(db, request.access, request.query);
+    },
+  );
+
+  app.get(
+    '/api/v1/exchange-rates/closest',
+    {
+      schema: {
+        tags,
+        summary: 'Closest rate',
+        description:
+          'Viewer. The rate nearest to date, earlier or later; at equal distance the earlier date; ' +
+          'then the type order, then direct before inverse.',
+        querystring: Type.Object({ ...Pair, date: IsoDate, rateType: Type.Optional(RateTypeSchema) }),
+        response: responses({ 200: RateLookupResult }),
+      },
+    },
+    async (request) => {
+      checkPair(request.query);
+      return rates.lookupClosest(db, request.access, request.query);
+    },
+  );
+
+  app.get(
+    '/api/v1/exchange-rates/period-average',
+    {
+      schema: {
+        tags,
+        summary: 'Average rate of a fiscal period',
+        description:
+          'Viewer. The latest Average rate within the period (period 13: the whole year), else the ' +
+          "mean of the period's Spot rates (ComputedAverage). Calendar: the company's when companyId " +
+          "is given, else the organization's fiscalYearEnd.",
+        querystring: PeriodQuery,
+        response: responses({ 200: RateLookupResult }),
+      },
+    },
+    async (request) => {
+      checkPair(request.query);
+      return rates.lookupPeriodAverage(db, request.access, request.query);
+    },
+  );
+
+  app.get(
+    '/api/v1/exchange-rates/period-closing',
+    {
+      schema: {
+        tags,
+        summary: 'Closing rate of a fiscal period',
+        description:
+          "Viewer. The latest YearEnd or Spot rate (YearEnd preferred on the same date) on or before the period's end date.",
+        querystring: PeriodQuery,
+        response: responses({ 200: RateLookupResult }),
+      },
+    },
+    async (request) => {
+      checkPair(request.query);
+      return rates.lookupPeriodClosing(db, request.access, request.query);
+    },
+  );
+
+  app.get(
+    '/api/v1/exchange-rates/:id',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Get an exchange rate',
+        description: 'Viewer.',
+        params: Type.Object({ id: Type.String() }),
+        querystring: Type.Object({ organizationId: Type.Optional(Uuid) }),
+        response: responses({ 200: ExchangeRate }),
+      },
+    },
+    async (request) => rates.getRate(db, request.access, request.params.id, request.query.organizationId),
+  );
+
+  app.post(
+    '/api/v1/exchange-rates',
+    {
+      schema: {
+        tags,
+        summary: 'Create an exchange rate',
+        description: 'Member. One rate per organization, pair, effectiveDate and rateType.',
+        body: CreateRate,
+        response: responses({ 201: ExchangeRate }),
+      },
+    },
+    async (request, reply) => {
+      checkPair(request.body);
+      return reply.code(201).send(await rates.createRate(db, request.access, request.body));
+    },
+  );
+
+  app.post(
+    '/api/v1/exchange-rates/bulk',
+    {
+      schema: {
+        tags,
+        summary: 'Create exchange rates in bulk',
+        description:
+          'Member. 1–500 rates of one organization; all or nothing. Created rates are returned in request order.',
+        body: Type.Object({ rates: Type.Array(CreateRate, { minItems: 1, maxItems: 500 }) }),
+        response: responses({
+          201: Type.Object({ created: Type.Array(ExchangeRate), count: Type.Integer() }),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const list = request.body.rates;
+      const orgId = list[0]!.organizationId;
+      const issues: Issue[] = [];
+      list.forEach((r, i) => {
+        if (r.organizationId !== orgId) {
+          issues.push({
+            path: `/rates/${i}/organizationId`,
+            message: 'Every rate must carry the same organizationId',
+          });
+        }
+      });
+      if (issues.length > 0) throw new ValidationError(issues);
+      for (const r of list) checkPair(r);
+      return reply.code(201).send(await rates.bulkCreateRates(db, request.access, list));
+    },
+  );
+
+  app.delete(
+    '/api/v1/exchange-rates/:id',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Delete an exchange rate',
+        description:
+          'Member. Refused (409) while a posted or reversed entry or a completed run uses the rate (any leg); ' +
+          'lines of unposted entries that used it lose the reference.',
+        params: Type.Object({ id: Type.String() }),
+        querystring: Type.Object({ organizationId: Type.Optional(Uuid) }),
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      await rates.deleteRate(db, request.access, request.params.id, request.query.organizationId);
+      return reply.code(204).send();
+    },
+  );
+};

@@ -1,0 +1,695 @@
+/**
+ * Fiscal years and periods (contract 3.6.4), except year-end close and reopen.
+ *
+ * Layout, so that year-end close / reopen / close preview can be added next to this file:
+ *   - records: `fiscalYearRecord`, `fiscalPeriodRecord`, `loadFiscalYearRecord(s)`, `unpostedCountsByPeriod`
+ *   - lookups: `enterCompany`, `requireFiscalYear`, `requireFiscalPeriod` (404 tags of 3.6.4)
+ *   - errors: `fiscalYearNotFound`, `fiscalPeriodNotFound`, `yearAlreadyClosed`
+ *   - use cases: list/get/create years, list/get/close/open periods, reopen history, period status,
+ *     summary
+ */
+import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
+import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
+import { fiscalPeriods, fiscalYears, journalEntries, periodReopenHistory } from '../../db/schema/index.ts';
+import { addDays } from '../../domain/dates.ts';
+import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
+import {
+  type DateRange,
+  fiscalYearEndDate,
+  fiscalYearStartDate,
+  periodOf,
+} from '../../domain/fiscal-calendar.ts';
+import type { Access, Action } from '../../http/access.ts';
+import { type PageParams, paged } from '../../http/pagination.ts';
+import { recordAudit } from '../audit/service.ts';
+import { type CompanyRow, fiscalYearEndOf, requireCompany, UNPOSTED_STATUSES } from '../companies/lookup.ts';
+import { ensureFiscalYear, type FiscalPeriodRow, type FiscalYearRow } from './ensure.ts';
+
+export type FiscalStatus = 'Open' | 'Closed';
+export const MIN_FISCAL_YEAR = 1900;
+export const MAX_FISCAL_YEAR = 2999;
+
+// ---------------------------------------------------------------------------------------------------
+// Records
+
+export interface FiscalPeriodRecord {
+  id: string;
+  fiscalYearId: string;
+  companyId: string;
+  fiscalYear: number;
+  periodNumber: number;
+  name: string;
+  periodType: 'Regular' | 'Adjustment';
+  startDate: string;
+  endDate: string;
+  status: FiscalStatus;
+  closedBy: string | null;
+  closedAt: string | null;
+  unpostedEntryCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FiscalYearRecord {
+  id: string;
+  organizationId: string;
+  companyId: string;
+  name: string;
+  year: number;
+  startDate: string;
+  endDate: string;
+  status: FiscalStatus;
+  includesAdjustmentPeriod: true;
+  closedBy: string | null;
+  closedAt: string | null;
+  periods: FiscalPeriodRecord[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface PeriodReopenRecord {
+  id: string;
+  periodId: string;
+  reason: string | null;
+  reopenedBy: string;
+  reopenedAt: string;
+  previousStatus: 'Closed';
+}
+
+export function fiscalPeriodRecord(row: FiscalPeriodRow, unpostedEntryCount: number): FiscalPeriodRecord {
+  return {
+    id: row.id,
+    fiscalYearId: row.fiscalYearId,
+    companyId: row.companyId,
+    fiscalYear: row.fiscalYear,
+    periodNumber: row.periodNumber,
+    name: row.name,
+    periodType: row.periodType as 'Regular' | 'Adjustment',
+    startDate: row.startDate,
+    endDate: row.endDate,
+    status: row.status as FiscalStatus,
+    closedBy: row.closedBy,
+    closedAt: row.closedAt ? row.closedAt.toISOString() : null,
+    unpostedEntryCount,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function fiscalYearRecord(row: FiscalYearRow, periods: FiscalPeriodRecord[]): FiscalYearRecord {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    companyId: row.companyId,
+    name: row.name,
+    year: row.year,
+    startDate: row.startDate,
+    endDate: row.endDate,
+    status: row.status as FiscalStatus,
+    includesAdjustmentPeriod: true,
+    closedBy: row.closedBy,
+    closedAt: row.closedAt ? row.closedAt.toISOString() : null,
+    periods: [...periods].sort((a, b) => a.periodNumber - b.periodNumber),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+const periodKey = (year: number, period: number) => `${year}:${period}`;
+
+/**
+ * Unposted entries (`Draft`, `PendingApproval`, `Approved`) of the company per fiscal period of the
+ * given years, keyed `"<year>:<period>"` (use `unpostedCountOf`).
+ */
+export async function unpostedCountsByPeriod(
+  db: Queryable,
+  organizationId: string,
+  companyId: string,
+  years: readonly number[],
+): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (years.length === 0) return counts;
+  const rows = await db
+    .select({
+      year: journalEntries.fiscalYear,
+      period: journalEntries.fiscalPeriod,
+      n: sql<number>`count(*)::int`,
+    })
+    .from(journalEntries)
+    .where(
+      and(
+        eq(journalEntries.organizationId, organizationId),
+        eq(journalEntries.companyId, companyId),
+        inArray(journalEntries.status, [...UNPOSTED_STATUSES]),
+        inArray(journalEntries.fiscalYear, [...new Set(years)]),
+      ),
+    )
+    .groupBy(journalEntries.fiscalYear, journalEntries.fiscalPeriod);
+  for (const r of rows) counts.set(periodKey(Number(r.year), Number(r.period)), Number(r.n));
+  return counts;
+}
+
+export function unpostedCountOf(counts: Map<string, number>, year: number, period: number): number {
+  return counts.get(periodKey(year, period)) ?? 0;
+}
+
+/** Full records (13 periods each, with unposted counts) of fiscal years of ONE company. */
+export async function loadFiscalYearRecords(
+  db: Queryable,
+  organizationId: string,
+  companyId: string,
+  years: FiscalYearRow[],
+): Promise<FiscalYearRecord[]> {
+  if (years.length === 0) return [];
+  const [periods, counts] = await Promise.all([
+    db
+      .select()
+      .from(fiscalPeriods)
+      .where(
+        and(
+          eq(fiscalPeriods.organizationId, organizationId),
+          inArray(
+            fiscalPeriods.fiscalYearId,
+            years.map((y) => y.id),
+          ),
+        ),
+      )
+      .orderBy(asc(fiscalPeriods.periodNumber)),
+    unpostedCountsByPeriod(
+      db,
+      organizationId,
+      companyId,
+      years.map((y) => y.year),
+    ),
+  ]);
+  return years.map((y) =>
+    fiscalYearRecord(
+      y,
+      periods
+        .filter((p) => p.fiscalYearId === y.id)
+        .map((p) => fiscalPeriodRecord(p, unpostedCountOf(counts, p.fiscalYear, p.periodNumber))),
+    ),
+  );
+}
+
+export async function loadFiscalYearRecord(db: Queryable, year: FiscalYearRow): Promise<FiscalYearRecord> {
+  const [record] = await loadFiscalYearRecords(db, year.organizationId, year.companyId, [year]);
+  return record!;
+}
+
+export async function loadFiscalPeriodRecord(
+  db: Queryable,
+  period: FiscalPeriodRow,
+): Promise<FiscalPeriodRecord> {
+  const counts = await unpostedCountsByPeriod(db, period.organizationId, period.companyId, [
+    period.fiscalYear,
+  ]);
+  return fiscalPeriodRecord(period, unpostedCountOf(counts, period.fiscalYear, period.periodNumber));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Errors and lookups
+
+export function fiscalYearNotFound(fiscalYearId: string): DomainError {
+  return new DomainError(404, 'FiscalYearNotFoundError', 'Fiscal year not found', { fiscalYearId });
+}
+
+export function fiscalPeriodNotFound(fiscalPeriodId: string): DomainError {
+  return new DomainError(404, 'FiscalPeriodNotFoundError', 'Fiscal period not found', { fiscalPeriodId });
+}
+
+export function yearAlreadyClosed(fiscalYearId: string, year: number): DomainError {
+  return new DomainError(409, 'YearAlreadyClosedError', 'The fiscal year is closed', { fiscalYearId, year });
+}
+
+function invalidTransition(
+  fiscalPeriodId: string,
+  currentStatus: string,
+  targetStatus: FiscalStatus,
+): DomainError {
+  return new DomainError(
+    400,
+    'InvalidPeriodStatusTransitionError',
+    `The period is already ${currentStatus}`,
+    { fiscalPeriodId, currentStatus, targetStatus },
+  );
+}
+
+/** Step 7 and the company part of step 8 of every fiscal endpoint: organization, membership, company. */
+export async function enterCompany(
+  db: Queryable,
+  access: Access,
+  organizationId: string,
+  companyId: string,
+  action: Action,
+  resource?: string,
+): Promise<CompanyRow> {
+  await access.enterOrganization(organizationId, action, resource);
+  return requireCompany(db, organizationId, companyId);
+}
+
+/** A fiscal year of the company (404 FiscalYearNotFoundError otherwise), optionally locked. */
+export async function requireFiscalYear(
+  db: Queryable,
+  organizationId: string,
+  companyId: string,
+  fiscalYearId: string,
+  lock?: 'update' | 'share',
+): Promise<FiscalYearRow> {
+  const q = db
+    .select()
+    .from(fiscalYears)
+    .where(
+      and(
+        eq(fiscalYears.organizationId, organizationId),
+        eq(fiscalYears.companyId, companyId),
+        eq(fiscalYears.id, fiscalYearId),
+      ),
+    );
+  const [row] = lock ? await q.for(lock) : await q;
+  if (!row) throw fiscalYearNotFound(fiscalYearId);
+  return row;
+}
+
+/** A period of the fiscal year (404 FiscalPeriodNotFoundError otherwise), optionally locked. */
+export async function requireFiscalPeriod(
+  db: Queryable,
+  organizationId: string,
+  fiscalYearId: string,
+  periodId: string,
+  lock?: 'update' | 'share',
+): Promise<FiscalPeriodRow> {
+  const q = db
+    .select()
+    .from(fiscalPeriods)
+    .where(
+      and(
+        eq(fiscalPeriods.organizationId, organizationId),
+        eq(fiscalPeriods.fiscalYearId, fiscalYearId),
+        eq(fiscalPeriods.id, periodId),
+      ),
+    );
+  const [row] = lock ? await q.for(lock) : await q;
+  if (!row) throw fiscalPeriodNotFound(periodId);
+  return row;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Fiscal years
+
+export interface YearPath {
+  organizationId: string;
+  companyId: string;
+}
+
+export async function listFiscalYears(
+  db: Db,
+  access: Access,
+  path: YearPath,
+  status: FiscalStatus | undefined,
+  page: PageParams,
+) {
+  const { organizationId, companyId } = path;
+  await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read', 'FiscalYear');
+  await access.requireRole(organizationId, 'fiscal_period:read', 'FiscalYear');
+  const conds: SQL[] = [eq(fiscalYears.organizationId, organizationId), eq(fiscalYears.companyId, companyId)];
+  if (status) conds.push(eq(fiscalYears.status, status));
+  const where = and(...conds);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(fiscalYears)
+      .where(where)
+      .orderBy(desc(fiscalYears.year), asc(fiscalYears.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ n: sql<number>`count(*)::int` }).from(fiscalYears).where(where),
+  ]);
+  const records = await loadFiscalYearRecords(db, organizationId, companyId, rows);
+  return paged('fiscalYears', records, Number(total?.n ?? 0), page);
+}
+
+export async function getFiscalYear(
+  db: Db,
+  access: Access,
+  path: YearPath & { fiscalYearId: string },
+): Promise<FiscalYearRecord> {
+  const { organizationId, companyId } = path;
+  await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read', 'FiscalYear');
+  const year = await requireFiscalYear(db, organizationId, companyId, path.fiscalYearId);
+  await access.requireRole(organizationId, 'fiscal_period:read', 'FiscalYear');
+  return loadFiscalYearRecord(db, year);
+}
+
+export interface CreateFiscalYearInput {
+  year: number;
+  name?: string | null | undefined;
+  startDate?: string | undefined;
+  endDate?: string | undefined;
+}
+
+export async function createFiscalYear(
+  db: Db,
+  access: Access,
+  path: YearPath,
+  input: CreateFiscalYearInput,
+): Promise<FiscalYearRecord> {
+  const { organizationId, companyId } = path;
+  const company = await enterCompany(
+    db,
+    access,
+    organizationId,
+    companyId,
+    'fiscal_period:manage',
+    'FiscalYear',
+  );
+  await access.requireRole(organizationId, 'fiscal_period:manage', 'FiscalYear');
+  const fye = fiscalYearEndOf(company);
+  const start = fiscalYearStartDate(fye, input.year);
+  const end = fiscalYearEndDate(fye, input.year);
+  const issues: Issue[] = [];
+  if (input.startDate !== undefined && input.startDate !== start) {
+    issues.push({
+      path: '/startDate',
+      message: `startDate must be ${start}, the start of fiscal year ${input.year}`,
+    });
+  }
+  if (input.endDate !== undefined && input.endDate !== end) {
+    issues.push({
+      path: '/endDate',
+      message: `endDate must be ${end}, the end of fiscal year ${input.year}`,
+    });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return inTransaction(db, async (tx) => {
+    const { year, created } = await ensureFiscalYear(tx, {
+      organizationId,
+      companyId,
+      fiscalYearEnd: fye,
+      year: input.year,
+      userId: access.userId,
+      ...(input.name ? { name: input.name } : {}),
+    });
+    if (!created) {
+      throw new DomainError(409, 'FiscalYearAlreadyExistsError', 'The fiscal year exists', {
+        companyId,
+        year: input.year,
+      });
+    }
+    return loadFiscalYearRecord(tx, year);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Periods
+
+export interface PeriodPath extends YearPath {
+  fiscalYearId: string;
+  periodId: string;
+}
+
+export async function listFiscalPeriods(
+  db: Db,
+  access: Access,
+  path: YearPath & { fiscalYearId: string },
+  status: FiscalStatus | undefined,
+  page: PageParams,
+) {
+  const { organizationId, companyId } = path;
+  await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read');
+  const year = await requireFiscalYear(db, organizationId, companyId, path.fiscalYearId);
+  await access.requireRole(organizationId, 'fiscal_period:read');
+  const conds: SQL[] = [
+    eq(fiscalPeriods.organizationId, organizationId),
+    eq(fiscalPeriods.fiscalYearId, year.id),
+  ];
+  if (status) conds.push(eq(fiscalPeriods.status, status));
+  const where = and(...conds);
+  const [rows, [total], counts] = await Promise.all([
+    db
+      .select()
+      .from(fiscalPeriods)
+      .where(where)
+      .orderBy(asc(fiscalPeriods.periodNumber), asc(fiscalPeriods.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ n: sql<number>`count(*)::int` }).from(fiscalPeriods).where(where),
+    unpostedCountsByPeriod(db, organizationId, companyId, [year.year]),
+  ]);
+  return paged(
+    'periods',
+    rows.map((p) => fiscalPeriodRecord(p, unpostedCountOf(counts, p.fiscalYear, p.periodNumber))),
+    Number(total?.n ?? 0),
+    page,
+  );
+}
+
+export async function getFiscalPeriod(db: Db, access: Access, path: PeriodPath): Promise<FiscalPeriodRecord> {
+  const { organizationId, companyId } = path;
+  await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read');
+  await requireFiscalYear(db, organizationId, companyId, path.fiscalYearId);
+  const period = await requireFiscalPeriod(db, organizationId, path.fiscalYearId, path.periodId);
+  await access.requireRole(organizationId, 'fiscal_period:read');
+  return loadFiscalPeriodRecord(db, period);
+}
+
+/** POST …/periods/{periodId}/close: Open → Closed (unposted entries do not block, decision 43). */
+export async function closeFiscalPeriod(
+  db: Db,
+  access: Access,
+  path: PeriodPath,
+): Promise<FiscalPeriodRecord> {
+  const { organizationId, companyId } = path;
+  await enterCompany(db, access, organizationId, companyId, 'fiscal_period:manage');
+  return inTransaction(db, async (tx) => {
+    await requireFiscalYear(tx, organizationId, companyId, path.fiscalYearId, 'share');
+    const period = await requireFiscalPeriod(tx, organizationId, path.fiscalYearId, path.periodId, 'update');
+    await access.requireRole(organizationId, 'fiscal_period:manage');
+    if (period.status !== 'Open') throw invalidTransition(period.id, period.status, 'Closed');
+    const now = new Date();
+    const [updated] = await tx
+      .update(fiscalPeriods)
+      .set({ status: 'Closed', closedBy: access.userId, closedAt: now, updatedAt: now })
+      .where(and(eq(fiscalPeriods.organizationId, organizationId), eq(fiscalPeriods.id, period.id)))
+      .returning();
+    await recordAudit(tx, {
+      organizationId,
+      userId: access.userId,
+      action: 'Close',
+      entityType: 'FiscalPeriod',
+      entityId: period.id,
+      changes: { status: { from: 'Open', to: 'Closed' } },
+    });
+    return loadFiscalPeriodRecord(tx, updated!);
+  });
+}
+
+/**
+ * Writes a PeriodReopenEntry for a period that goes from `Closed` to `Open` (also for year reopen).
+ */
+export async function recordPeriodReopen(
+  tx: Queryable,
+  input: {
+    organizationId: string;
+    companyId: string;
+    periodId: string;
+    reason: string | null;
+    userId: string;
+    at: Date;
+  },
+): Promise<void> {
+  await tx.insert(periodReopenHistory).values({
+    id: uuidv7(),
+    organizationId: input.organizationId,
+    companyId: input.companyId,
+    periodId: input.periodId,
+    reason: input.reason,
+    reopenedBy: input.userId,
+    reopenedAt: input.at,
+    previousStatus: 'Closed',
+  });
+}
+
+/** POST …/periods/{periodId}/open: Closed → Open, refused while the year is closed. */
+export async function openFiscalPeriod(
+  db: Db,
+  access: Access,
+  path: PeriodPath,
+  reason: string | null,
+): Promise<FiscalPeriodRecord> {
+  const { organizationId, companyId } = path;
+  await enterCompany(db, access, organizationId, companyId, 'fiscal_period:manage');
+  return inTransaction(db, async (tx) => {
+    const year = await requireFiscalYear(tx, organizationId, companyId, path.fiscalYearId, 'share');
+    const period = await requireFiscalPeriod(tx, organizationId, path.fiscalYearId, path.periodId, 'update');
+    await access.requireRole(organizationId, 'fiscal_period:manage');
+    if (period.status !== 'Closed') throw invalidTransition(period.id, period.status, 'Open');
+    if (year.status === 'Closed') throw yearAlreadyClosed(year.id, year.year);
+    const now = new Date();
+    const [updated] = await tx
+      .update(fiscalPeriods)
+      .set({ status: 'Open', closedBy: null, closedAt: null, updatedAt: now })
+      .where(and(eq(fiscalPeriods.organizationId, organizationId), eq(fiscalPeriods.id, period.id)))
+      .returning();
+    await recordPeriodReopen(tx, {
+      organizationId,
+      companyId,
+      periodId: period.id,
+      reason,
+      userId: access.userId,
+      at: now,
+    });
+    await recordAudit(tx, {
+      organizationId,
+      userId: access.userId,
+      action: 'Open',
+      entityType: 'FiscalPeriod',
+      entityId: period.id,
+      changes: { status: { from: 'Closed', to: 'Open' } },
+    });
+    return loadFiscalPeriodRecord(tx, updated!);
+  });
+}
+
+export async function listReopenHistory(db: Db, access: Access, path: PeriodPath, page: PageParams) {
+  const { organizationId, companyId } = path;
+  await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read');
+  await requireFiscalYear(db, organizationId, companyId, path.fiscalYearId);
+  const period = await requireFiscalPeriod(db, organizationId, path.fiscalYearId, path.periodId);
+  await access.requireRole(organizationId, 'fiscal_period:read');
+  const where = and(
+    eq(periodReopenHistory.organizationId, organizationId),
+    eq(periodReopenHistory.periodId, period.id),
+  );
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(periodReopenHistory)
+      .where(where)
+      .orderBy(desc(periodReopenHistory.reopenedAt), asc(periodReopenHistory.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ n: sql<number>`count(*)::int` }).from(periodReopenHistory).where(where),
+  ]);
+  return paged(
+    'history',
+    rows.map(
+      (r): PeriodReopenRecord => ({
+        id: r.id,
+        periodId: r.periodId,
+        reason: r.reason,
+        reopenedBy: r.reopenedBy,
+        reopenedAt: r.reopenedAt.toISOString(),
+        previousStatus: 'Closed',
+      }),
+    ),
+    Number(total?.n ?? 0),
+    page,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Period status and summary
+
+export interface PeriodStatusRecord {
+  date: string;
+  fiscalYear: number;
+  periodNumber: number;
+  fiscalYearId: string | null;
+  periodId: string | null;
+  status: FiscalStatus | null;
+  allowsJournalEntries: boolean;
+  allowsModifications: boolean;
+}
+
+export async function periodStatus(
+  db: Db,
+  access: Access,
+  path: YearPath,
+  date: string,
+): Promise<PeriodStatusRecord> {
+  const { organizationId, companyId } = path;
+  const company = await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read');
+  await access.requireRole(organizationId, 'fiscal_period:read');
+  const { year, period } = periodOf(fiscalYearEndOf(company), date);
+  if (year < MIN_FISCAL_YEAR || year > MAX_FISCAL_YEAR) {
+    throw invalid('/query/date', `The date falls in fiscal year ${year}, outside 1900–2999`);
+  }
+  const [row] = await db
+    .select({ yearId: fiscalYears.id, periodId: fiscalPeriods.id, status: fiscalPeriods.status })
+    .from(fiscalYears)
+    .innerJoin(
+      fiscalPeriods,
+      and(
+        eq(fiscalPeriods.organizationId, fiscalYears.organizationId),
+        eq(fiscalPeriods.fiscalYearId, fiscalYears.id),
+        eq(fiscalPeriods.periodNumber, period),
+      ),
+    )
+    .where(
+      and(
+        eq(fiscalYears.organizationId, organizationId),
+        eq(fiscalYears.companyId, companyId),
+        eq(fiscalYears.year, year),
+      ),
+    );
+  const status = (row?.status as FiscalStatus | undefined) ?? null;
+  return {
+    date,
+    fiscalYear: year,
+    periodNumber: period,
+    fiscalYearId: row?.yearId ?? null,
+    periodId: row?.periodId ?? null,
+    status,
+    allowsJournalEntries: status !== 'Closed',
+    allowsModifications: status !== 'Closed',
+  };
+}
+
+/** Adjacent date ranges merged (input ascending by start date). */
+export function mergeRanges(ranges: readonly DateRange[]): DateRange[] {
+  const merged: DateRange[] = [];
+  for (const r of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && addDays(last.endDate, 1) >= r.startDate) {
+      if (r.endDate > last.endDate) last.endDate = r.endDate;
+    } else {
+      merged.push({ startDate: r.startDate, endDate: r.endDate });
+    }
+  }
+  return merged;
+}
+
+export async function periodSummary(db: Db, access: Access, path: YearPath) {
+  const { organizationId, companyId } = path;
+  await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read');
+  await access.requireRole(organizationId, 'fiscal_period:read');
+  const rows = await db
+    .select()
+    .from(fiscalPeriods)
+    .where(and(eq(fiscalPeriods.organizationId, organizationId), eq(fiscalPeriods.companyId, companyId)))
+    .orderBy(desc(fiscalPeriods.fiscalYear), asc(fiscalPeriods.periodNumber), asc(fiscalPeriods.id));
+  const regular = rows
+    .filter((p) => p.periodType === 'Regular')
+    .sort((a, b) => (a.startDate < b.startDate ? -1 : a.startDate > b.startDate ? 1 : 0));
+  const rangesWith = (status: FiscalStatus) =>
+    mergeRanges(
+      regular.filter((p) => p.status === status).map((p) => ({ startDate: p.startDate, endDate: p.endDate })),
+    );
+  return {
+    periods: rows.map((p) => ({
+      fiscalYearId: p.fiscalYearId,
+      fiscalYear: p.fiscalYear,
+      periodId: p.id,
+      periodNumber: p.periodNumber,
+      periodName: p.name,
+      periodType: p.periodType,
+      startDate: p.startDate,
+      endDate: p.endDate,
+      status: p.status,
+    })),
+    openDateRanges: rangesWith('Open'),
+    closedDateRanges: rangesWith('Closed'),
+  };
+}

@@ -1,0 +1,98 @@
+/** Year-end close, close preview and reopen endpoints (contract 3.6.3, 3.6.4). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { responses } from '../../http/responses.ts';
+import { Money, Nullable, StringEnum, Text, Type, Uuid } from '../../http/schemas.ts';
+import { FISCAL_BASE, FiscalYear, fiscalPathIds, YearParams } from './routes.ts';
+import * as yearEnd from './year-end.ts';
+
+const YearEndClosePreview = Type.Object({
+  fiscalYearId: Uuid,
+  fiscalYearName: Type.String(),
+  totalRevenue: Money,
+  totalExpenses: Money,
+  netIncome: Money,
+  retainedEarningsAccount: Nullable(
+    Type.Object({ id: Uuid, accountNumber: Type.String(), name: Type.String() }),
+  ),
+  unpostedEntryCount: Type.Integer(),
+  canProceed: Type.Boolean(),
+  blockers: Type.Array(
+    StringEnum([
+      'YEAR_ALREADY_CLOSED',
+      'RETAINED_EARNINGS_NOT_CONFIGURED',
+      'RETAINED_EARNINGS_ACCOUNT_INVALID',
+      'UNPOSTED_ENTRIES',
+    ] as const),
+  ),
+});
+
+const YearEndCloseResult = Type.Object({
+  fiscalYearId: Uuid,
+  closingEntryIds: Type.Array(Uuid),
+  netIncome: Money,
+  periodsClosed: Type.Integer(),
+  fiscalYear: FiscalYear,
+});
+
+const ReopenYearResult = Type.Object({
+  fiscalYearId: Uuid,
+  reversedEntryIds: Type.Array(Uuid),
+  reversingEntryIds: Type.Array(Uuid),
+  periodsReopened: Type.Integer(),
+  fiscalYear: FiscalYear,
+});
+
+const tags = ['Fiscal years and periods'];
+const config = { pathIds: fiscalPathIds };
+
+export const yearEndRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps;
+
+  app.get(
+    `${FISCAL_BASE}/fiscal-years/:fiscalYearId/close/preview`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Preview a year-end close',
+        description: 'Viewer. What a close would transfer now, and what blocks it.',
+        params: YearParams,
+        response: responses({ 200: YearEndClosePreview }),
+      },
+    },
+    async (request) => yearEnd.closePreview(db, request.access, request.params),
+  );
+
+  app.post(
+    `${FISCAL_BASE}/fiscal-years/:fiscalYearId/close`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Year-end close',
+        description:
+          'Admin. Posts one closing entry (revenue and expense to retained earnings, period 13) and closes the year and all its periods.',
+        params: YearParams,
+        response: responses({ 200: YearEndCloseResult }),
+      },
+    },
+    async (request) => yearEnd.closeYear(db, request.access, request.params),
+  );
+
+  app.post(
+    `${FISCAL_BASE}/fiscal-years/:fiscalYearId/reopen`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Reopen a closed fiscal year',
+        description:
+          'Admin. Reverses the closing entry in period 13 and reopens the year and all its periods.',
+        params: YearParams,
+        body: Type.Object({ reason: Type.Optional(Nullable(Text(2000))) }),
+        response: responses({ 200: ReopenYearResult }),
+      },
+    },
+    async (request) => yearEnd.reopenYear(db, request.access, request.params, request.body.reason ?? null),
+  );
+};

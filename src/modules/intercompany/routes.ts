@@ -1,0 +1,275 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifySchemaCompiler } from 'fastify';
+import { type DomainError, ValidationError } from '../../domain/errors.ts';
+import { semanticIssues } from '../../http/body.ts';
+import { pageParams } from '../../http/pagination.ts';
+import { NoContent, responses } from '../../http/responses.ts';
+import {
+  IsoDate,
+  Money,
+  MoneyInput,
+  Nullable,
+  Page,
+  PageQuery,
+  StringEnum,
+  Text,
+  Timestamp,
+  Type,
+  Uuid,
+} from '../../http/schemas.ts';
+import { validatorCompiler } from '../../http/validation.ts';
+import { MATCHING_STATUSES, TRANSACTION_TYPES } from './repo.ts';
+import * as ic from './service.ts';
+
+/** Signed Money (varianceAmount may be negative). */
+const SignedMoneyInput = { ...MoneyInput, 'x-sign': 'signed' } as typeof MoneyInput;
+
+const Reconciliation = Type.Object(
+  { fromAmount: Nullable(Money), toAmount: Nullable(Money), difference: Nullable(Money) },
+  {
+    description:
+      'Read-only addition (docs/decisions.md): partner-tagged amounts of the linked entries in the transaction currency; ' +
+      'fromAmount/toAmount are positive in the normal case, difference = fromAmount − toAmount; null when a side is not linked or its Spot rate is missing.',
+  },
+);
+
+const IntercompanyTransaction = Type.Object({
+  id: Uuid,
+  organizationId: Uuid,
+  fromCompanyId: Uuid,
+  toCompanyId: Uuid,
+  transactionType: StringEnum(TRANSACTION_TYPES),
+  transactionDate: Type.String(),
+  amount: Money,
+  description: Nullable(Type.String()),
+  fromJournalEntryId: Nullable(Type.String()),
+  toJournalEntryId: Nullable(Type.String()),
+  matchingStatus: StringEnum(MATCHING_STATUSES),
+  varianceAmount: Nullable(Money),
+  varianceExplanation: Nullable(Type.String()),
+  requiresElimination: Type.Boolean(),
+  isEliminated: Type.Boolean(),
+  eliminatedByRunId: Nullable(Type.String()),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  reconciliation: Reconciliation,
+});
+
+const idPath = {
+  id: {
+    tag: 'IntercompanyTransactionNotFoundError',
+    field: 'transactionId',
+    message: 'Intercompany transaction not found',
+  },
+};
+const tags = ['Intercompany transactions'];
+const ById = Type.Object({ id: Type.String() });
+const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
+
+/**
+ * Body validation plus a cross-field rule that the contract marks "checked with the syntax checks"
+ * (1.12.3 step 5): it runs after the schema and the Money checks and before idempotency and every
+ * organization check.
+ */
+function withSyntaxRule(rule: (body: never) => DomainError | null): FastifySchemaCompiler<unknown> {
+  return (options) => {
+    const validate = validatorCompiler(options) as (data: unknown) => { value?: unknown; error?: Error };
+    if (options.httpPart !== 'body') return validate;
+    return (data: unknown) => {
+      const result = validate(data);
+      if (result.error) return result;
+      const issues = semanticIssues(options.schema as never, data);
+      if (issues.length > 0) return { error: new ValidationError(issues) };
+      const error = rule(data as never);
+      return error ? { error } : result;
+    };
+  };
+}
+
+const CreateBody = Type.Object({
+  organizationId: Uuid,
+  fromCompanyId: Uuid,
+  toCompanyId: Uuid,
+  transactionType: StringEnum(TRANSACTION_TYPES),
+  transactionDate: IsoDate,
+  amount: MoneyInput,
+  description: Type.Optional(Nullable(Text(2000))),
+  fromJournalEntryId: Type.Optional(Nullable(Uuid)),
+  toJournalEntryId: Type.Optional(Nullable(Uuid)),
+});
+
+const UpdateBody = Type.Object({
+  organizationId: Type.Optional(Uuid),
+  fromCompanyId: Type.Optional(Uuid),
+  toCompanyId: Type.Optional(Uuid),
+  transactionType: Type.Optional(StringEnum(TRANSACTION_TYPES)),
+  transactionDate: Type.Optional(IsoDate),
+  amount: Type.Optional(MoneyInput),
+  description: Type.Optional(Nullable(Text(2000))),
+  varianceAmount: Type.Optional(Nullable(SignedMoneyInput)),
+  varianceExplanation: Type.Optional(Nullable(Text(2000))),
+});
+
+const MatchingStatusBody = Type.Object({
+  matchingStatus: StringEnum(MATCHING_STATUSES),
+  varianceExplanation: Type.Optional(Nullable(Text(2000))),
+  varianceAmount: Type.Optional(Nullable(SignedMoneyInput)),
+});
+
+const LinkBody = Type.Object({ journalEntryId: Nullable(Uuid) });
+
+const ListQuery = Type.Object({
+  organizationId: Type.Optional(Uuid),
+  fromCompanyId: Type.Optional(Uuid),
+  toCompanyId: Type.Optional(Uuid),
+  companyId: Type.Optional(Uuid),
+  transactionType: Type.Optional(StringEnum(TRANSACTION_TYPES)),
+  matchingStatus: Type.Optional(StringEnum(MATCHING_STATUSES)),
+  startDate: Type.Optional(IsoDate),
+  endDate: Type.Optional(IsoDate),
+  requiresElimination: Type.Optional(Type.Boolean()),
+  unmatched: Type.Optional(Type.Boolean()),
+  isEliminated: Type.Optional(Type.Boolean()),
+  ...PageQuery,
+});
+
+export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps;
+
+  app.get(
+    '/api/v1/intercompany-transactions',
+    {
+      schema: {
+        tags,
+        summary: 'List intercompany transactions',
+        description:
+          'Viewer. Without organizationId: every organization of the caller. Ordered by transactionDate desc, createdAt desc, id.',
+        querystring: ListQuery,
+        response: responses({ 200: Page('transactions', IntercompanyTransaction) }),
+      },
+    },
+    async (request) => ic.listTransactions(db, request.access, request.query, pageParams(request.query)),
+  );
+
+  app.get(
+    '/api/v1/intercompany-transactions/:id',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Get an intercompany transaction',
+        description: 'Viewer.',
+        params: ById,
+        querystring: OrgQuery,
+        response: responses({ 200: IntercompanyTransaction }),
+      },
+    },
+    async (request) => ic.getTransaction(db, request.access, request.params.id, request.query.organizationId),
+  );
+
+  app.post(
+    '/api/v1/intercompany-transactions',
+    {
+      validatorCompiler: withSyntaxRule((body: { fromCompanyId: string; toCompanyId: string }) =>
+        body.fromCompanyId === body.toCompanyId ? ic.sameCompany(body.toCompanyId) : null,
+      ),
+      schema: {
+        tags,
+        summary: 'Create an intercompany transaction',
+        description: 'Member. Both companies must be active companies of the organization; status Unmatched.',
+        body: CreateBody,
+        response: responses({ 201: IntercompanyTransaction }),
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await ic.createTransaction(db, request.access, request.body)),
+  );
+
+  app.put(
+    '/api/v1/intercompany-transactions/:id',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Update an intercompany transaction',
+        description:
+          'Member. Matched, VarianceApproved and eliminated transactions lock every field but description (409).',
+        params: ById,
+        querystring: OrgQuery,
+        body: UpdateBody,
+        response: responses({ 200: IntercompanyTransaction }),
+      },
+    },
+    async (request) =>
+      ic.updateTransaction(db, request.access, request.params.id, request.query.organizationId, request.body),
+  );
+
+  app.delete(
+    '/api/v1/intercompany-transactions/:id',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Delete an intercompany transaction',
+        description: 'Member. Refused (409) for Matched, VarianceApproved and eliminated transactions.',
+        params: ById,
+        querystring: OrgQuery,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      await ic.deleteTransaction(db, request.access, request.params.id, request.query.organizationId);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/api/v1/intercompany-transactions/:id/matching-status',
+    {
+      config: { pathIds: idPath },
+      validatorCompiler: withSyntaxRule((body: ic.MatchingStatusInput) => {
+        const issues = ic.matchingStatusIssues(body);
+        return issues.length > 0 ? new ValidationError(issues) : null;
+      }),
+      schema: {
+        tags,
+        summary: 'Set the matching status',
+        description:
+          'Member. Any move is allowed; PartiallyMatched and VarianceApproved need a varianceExplanation; Matched and Unmatched clear the variance. Refused (409) once eliminated.',
+        params: ById,
+        querystring: OrgQuery,
+        body: MatchingStatusBody,
+        response: responses({ 200: IntercompanyTransaction }),
+      },
+    },
+    async (request) =>
+      ic.setMatchingStatus(db, request.access, request.params.id, request.query.organizationId, request.body),
+  );
+
+  for (const side of ['from', 'to'] as const) {
+    app.post(
+      `/api/v1/intercompany-transactions/:id/link-${side}-journal-entry`,
+      {
+        config: { pathIds: idPath },
+        schema: {
+          tags,
+          summary: `Link the ${side} company's journal entry`,
+          description: `Member. journalEntryId null removes the link; the entry must belong to the ${side} company. Refused (409) once eliminated.`,
+          params: ById,
+          querystring: OrgQuery,
+          body: LinkBody,
+          response: responses({ 200: IntercompanyTransaction }),
+        },
+      },
+      async (request) =>
+        ic.linkJournalEntry(
+          db,
+          request.access,
+          request.params.id,
+          request.query.organizationId,
+          side,
+          request.body.journalEntryId,
+        ),
+    );
+  }
+};

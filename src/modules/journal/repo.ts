@@ -1,0 +1,356 @@
+/**
+ * SQL of the journal (contract 3.7): entry numbers, entries and lines, the list query, and the posted
+ * balances table `account_balances` (3.7.7).
+ *
+ * Every query filters by `organization_id`. Amounts are NUMERIC and travel as decimal strings.
+ */
+import { and, asc, count, desc, eq, gte, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
+import { type Queryable, queryRows } from '../../db/client.ts';
+import {
+  accountBalances,
+  accounts,
+  companies,
+  intercompanyTransactions,
+  journalEntries,
+  journalLines,
+  memberships,
+} from '../../db/schema/index.ts';
+import { dec, ZERO } from '../../domain/money.ts';
+
+export type EntryRow = typeof journalEntries.$inferSelect;
+export type NewEntryRow = typeof journalEntries.$inferInsert;
+export type LineRow = typeof journalLines.$inferSelect;
+export type NewLineRow = typeof journalLines.$inferInsert;
+export type AccountRow = typeof accounts.$inferSelect;
+
+/** `JE-0001`: the wire form of an entry number (zero-padded to at least 4 digits). */
+export function formatEntryNumber(n: number): string {
+  return `JE-${String(n).padStart(4, '0')}`;
+}
+
+/**
+ * Draws the next entry number of a company (contract 1.16, 3.7.2): the counter row is created or
+ * incremented and stays locked until the calling transaction ends, so concurrent creators in one
+ * company are serialised and every number is used once. Call it after all validation passed.
+ */
+export async function nextEntryNumber(
+  tx: Queryable,
+  organizationId: string,
+  companyId: string,
+): Promise<number> {
+  const rows = await queryRows<{ n: number }>(
+    tx,
+    sql`insert into entry_counters (organization_id, company_id, last_number)
+        values (${organizationId}, ${companyId}, 1)
+        on conflict (organization_id, company_id)
+        do update set last_number = entry_counters.last_number + 1
+        returning last_number::int as n`,
+  );
+  return Number(rows[0]!.n);
+}
+
+/** An entry by id in any organization (by-id endpoints without `organizationId`), or null. */
+export async function findEntryById(db: Queryable, id: string): Promise<EntryRow | null> {
+  const [row] = await db.select().from(journalEntries).where(eq(journalEntries.id, id));
+  return row ?? null;
+}
+
+/** An entry of the organization, or null; `lock` takes the row lock of a state transition. */
+export async function findEntry(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  lock = false,
+): Promise<EntryRow | null> {
+  const q = db
+    .select()
+    .from(journalEntries)
+    .where(and(eq(journalEntries.organizationId, organizationId), eq(journalEntries.id, id)));
+  const [row] = lock ? await q.for('update') : await q;
+  return row ?? null;
+}
+
+/** Lines of the given entries, ordered by entry then line number. */
+export async function loadLines(
+  db: Queryable,
+  organizationId: string,
+  entryIds: string[],
+): Promise<LineRow[]> {
+  if (entryIds.length === 0) return [];
+  return db
+    .select()
+    .from(journalLines)
+    .where(
+      and(eq(journalLines.organizationId, organizationId), inArray(journalLines.journalEntryId, entryIds)),
+    )
+    .orderBy(asc(journalLines.journalEntryId), asc(journalLines.lineNumber));
+}
+
+/** Functional currencies of companies, keyed by company id. */
+export async function functionalCurrencies(
+  db: Queryable,
+  organizationIds: string[],
+  companyIds: string[],
+): Promise<Map<string, string>> {
+  if (companyIds.length === 0) return new Map();
+  const rows = await db
+    .select({ id: companies.id, currency: companies.functionalCurrency })
+    .from(companies)
+    .where(and(inArray(companies.organizationId, organizationIds), inArray(companies.id, companyIds)));
+  return new Map(rows.map((r) => [r.id, r.currency]));
+}
+
+/**
+ * The company row, share-locked until the transaction ends: a concurrent deactivation (which locks the
+ * row for update before counting unposted entries) either sees this operation's entry or makes it
+ * wait and then see the company inactive.
+ */
+export async function companyForShare(
+  tx: Queryable,
+  organizationId: string,
+  companyId: string,
+): Promise<typeof companies.$inferSelect | null> {
+  const [row] = await tx
+    .select()
+    .from(companies)
+    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)))
+    .for('share');
+  return row ?? null;
+}
+
+/** Accounts of the organization with the given ids. */
+export async function accountsByIds(
+  db: Queryable,
+  organizationId: string,
+  ids: string[],
+): Promise<Map<string, AccountRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select()
+    .from(accounts)
+    .where(and(eq(accounts.organizationId, organizationId), inArray(accounts.id, [...new Set(ids)])));
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** Which of the given ids are companies of the organization. */
+export async function existingCompanyIds(
+  db: Queryable,
+  organizationId: string,
+  ids: string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .select({ id: companies.id })
+    .from(companies)
+    .where(and(eq(companies.organizationId, organizationId), inArray(companies.id, [...new Set(ids)])));
+  return new Set(rows.map((r) => r.id));
+}
+
+/** The role of a user in an organization, or null when not a member. */
+export async function memberRole(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+): Promise<string | null> {
+  const [row] = await db
+    .select({ role: memberships.role })
+    .from(memberships)
+    .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
+  return row?.role ?? null;
+}
+
+export async function insertEntry(tx: Queryable, entry: NewEntryRow, lines: NewLineRow[]): Promise<EntryRow> {
+  const [row] = await tx.insert(journalEntries).values(entry).returning();
+  // Large entries are inserted in chunks to stay far below the bind-parameter limit.
+  for (let i = 0; i < lines.length; i += 200) {
+    await tx.insert(journalLines).values(lines.slice(i, i + 200));
+  }
+  return row!;
+}
+
+export async function replaceLines(
+  tx: Queryable,
+  organizationId: string,
+  entryId: string,
+  lines: NewLineRow[],
+): Promise<void> {
+  await tx
+    .delete(journalLines)
+    .where(and(eq(journalLines.organizationId, organizationId), eq(journalLines.journalEntryId, entryId)));
+  for (let i = 0; i < lines.length; i += 200) {
+    await tx.insert(journalLines).values(lines.slice(i, i + 200));
+  }
+}
+
+export async function updateEntry(
+  tx: Queryable,
+  organizationId: string,
+  id: string,
+  set: Partial<NewEntryRow>,
+): Promise<EntryRow> {
+  const [row] = await tx
+    .update(journalEntries)
+    .set(set)
+    .where(and(eq(journalEntries.organizationId, organizationId), eq(journalEntries.id, id)))
+    .returning();
+  return row!;
+}
+
+/** Deletes a draft and its lines; intercompany links to it become null (3.7.5). */
+export async function deleteDraft(tx: Queryable, organizationId: string, id: string): Promise<void> {
+  await tx
+    .update(intercompanyTransactions)
+    .set({ fromJournalEntryId: null })
+    .where(
+      and(
+        eq(intercompanyTransactions.organizationId, organizationId),
+        eq(intercompanyTransactions.fromJournalEntryId, id),
+      ),
+    );
+  await tx
+    .update(intercompanyTransactions)
+    .set({ toJournalEntryId: null })
+    .where(
+      and(
+        eq(intercompanyTransactions.organizationId, organizationId),
+        eq(intercompanyTransactions.toJournalEntryId, id),
+      ),
+    );
+  await tx
+    .delete(journalLines)
+    .where(and(eq(journalLines.organizationId, organizationId), eq(journalLines.journalEntryId, id)));
+  await tx
+    .delete(journalEntries)
+    .where(and(eq(journalEntries.organizationId, organizationId), eq(journalEntries.id, id)));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// List
+
+export interface ListFilter {
+  organizationIds: string[];
+  companyId?: string | undefined;
+  status?: string | undefined;
+  entryType?: string | undefined;
+  sourceModule?: string | undefined;
+  fiscalYear?: number | undefined;
+  fiscalPeriod?: number | undefined;
+  fromDate?: string | undefined;
+  toDate?: string | undefined;
+}
+
+function listWhere(f: ListFilter): SQL | undefined {
+  const conds: (SQL | undefined)[] = [inArray(journalEntries.organizationId, f.organizationIds)];
+  if (f.companyId) conds.push(eq(journalEntries.companyId, f.companyId));
+  if (f.status) conds.push(eq(journalEntries.status, f.status));
+  if (f.entryType) conds.push(eq(journalEntries.entryType, f.entryType));
+  if (f.sourceModule) conds.push(eq(journalEntries.sourceModule, f.sourceModule));
+  if (f.fiscalYear !== undefined) conds.push(eq(journalEntries.fiscalYear, f.fiscalYear));
+  if (f.fiscalPeriod !== undefined) conds.push(eq(journalEntries.fiscalPeriod, f.fiscalPeriod));
+  if (f.fromDate) conds.push(gte(journalEntries.transactionDate, f.fromDate));
+  if (f.toDate) conds.push(lte(journalEntries.transactionDate, f.toDate));
+  return and(...conds);
+}
+
+/** One page of entries: `transactionDate` desc, entry number desc, id asc (3.7.8), and the total. */
+export async function listEntries(
+  db: Queryable,
+  f: ListFilter,
+  page: { limit: number; offset: number },
+): Promise<{ rows: EntryRow[]; total: number }> {
+  if (f.organizationIds.length === 0) return { rows: [], total: 0 };
+  const where = listWhere(f);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(journalEntries)
+      .where(where)
+      .orderBy(desc(journalEntries.transactionDate), desc(journalEntries.entryNumber), asc(journalEntries.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ n: count() }).from(journalEntries).where(where),
+  ]);
+  return { rows, total: Number(total?.n ?? 0) };
+}
+
+/** Lines of entries of several organizations (list pages spanning the caller's organizations). */
+export async function loadLinesOfEntries(db: Queryable, entries: EntryRow[]): Promise<LineRow[]> {
+  if (entries.length === 0) return [];
+  const byOrg = new Map<string, string[]>();
+  for (const e of entries) byOrg.set(e.organizationId, [...(byOrg.get(e.organizationId) ?? []), e.id]);
+  const conds = [...byOrg].map(([org, ids]) =>
+    and(eq(journalLines.organizationId, org), inArray(journalLines.journalEntryId, ids)),
+  );
+  return db
+    .select()
+    .from(journalLines)
+    .where(or(...conds))
+    .orderBy(asc(journalLines.journalEntryId), asc(journalLines.lineNumber));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Posted balances (3.7.7)
+
+export interface BalanceLine {
+  accountId: string;
+  functionalDebitAmount: string | null;
+  functionalCreditAmount: string | null;
+}
+
+export interface BalanceTarget {
+  organizationId: string;
+  companyId: string;
+  /** The entry's `transactionDate`. */
+  balanceDate: string;
+  fiscalYear: number;
+  fiscalPeriod: number;
+  /** Closing-related entry: type `Closing`, or the reversal of an entry of type `Closing`. */
+  isClosing: boolean;
+}
+
+/**
+ * Adds an entry's functional line amounts to `account_balances`, in the caller's transaction. Lines
+ * are aggregated per account in code, and the rows are upserted in one statement in ascending
+ * account-id order (every key of one entry shares organization, company, date, period and closing
+ * flag), so concurrent posts lock balance rows in the same order and cannot deadlock.
+ */
+export async function addToBalances(
+  tx: Queryable,
+  target: BalanceTarget,
+  lines: BalanceLine[],
+): Promise<void> {
+  const totals = new Map<string, { debit: ReturnType<typeof dec>; credit: ReturnType<typeof dec> }>();
+  for (const l of lines) {
+    const t = totals.get(l.accountId) ?? { debit: ZERO, credit: ZERO };
+    if (l.functionalDebitAmount !== null) t.debit = t.debit.plus(dec(l.functionalDebitAmount));
+    if (l.functionalCreditAmount !== null) t.credit = t.credit.plus(dec(l.functionalCreditAmount));
+    totals.set(l.accountId, t);
+  }
+  const keys = [...totals.keys()].sort();
+  if (keys.length === 0) return;
+  await tx
+    .insert(accountBalances)
+    .values(
+      keys.map((accountId) => ({
+        ...target,
+        accountId,
+        debitTotal: totals.get(accountId)!.debit.toFixed(),
+        creditTotal: totals.get(accountId)!.credit.toFixed(),
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [
+        accountBalances.organizationId,
+        accountBalances.companyId,
+        accountBalances.accountId,
+        accountBalances.balanceDate,
+        accountBalances.fiscalYear,
+        accountBalances.fiscalPeriod,
+        accountBalances.isClosing,
+      ],
+      set: {
+        debitTotal: sql`${accountBalances.debitTotal} + excluded.debit_total`,
+        creditTotal: sql`${accountBalances.creditTotal} + excluded.credit_total`,
+      },
+    });
+}

@@ -1,0 +1,372 @@
+/** Journal-entry endpoints (contract 3.7.8). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifySchemaCompiler } from 'fastify';
+import { type Issue, ValidationError } from '../../domain/errors.ts';
+import { pageParams } from '../../http/pagination.ts';
+import { NoContent, responses } from '../../http/responses.ts';
+import {
+  IsoDate,
+  Money,
+  MoneyInput,
+  Nullable,
+  Page,
+  PageQuery,
+  PeriodRef,
+  Rate,
+  RateInput,
+  StringEnum,
+  Text,
+  Timestamp,
+  Type,
+  Uuid,
+} from '../../http/schemas.ts';
+import { validatorCompiler } from '../../http/validation.ts';
+import * as journal from './service.ts';
+
+const StatusSchema = StringEnum(journal.ENTRY_STATUSES);
+const EntryTypeSchema = StringEnum(journal.ENTRY_TYPES);
+const SourceModuleSchema = StringEnum(journal.SOURCE_MODULES);
+
+const JournalLine = Type.Object({
+  id: Uuid,
+  journalEntryId: Uuid,
+  lineNumber: Type.Integer(),
+  accountId: Uuid,
+  debitAmount: Nullable(Money),
+  creditAmount: Nullable(Money),
+  functionalCurrencyDebitAmount: Nullable(Money),
+  functionalCurrencyCreditAmount: Nullable(Money),
+  exchangeRate: Rate,
+  exchangeRateId: Nullable(Uuid),
+  exchangeRateLegIds: Type.Array(Uuid),
+  memo: Nullable(Type.String()),
+  dimensions: Nullable(Type.Record(Type.String(), Type.String())),
+  intercompanyPartnerId: Nullable(Uuid),
+});
+
+const DateOut = Type.String({ description: 'Date YYYY-MM-DD' });
+export const JournalEntry = Type.Object({
+  id: Uuid,
+  organizationId: Uuid,
+  companyId: Uuid,
+  entryNumber: Type.String(),
+  referenceNumber: Nullable(Type.String()),
+  description: Type.String(),
+  transactionDate: DateOut,
+  documentDate: Nullable(DateOut),
+  postingDate: Nullable(DateOut),
+  fiscalPeriod: Type.Object({ year: Type.Integer(), period: Type.Integer() }),
+  entryType: EntryTypeSchema,
+  sourceModule: SourceModuleSchema,
+  sourceDocumentRef: Nullable(Type.String()),
+  isMultiCurrency: Type.Boolean(),
+  status: StatusSchema,
+  isReversing: Type.Boolean(),
+  reversedEntryId: Nullable(Uuid),
+  reversingEntryId: Nullable(Uuid),
+  totalDebits: Money,
+  totalCredits: Money,
+  createdBy: Uuid,
+  submittedBy: Nullable(Uuid),
+  submittedAt: Nullable(Timestamp),
+  approvedBy: Nullable(Uuid),
+  approvedAt: Nullable(Timestamp),
+  rejectedBy: Nullable(Uuid),
+  rejectedAt: Nullable(Timestamp),
+  rejectionReason: Nullable(Type.String()),
+  postedBy: Nullable(Uuid),
+  postedAt: Nullable(Timestamp),
+  reversedBy: Nullable(Uuid),
+  reversedAt: Nullable(Timestamp),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  lines: Type.Array(JournalLine),
+});
+
+const Dimensions = Type.Record(
+  Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
+  Type.String({ minLength: 1, maxLength: 255 }),
+  { maxProperties: 20, additionalProperties: false },
+);
+
+const LineInput = Type.Object({
+  accountId: Uuid,
+  debitAmount: Type.Optional(Nullable(MoneyInput)),
+  creditAmount: Type.Optional(Nullable(MoneyInput)),
+  exchangeRate: Type.Optional(Nullable(RateInput)),
+  memo: Type.Optional(Nullable(Text(1000))),
+  dimensions: Type.Optional(Nullable(Dimensions)),
+  intercompanyPartnerId: Type.Optional(Nullable(Uuid)),
+});
+const Lines = Type.Array(LineInput, { minItems: 2, maxItems: 500 });
+
+const CreateBody = Type.Object({
+  organizationId: Uuid,
+  companyId: Uuid,
+  description: Text(1000),
+  transactionDate: IsoDate,
+  documentDate: Type.Optional(Nullable(IsoDate)),
+  fiscalPeriod: Type.Optional(Nullable(PeriodRef)),
+  entryType: Type.Optional(EntryTypeSchema),
+  sourceModule: Type.Optional(SourceModuleSchema),
+  referenceNumber: Type.Optional(Nullable(Text(100))),
+  sourceDocumentRef: Type.Optional(Nullable(Text(255))),
+  lines: Lines,
+});
+
+const UpdateBody = Type.Object({
+  organizationId: Type.Optional(Uuid),
+  companyId: Type.Optional(Uuid),
+  description: Type.Optional(Text(1000)),
+  transactionDate: Type.Optional(IsoDate),
+  documentDate: Type.Optional(Nullable(IsoDate)),
+  fiscalPeriod: Type.Optional(Nullable(PeriodRef)),
+  entryType: Type.Optional(Nullable(EntryTypeSchema)),
+  sourceModule: Type.Optional(Nullable(SourceModuleSchema)),
+  referenceNumber: Type.Optional(Nullable(Text(100))),
+  sourceDocumentRef: Type.Optional(Nullable(Text(255))),
+  lines: Type.Optional(Lines),
+});
+
+const PostBody = Type.Object({
+  organizationId: Type.Optional(Uuid),
+  postedBy: Type.Optional(Nullable(Uuid)),
+  postingDate: Type.Optional(Nullable(IsoDate)),
+});
+
+const ReverseBody = Type.Object({
+  organizationId: Type.Optional(Uuid),
+  reversalDate: IsoDate,
+  reversalDescription: Type.Optional(Nullable(Text(1000))),
+  reversedBy: Type.Optional(Nullable(Uuid)),
+});
+
+const RejectBody = Type.Object({ reason: Type.Optional(Nullable(Text(2000))) });
+
+const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
+
+const ListQuery = Type.Object({
+  organizationId: Type.Optional(Uuid),
+  companyId: Type.Optional(Uuid),
+  status: Type.Optional(StatusSchema),
+  entryType: Type.Optional(EntryTypeSchema),
+  sourceModule: Type.Optional(SourceModuleSchema),
+  fiscalYear: Type.Optional(Type.Integer({ minimum: 1900, maximum: 2999 })),
+  fiscalPeriod: Type.Optional(Type.Integer({ minimum: 1, maximum: 13 })),
+  fromDate: Type.Optional(IsoDate),
+  toDate: Type.Optional(IsoDate),
+  ...PageQuery,
+});
+
+/** Cross-field rules of the field tables (3.7.3), checked with the syntax checks (1.12.3 step 5). */
+function bodyIssues(body: { lines?: journal.LineInput[]; sourceDocumentRef?: string | null }): Issue[] {
+  const issues = journal.lineShapeIssues(body.lines);
+  if (
+    typeof body.sourceDocumentRef === 'string' &&
+    body.sourceDocumentRef.startsWith(journal.YEAR_END_REF_PREFIX)
+  ) {
+    issues.push({
+      path: '/sourceDocumentRef',
+      message: `The prefix ${journal.YEAR_END_REF_PREFIX} is reserved to the service`,
+    });
+  }
+  return issues;
+}
+
+/** The shared validator, plus the cross-field rules once the body passed the schema. */
+const entryBodyCompiler: FastifySchemaCompiler<unknown> = (route) => {
+  const base = validatorCompiler(route) as (data: unknown) => { value?: unknown; error?: Error };
+  if (route.httpPart !== 'body') return base;
+  return (data: unknown) => {
+    const result = base(data);
+    if (result.error) return result;
+    const issues = bodyIssues(data as Parameters<typeof bodyIssues>[0]);
+    return issues.length > 0 ? { error: new ValidationError(issues) } : result;
+  };
+};
+
+const idPath = {
+  id: { tag: 'JournalEntryNotFoundError', field: 'entryId', message: 'Journal entry not found' },
+};
+const IdParams = Type.Object({ id: Type.String() });
+const tags = ['Journal entries'];
+
+export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps;
+
+  app.get(
+    '/api/v1/journal-entries',
+    {
+      schema: {
+        tags,
+        summary: 'List journal entries',
+        description:
+          'Viewer. Without organizationId: every organization of the caller. Ordered by transactionDate descending, then entry number descending, then id.',
+        querystring: ListQuery,
+        response: responses({ 200: Page('entries', JournalEntry) }),
+      },
+    },
+    async (request) => journal.listEntries(db, request.access, request.query, pageParams(request.query)),
+  );
+
+  app.get(
+    '/api/v1/journal-entries/:id',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Get a journal entry',
+        description: 'Viewer.',
+        params: IdParams,
+        querystring: OrgQuery,
+        response: responses({ 200: JournalEntry }),
+      },
+    },
+    async (request) => journal.getEntry(db, request.access, request.params.id, request.query.organizationId),
+  );
+
+  app.post(
+    '/api/v1/journal-entries',
+    {
+      validatorCompiler: entryBodyCompiler,
+      schema: {
+        tags,
+        summary: 'Create a journal entry',
+        description: 'Member. Created as Draft with the next entry number of the company (rules R1–R6).',
+        body: CreateBody,
+        response: responses({ 201: JournalEntry }),
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await journal.createEntry(db, request.access, request.body)),
+  );
+
+  app.put(
+    '/api/v1/journal-entries/:id',
+    {
+      config: { pathIds: idPath },
+      validatorCompiler: entryBodyCompiler,
+      schema: {
+        tags,
+        summary: 'Update a draft journal entry',
+        description: 'Member. Only Draft entries; lines are replaced as a whole.',
+        params: IdParams,
+        body: UpdateBody,
+        response: responses({ 200: JournalEntry }),
+      },
+    },
+    async (request) => journal.updateEntry(db, request.access, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/api/v1/journal-entries/:id',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Delete a draft journal entry',
+        description: 'Member. Only Draft entries; intercompany links to the entry become null.',
+        params: IdParams,
+        querystring: OrgQuery,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      await journal.deleteEntry(db, request.access, request.params.id, request.query.organizationId);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/api/v1/journal-entries/:id/submit',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Submit a draft for approval',
+        description: 'Member. Draft → PendingApproval.',
+        params: IdParams,
+        querystring: OrgQuery,
+        response: responses({ 200: JournalEntry }),
+      },
+    },
+    async (request) =>
+      journal.submitEntry(db, request.access, request.params.id, request.query.organizationId),
+  );
+
+  app.post(
+    '/api/v1/journal-entries/:id/approve',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Approve an entry',
+        description: 'Admin. PendingApproval → Approved; segregation of duties applies.',
+        params: IdParams,
+        querystring: OrgQuery,
+        response: responses({ 200: JournalEntry }),
+      },
+    },
+    async (request) =>
+      journal.approveEntry(db, request.access, request.params.id, request.query.organizationId),
+  );
+
+  app.post(
+    '/api/v1/journal-entries/:id/reject',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Reject an entry',
+        description: 'Admin. PendingApproval → Draft, with an optional reason.',
+        params: IdParams,
+        querystring: OrgQuery,
+        body: RejectBody,
+        response: responses({ 200: JournalEntry }),
+      },
+    },
+    async (request) =>
+      journal.rejectEntry(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.body.reason,
+      ),
+  );
+
+  app.post(
+    '/api/v1/journal-entries/:id/post',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Post an entry',
+        description:
+          'Admin. Approved → Posted (also Draft/PendingApproval when requireApproval is false). Updates the posted balances.',
+        params: IdParams,
+        body: PostBody,
+        response: responses({ 200: JournalEntry }),
+      },
+    },
+    async (request) => journal.postEntry(db, request.access, request.params.id, request.body),
+  );
+
+  app.post(
+    '/api/v1/journal-entries/:id/reverse',
+    {
+      config: { pathIds: idPath },
+      schema: {
+        tags,
+        summary: 'Reverse a posted entry',
+        description:
+          'Admin. Creates a Posted reversal entry with swapped lines; the original becomes Reversed.',
+        params: IdParams,
+        body: ReverseBody,
+        response: responses({ 201: JournalEntry }),
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await journal.reverseEntry(db, request.access, request.params.id, request.body)),
+  );
+};

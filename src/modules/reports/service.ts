@@ -1,0 +1,271 @@
+/**
+ * Company reports (contract 3.13): access checks, one aggregation over `account_balances` per report
+ * (repo.ts), and the pure statement builders of `src/domain/reports`.
+ *
+ * Order of checks (1.12.3): the route has already refused malformed queries, inconsistent comparative
+ * dates and reversed periods (step 5); here the organization must exist and the caller be a member
+ * (step 7), the caller's role must reach viewer (`report:read`, step 9), and the company must be one of
+ * the organization's (404 CompanyNotFoundError; another organization's company is "not found", 1.14).
+ */
+import type { Db } from '../../db/client.ts';
+import { addDays, maxDate } from '../../domain/dates.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { fiscalYearOf, fiscalYearStartDate } from '../../domain/fiscal-calendar.ts';
+import { ZERO } from '../../domain/money.ts';
+import {
+  type AccountFigures,
+  type BalanceSheetDateFigures,
+  type BalanceSheetReport,
+  buildBalanceSheet,
+  buildCashFlowStatement,
+  buildEquityStatement,
+  buildIncomeStatement,
+  buildTrialBalance,
+  type CashFlowStatementReport,
+  type EquityStatementReport,
+  figuresNet,
+  type IncomeStatementReport,
+  type ReportAccount,
+  type TrialBalanceReport,
+} from '../../domain/reports/index.ts';
+import type { Access } from '../../http/access.ts';
+import { type CompanyRow, fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
+import {
+  aggregateBalances,
+  all,
+  any,
+  before,
+  type Condition,
+  loadReportAccounts,
+  notClosing,
+  onOrBefore,
+  within,
+} from './repo.ts';
+
+/** `400 InvalidReportPeriodError {periodStart, periodEnd}` (3.13.1). */
+export function invalidReportPeriod(periodStart: string, periodEnd: string): DomainError {
+  return new DomainError(400, 'InvalidReportPeriodError', 'The period start is later than its end', {
+    periodStart,
+    periodEnd,
+  });
+}
+
+/** Throws InvalidReportPeriodError when `start` is later than `end`. */
+export function checkPeriod(start: string, end: string): void {
+  if (start > end) throw invalidReportPeriod(start, end);
+}
+
+interface ReportScope {
+  organizationId: string;
+  companyId: string;
+}
+
+interface Context {
+  company: CompanyRow;
+  header: { companyId: string; currency: string; generatedAt: string };
+}
+
+/** Steps 7–10 shared by every report: organization and membership, role, then the company. */
+async function enter(db: Db, access: Access, scope: ReportScope): Promise<Context> {
+  await access.authorize(scope.organizationId, 'report:read');
+  const company = await requireCompany(db, scope.organizationId, scope.companyId);
+  return {
+    company,
+    header: {
+      companyId: company.id,
+      currency: company.functionalCurrency,
+      generatedAt: new Date().toISOString(),
+    },
+  };
+}
+
+/**
+ * Runs the report's single aggregation, then loads the chart of accounts. Accounts that were ever
+ * used are never deleted, so loading them after the balances covers every account with figures even
+ * when an account is created and posted to concurrently; rows of any other account are dropped
+ * defensively so a builder never throws.
+ */
+async function figures<K extends string>(
+  db: Db,
+  ctx: Context,
+  scope: Condition,
+  buckets: Record<K, Condition>,
+): Promise<{ accounts: ReportAccount[]; rows: Record<K, AccountFigures[]> }> {
+  const { organizationId, id, retainedEarningsAccountId } = ctx.company;
+  const rows = await aggregateBalances(db, organizationId, id, scope, buckets);
+  const accounts = await loadReportAccounts(db, organizationId, id, retainedEarningsAccountId);
+  const known = new Set(accounts.map((a) => a.id));
+  for (const key of Object.keys(rows) as K[]) {
+    rows[key] = rows[key].filter((row) => known.has(row.accountId));
+  }
+  return { accounts, rows };
+}
+
+/** Σ credit − Σ debit of the Revenue and Expense accounts' rows. */
+function earnings(rows: readonly AccountFigures[], accounts: readonly ReportAccount[]) {
+  const pl = new Set(
+    accounts.filter((a) => a.accountType === 'Revenue' || a.accountType === 'Expense').map((a) => a.id),
+  );
+  let total = ZERO;
+  for (const row of rows) if (pl.has(row.accountId)) total = total.minus(figuresNet(row));
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+export interface TrialBalanceQuery extends ReportScope {
+  asOfDate: string;
+  periodStartDate: string | null;
+  excludeZeroBalances: boolean;
+  excludeClosingEntries: boolean;
+}
+
+export async function trialBalance(
+  db: Db,
+  access: Access,
+  q: TrialBalanceQuery,
+): Promise<TrialBalanceReport> {
+  const ctx = await enter(db, access, q);
+  const conditions = [onOrBefore(q.asOfDate)];
+  if (q.periodStartDate !== null) conditions.push(within(q.periodStartDate, q.asOfDate));
+  if (q.excludeClosingEntries) conditions.push(notClosing);
+  const { accounts, rows } = await figures(db, ctx, all(...conditions), { inScope: all() });
+  return buildTrialBalance({
+    ...ctx.header,
+    asOfDate: q.asOfDate,
+    periodStartDate: q.periodStartDate,
+    accounts,
+    figures: rows.inScope,
+    excludeZeroBalances: q.excludeZeroBalances,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+export interface BalanceSheetQuery extends ReportScope {
+  asOfDate: string;
+  comparativeDate: string | null;
+  includeZeroBalances: boolean;
+}
+
+export async function balanceSheet(
+  db: Db,
+  access: Access,
+  q: BalanceSheetQuery,
+): Promise<BalanceSheetReport> {
+  const ctx = await enter(db, access, q);
+  const fye = fiscalYearEndOf(ctx.company);
+  const yearStart = (d: string) => fiscalYearStartDate(fye, fiscalYearOf(fye, d));
+  const dates = q.comparativeDate === null ? [q.asOfDate] : [q.asOfDate, q.comparativeDate];
+  // Per date: balances at the date, and balances before the start of its fiscal year (for the split
+  // of unclosed earnings into current-year and prior-year). Closing entries included.
+  const buckets: Record<string, Condition> = {};
+  dates.forEach((d, i) => {
+    buckets[`at${i}`] = onOrBefore(d);
+    buckets[`pre${i}`] = before(yearStart(d));
+  });
+  const { accounts, rows } = await figures(db, ctx, onOrBefore(dates.reduce(maxDate)), buckets);
+  const at = (i: number): BalanceSheetDateFigures => {
+    const atDate = rows[`at${i}`] ?? [];
+    const prior = earnings(rows[`pre${i}`] ?? [], accounts);
+    return {
+      balances: atDate,
+      currentYearEarnings: earnings(atDate, accounts).minus(prior),
+      priorUnclosedEarnings: prior,
+    };
+  };
+  return buildBalanceSheet({
+    ...ctx.header,
+    asOfDate: q.asOfDate,
+    comparativeDate: q.comparativeDate,
+    ...at(0),
+    comparative: q.comparativeDate === null ? null : at(1),
+    accounts,
+    includeZeroBalances: q.includeZeroBalances,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+export interface IncomeStatementQuery extends ReportScope {
+  periodStartDate: string;
+  periodEndDate: string;
+  comparativeStartDate: string | null;
+  comparativeEndDate: string | null;
+}
+
+export async function incomeStatement(
+  db: Db,
+  access: Access,
+  q: IncomeStatementQuery,
+): Promise<IncomeStatementReport> {
+  const ctx = await enter(db, access, q);
+  const comparative =
+    q.comparativeStartDate !== null && q.comparativeEndDate !== null
+      ? { start: q.comparativeStartDate, end: q.comparativeEndDate }
+      : null;
+  const current = within(q.periodStartDate, q.periodEndDate);
+  const buckets: Record<string, Condition> = { current };
+  if (comparative) buckets.comparative = within(comparative.start, comparative.end);
+  const scope = all(notClosing, any(...Object.values(buckets)));
+  const { accounts, rows } = await figures(db, ctx, scope, buckets);
+  return buildIncomeStatement({
+    ...ctx.header,
+    periodStartDate: q.periodStartDate,
+    periodEndDate: q.periodEndDate,
+    comparativeStartDate: comparative?.start ?? null,
+    comparativeEndDate: comparative?.end ?? null,
+    accounts,
+    activity: rows.current ?? [],
+    comparativeActivity: comparative ? (rows.comparative ?? []) : null,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+export interface PeriodQuery extends ReportScope {
+  periodStartDate: string;
+  periodEndDate: string;
+}
+
+export async function cashFlow(db: Db, access: Access, q: PeriodQuery): Promise<CashFlowStatementReport> {
+  const ctx = await enter(db, access, q);
+  // Everything excludes closing-related entries (3.13.5).
+  const { accounts, rows } = await figures(db, ctx, all(notClosing, onOrBefore(q.periodEndDate)), {
+    activity: within(q.periodStartDate, q.periodEndDate),
+    beginning: onOrBefore(addDays(q.periodStartDate, -1)),
+    ending: all(),
+  });
+  return buildCashFlowStatement({
+    ...ctx.header,
+    periodStartDate: q.periodStartDate,
+    periodEndDate: q.periodEndDate,
+    accounts,
+    activity: rows.activity,
+    beginningBalances: rows.beginning,
+    endingBalances: rows.ending,
+  });
+}
+
+export async function equityStatement(
+  db: Db,
+  access: Access,
+  q: PeriodQuery,
+): Promise<EquityStatementReport> {
+  const ctx = await enter(db, access, q);
+  // Opening and closing balances include closing entries; movements exclude them (3.13.6).
+  const { accounts, rows } = await figures(db, ctx, onOrBefore(q.periodEndDate), {
+    opening: onOrBefore(addDays(q.periodStartDate, -1)),
+    closing: all(),
+    activity: all(notClosing, within(q.periodStartDate, q.periodEndDate)),
+  });
+  return buildEquityStatement({
+    ...ctx.header,
+    periodStartDate: q.periodStartDate,
+    periodEndDate: q.periodEndDate,
+    accounts,
+    openingBalances: rows.opening,
+    closingBalances: rows.closing,
+    activity: rows.activity,
+  });
+}
