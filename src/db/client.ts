@@ -28,6 +28,8 @@ export interface Database {
   /** A trivial query with a timeout; false when the database does not answer. */
   ping(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
+  /** PGlite only: a dump of the data directory (used by the tests to clone a migrated database). */
+  dump?: () => Promise<Blob | File>;
 }
 
 export interface OpenOptions {
@@ -38,6 +40,8 @@ export interface OpenOptions {
   /** PostgreSQL schema to use (tests isolate themselves in a schema of their own). */
   searchPath?: string;
   poolSize?: number;
+  /** PGlite only: start from a data-directory dump (`PGlite.dumpDataDir`) instead of an empty cluster. */
+  snapshot?: Blob;
 }
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -47,7 +51,7 @@ pg.types.setTypeParser(1082, (v) => v);
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.url) return openPostgres(options.url, options);
-  return openPglite(options.dataDir ?? './data');
+  return openPglite(options.dataDir ?? './data', options.snapshot);
 }
 
 async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
@@ -73,10 +77,13 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   };
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
+async function openPglite(dataDir: string, snapshot?: Blob): Promise<Database> {
   const inMemory = dataDir === 'memory://' || dataDir === '';
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
-  const client = inMemory ? new PGlite() : new PGlite(dataDir);
+  const client = new PGlite({
+    ...(inMemory ? {} : { dataDir }),
+    ...(snapshot ? { loadDataDir: snapshot } : {}),
+  });
   await client.waitReady;
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
@@ -87,6 +94,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     },
     ping: (timeoutMs = 2000) => pingWithTimeout(db, timeoutMs),
     close: () => client.close(),
+    dump: () => client.dumpDataDir('none'),
   };
 }
 

@@ -4,6 +4,7 @@
  * users and organizations. Tests isolate themselves by creating their own users and organizations.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { type App, buildApp } from '../../src/app.ts';
@@ -112,7 +113,9 @@ export class TestContext {
 export async function openTestDatabase(): Promise<{ database: Database; cleanup: () => Promise<void> }> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
-    const database = await openDatabase({ dataDir: 'memory://' });
+    const snapshotFile = process.env.GROUPBOOK_TEST_SNAPSHOT;
+    const snapshot = snapshotFile ? new Blob([readFileSync(snapshotFile)]) : undefined;
+    const database = await openDatabase({ dataDir: 'memory://', ...(snapshot ? { snapshot } : {}) });
     await database.migrate();
     return { database, cleanup: () => database.close() };
   }
