@@ -37,7 +37,16 @@ import {
   idempotencyApplies,
   idempotencyKeyOf,
 } from './http/idempotency.ts';
+import { createOpenApiHooks } from './http/openapi.ts';
+import { registerRequestLog } from './http/request-log.ts';
 import { isUuid } from './http/schemas.ts';
+import {
+  DEFAULT_LOGIN_THROTTLE,
+  LoginThrottle,
+  type LoginThrottleOptions,
+  registerSecurity,
+  setSecurityHeaders,
+} from './http/security.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { registerModules } from './modules/index.ts';
 import { VERSION } from './version.ts';
@@ -76,6 +85,8 @@ export interface AppDeps {
   database: Database;
   db: Db;
   version: string;
+  /** Failed-login counters (http/security.ts). */
+  loginThrottle: LoginThrottle;
 }
 
 export interface BuildOptions {
@@ -83,6 +94,10 @@ export interface BuildOptions {
   logLevel?: string;
   /** Pretty logs are never used; false disables logging (tests). */
   logger?: boolean;
+  /** Per-client requests per minute (RATE_LIMIT_PER_MINUTE); 0 or undefined: no limit. */
+  rateLimitPerMinute?: number;
+  /** Login throttling; false disables it. Default: DEFAULT_LOGIN_THROTTLE. */
+  loginThrottle?: LoginThrottleOptions | false;
 }
 
 export type App = FastifyInstance;
@@ -92,6 +107,7 @@ const REQUEST_ID_RE = /^[\x21-\x7E]{1,128}$/;
 export async function buildApp(options: BuildOptions): Promise<App> {
   const app = Fastify({
     logger: options.logger === false ? false : { level: options.logLevel ?? 'info' },
+    disableRequestLogging: true, // one line per request instead: http/request-log.ts
     bodyLimit: MAX_BODY_BYTES,
     exposeHeadRoutes: false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: false },
@@ -102,10 +118,20 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     },
     ajv: { customOptions: { strict: false } },
     return503OnClosing: false,
+    // Undecodable URLs and over-long path segments: the contract's 404s, never Fastify's own bodies.
+    frameworkErrors: (_err, request, reply) => {
+      setSecurityHeaders(request, reply);
+      return sendError(malformedUrlError(request), request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  app.decorate('deps', { database: options.database, db: options.database.db, version: VERSION });
+  app.decorate('deps', {
+    database: options.database,
+    db: options.database.db,
+    version: VERSION,
+    loginThrottle: new LoginThrottle(options.loginThrottle ?? DEFAULT_LOGIN_THROTTLE),
+  });
   app.decorateRequest('user', null);
   app.decorateRequest('tokenHash', null);
   app.decorateRequest('idempotencyClaim', null);
@@ -128,7 +154,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   });
 
   // Route registry: 405 detection and "static before parameter" (1.1).
-  const registry: Array<{ method: string; url: string; re: RegExp }> = [];
+  const registry: Array<{ method: string; url: string; re: RegExp; pathIds?: Record<string, PathIdRule> }> =
+    [];
   const staticPaths = new Map<string, Set<string>>();
   app.addHook('onRoute', (route: RouteOptions) => {
     const url = route.url.replace(/\/$/, '') || '/';
@@ -148,7 +175,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
           .replace(/:[A-Za-z0-9_]+/g, '[^/]+')
           .replace(/\*/g, '.*')}$`,
       );
-      registry.push({ method, url, re });
+      registry.push({ method, url, re, ...(route.config?.pathIds ? { pathIds: route.config.pathIds } : {}) });
       if (!url.includes(':')) {
         const set = staticPaths.get(url) ?? new Set<string>();
         set.add(method);
@@ -156,6 +183,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       }
     }
   });
+
+  // Security headers and the optional rate limit (before authentication, contract 1.12.3 step 2).
+  await registerSecurity(app, { rateLimitPerMinute: options.rateLimitPerMinute ?? 0 });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -272,6 +302,39 @@ export async function buildApp(options: BuildOptions): Promise<App> {
 
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
 
+  /**
+   * A URL the router cannot decode (bad percent-encoding) or with an over-long segment: on a route
+   * with identifier segments, the NotFound of the first segment that is not a UUID, echoing it raw
+   * (1.5); otherwise no route matches it (RouteNotFoundError).
+   */
+  function malformedUrlError(request: FastifyRequest): DomainError {
+    const rawPath = (request.raw.url ?? '').split('?', 1)[0]!;
+    const path = rawPath.length > 1 ? rawPath.replace(/\/$/, '') : rawPath;
+    const route = registry.find((r) => r.method === request.method && r.pathIds && r.re.test(path));
+    if (route?.pathIds) {
+      const names = route.url.split('/');
+      const values = path.split('/');
+      const raw: Record<string, string> = {};
+      names.forEach((n, i) => {
+        if (n.startsWith(':')) raw[n.slice(1)] = values[i] ?? '';
+      });
+      for (const [name, rule] of Object.entries(route.pathIds)) {
+        const value = raw[name];
+        if (value === undefined || isUuid(value)) continue;
+        const extra: Record<string, unknown> = {};
+        for (const [field, param] of Object.entries(rule.extra ?? {})) {
+          const v = raw[param] ?? null;
+          extra[field] = v !== null && isUuid(v) ? v.toLowerCase() : v;
+        }
+        return new DomainError(404, rule.tag, rule.message ?? 'Not found', { [rule.field]: value, ...extra });
+      }
+    }
+    return new DomainError(404, 'RouteNotFoundError', 'No route matches this path', {
+      method: request.method,
+      path: rawPath,
+    });
+  }
+
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0]!;
     const normalized = path.length > 1 ? path.replace(/\/$/, '') : path;
@@ -297,7 +360,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     );
   });
 
+  registerRequestLog(app);
   await app.register(swagger, {
+    ...createOpenApiHooks(),
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -314,7 +379,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: false });
+  await app.register(swaggerUi, {
+    routePrefix: '/api/docs',
+    staticCSP: false,
+    theme: { title: 'Groupbook API reference' },
+  });
 
   await registerModules(app);
   return app;

@@ -38,7 +38,11 @@ async function start(): Promise<void> {
     poolSize: config.dbPoolSize,
   });
   if (!multi) await database.migrate();
-  const app = await buildApp({ database, logLevel: config.logLevel });
+  const app = await buildApp({
+    database,
+    logLevel: config.logLevel,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+  });
   const shutdown = async () => {
     await app.close();
     await database.close();

@@ -34,6 +34,16 @@ export function newToken(): { token: string; hash: string } {
   return { token, hash: hashToken(token) };
 }
 
+/**
+ * Compares two secrets (hashes, fingerprints) in time independent of where they differ. Strings of
+ * different lengths compare unequal after a comparison of equal cost.
+ */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = createHash('sha256').update(a).digest();
+  const y = createHash('sha256').update(b).digest();
+  return timingSafeEqual(x, y) && a.length === b.length;
+}
+
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }

@@ -19,7 +19,35 @@ type Schema = TSchema & Record<string, unknown>;
 
 const LITERAL_NUMBER_KEYS = new Set(['ownershipPercentage']);
 
+/** Deepest nesting of arrays and objects a body may have (the deepest documented body has 6 levels). */
+export const MAX_JSON_DEPTH = 64;
+
+/** Nesting depth of the JSON text, counting brackets outside strings (stops past `limit`). */
+function jsonDepth(raw: string, limit: number): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) max = depth;
+      if (max > limit) return max;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return max;
+}
+
 export function parseJsonBody(raw: string): unknown {
+  // Every later step (normalisation, validation, idempotency fingerprints) walks the value
+  // recursively: a pathologically nested body is refused here instead of overflowing the stack.
+  if (jsonDepth(raw, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    throw new ValidationError([{ path: '', message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` }]);
+  }
   try {
     if (raw.includes('"ownershipPercentage"')) {
       return parseLossless(raw, (key, value) => {

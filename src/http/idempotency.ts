@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Db, queryRows } from '../db/client.ts';
 import { DomainError, ValidationError } from '../domain/errors.ts';
+import { constantTimeEqual } from './auth.ts';
 
 const KEY_RE = /^[\x21-\x7E]{1,255}$/;
 const TTL_MS = 24 * 60 * 60 * 1000;
@@ -87,7 +88,7 @@ export async function claimKey(
   );
   const row = rows[0];
   if (!row) return claimKey(db, userId, key, fingerprint, reply); // expired and removed meanwhile
-  if (row.fingerprint !== fingerprint) {
+  if (!constantTimeEqual(row.fingerprint, fingerprint)) {
     throw new DomainError(
       409,
       'IdempotencyKeyReusedError',

@@ -30,7 +30,9 @@ export function responses(
   success: Record<number, TSchema>,
   options: { public?: boolean; extra?: number[] } = {},
 ): Record<number, TSchema> {
-  const statuses = options.public ? [400, 404, 413, 500, 503] : [400, 401, 403, 404, 409, 413, 429, 500, 503];
+  const statuses = options.public
+    ? [400, 404, 413, 429, 500, 503]
+    : [400, 401, 403, 404, 409, 413, 429, 500, 503];
   const map: Record<number, TSchema> = { ...success };
   for (const s of [...statuses, ...(options.extra ?? [])]) if (!(s in map)) map[s] = errorSchema(s);
   return map;

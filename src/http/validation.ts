@@ -4,7 +4,7 @@
  * from text after `queryIssues` (body.ts) has refused non-decimal integers and repeated parameters.
  */
 
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { type Issue, ValidationError } from '../domain/errors.ts';
@@ -69,10 +69,16 @@ export function issuesFromAjv(errors: ErrorObject[], part: string): Issue[] {
   return issues.length > 0 ? issues : [{ path: prefix, message: 'Invalid request' }];
 }
 
+/**
+ * Compiles a route's schema on the route's first request rather than at start-up: the service has
+ * well over a hundred route schemas and compiling them all up front dominated cold start, while a
+ * process typically serves a small subset. Each validator is compiled once and then reused.
+ */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'querystring' ? queryAjv : strictAjv;
-  const validate = ajv.compile(schema as object);
+  let validate: ValidateFunction | undefined;
   return (data: unknown) => {
+    validate ??= ajv.compile(schema as object);
     if (validate(data)) return { value: data };
     return { error: new ValidationError(issuesFromAjv(validate.errors ?? [], httpPart ?? 'body')) };
   };

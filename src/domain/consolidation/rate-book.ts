@@ -24,6 +24,7 @@ function cmp(a: string, b: string): number {
 export class RateBook {
   private readonly cache = new Map<string, ResolvedRate | null>();
   private readonly used = new Map<string, RateUsage>();
+  private readonly recorded = new WeakMap<ResolvedRate, Set<RatePurpose>>();
 
   constructor(
     private readonly provider: RateProvider,
@@ -53,6 +54,12 @@ export class RateBook {
   }
 
   record(r: ResolvedRate, purpose: RatePurpose): void {
+    // Fast path: the memoised result object is recorded once per purpose (this runs for every
+    // translated figure; building the JSON key each time dominated large runs).
+    const seen = this.recorded.get(r);
+    if (seen?.has(purpose)) return;
+    if (seen) seen.add(purpose);
+    else this.recorded.set(r, new Set([purpose]));
     const u: RateUsage = { ...r.usage, legIds: [...r.usage.legIds], purpose };
     const key = JSON.stringify([
       u.exchangeRateId,

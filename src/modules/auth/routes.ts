@@ -78,7 +78,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const source = body.email === undefined && body.credentials ? body.credentials : body;
       if (source.email === undefined) throw invalid('/email', 'Required');
       if (source.password === undefined) throw invalid('/password', 'Required');
-      return auth.login(db, source.email, source.password);
+      return auth.login(db, source.email, source.password, app.deps.loginThrottle, request.ip);
     },
   );
 

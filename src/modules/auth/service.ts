@@ -13,6 +13,7 @@ import {
   unauthorized,
   verifyPassword,
 } from '../../http/auth.ts';
+import type { LoginThrottle } from '../../http/security.ts';
 
 export interface UserRecord {
   id: string;
@@ -89,13 +90,23 @@ async function issueSession(db: Db | Parameters<Parameters<Db['transaction']>[0]
   return { token, user, provider: 'local' as const, expiresAt: expiresAt.toISOString() };
 }
 
-export async function login(db: Db, email: string, password: string): Promise<SessionRecord> {
+export async function login(
+  db: Db,
+  email: string,
+  password: string,
+  throttle?: LoginThrottle,
+  ip = '',
+): Promise<SessionRecord> {
   const key = email.trim().toLowerCase();
+  // Throttled e-mails and addresses answer 429 before any password is checked (docs/security.md).
+  throttle?.check(key, ip);
   const [row] = await db.select().from(users).where(eq(users.email, key)).limit(1);
   const ok = await verifyPassword(password, row?.passwordHash ?? (await dummyPasswordHash()));
   if (!row || !ok) {
+    throttle?.recordFailure(key, ip);
     throw new DomainError(401, 'InvalidCredentialsError', 'Invalid e-mail or password', {});
   }
+  throttle?.recordSuccess(key);
   return issueSession(db, userRecord(row));
 }
 

@@ -1,9 +1,11 @@
-/** Consolidation setup routes: groups and members (3.10) and elimination rules (3.11). */
+/** Consolidation routes: groups and members (3.10), elimination rules (3.11) and runs (3.12). */
 import type { FastifyInstance } from 'fastify';
 import { consolidationGroupRoutes } from './groups.routes.ts';
 import { eliminationRuleRoutes } from './rules.routes.ts';
+import { consolidationRunRoutes } from './runs.routes.ts';
 
 export async function consolidationSetupRoutes(app: FastifyInstance): Promise<void> {
   await app.register(consolidationGroupRoutes);
   await app.register(eliminationRuleRoutes);
+  await app.register(consolidationRunRoutes);
 }

@@ -4,7 +4,20 @@
  *
  * Every query filters by `organization_id`. Amounts are NUMERIC and travel as decimal strings.
  */
-import { and, asc, count, desc, eq, gte, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  gte,
+  inArray,
+  lte,
+  or,
+  type SQL,
+  sql,
+} from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
 import {
   accountBalances,
@@ -161,11 +174,68 @@ export async function memberRole(
 
 export async function insertEntry(tx: Queryable, entry: NewEntryRow, lines: NewLineRow[]): Promise<EntryRow> {
   const [row] = await tx.insert(journalEntries).values(entry).returning();
-  // Large entries are inserted in chunks to stay far below the bind-parameter limit.
-  for (let i = 0; i < lines.length; i += 200) {
-    await tx.insert(journalLines).values(lines.slice(i, i + 200));
-  }
+  await insertLines(tx, lines);
   return row!;
+}
+
+/**
+ * Draws the company's next entry number and inserts the header and the lines in ONE statement
+ * (data-modifying CTEs: counter upsert → header → lines; the lines' foreign key to the header is
+ * checked at the end of the statement), returning both as stored. The counter row stays locked until
+ * the transaction ends (see `nextEntryNumber`), so callers run this last, after every validation and
+ * every other write: the lock is then held for this one statement and the commit. Entries of the
+ * API have at most 500 lines (about 8,500 bind parameters, far below PostgreSQL's 65,535).
+ */
+export async function insertNumberedEntry(
+  tx: Queryable,
+  entry: Omit<NewEntryRow, 'entryNumber'>,
+  lines: NewLineRow[],
+): Promise<{ row: EntryRow; lines: LineRow[] }> {
+  const counter = tx.$with('counter', { n: sql<number>`n` }).as(
+    sql`insert into entry_counters (organization_id, company_id, last_number)
+        values (${entry.organizationId}, ${entry.companyId}, 1)
+        on conflict (organization_id, company_id)
+        do update set last_number = entry_counters.last_number + 1
+        returning last_number as n`,
+  );
+  const header = tx.$with('header').as(
+    tx
+      .insert(journalEntries)
+      .values({ ...entry, entryNumber: sql`(select n from counter)` })
+      .returning(),
+  );
+  const inserted = tx.$with('inserted').as(tx.insert(journalLines).values(lines).returning());
+  const rows = await tx
+    .with(counter, header, inserted)
+    .select({ entry: fieldsOf(header, journalEntries), line: fieldsOf(inserted, journalLines) })
+    .from(inserted)
+    .crossJoin(header);
+  return { row: rows[0]!.entry, lines: rows.map((r) => r.line) };
+}
+
+/** The fields of a CTE over `table`'s `returning()`, typed as the table's columns (for `select`). */
+function fieldsOf<T extends typeof journalEntries | typeof journalLines>(
+  cte: object,
+  table: T,
+): T['_']['columns'] {
+  const fields = cte as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(getTableColumns(table)).map((key) => [key, fields[key]]),
+  ) as T['_']['columns'];
+}
+
+/** Inserts lines (in chunks that stay far below the bind-parameter limit) and returns them. */
+async function insertLines(tx: Queryable, lines: NewLineRow[]): Promise<LineRow[]> {
+  const stored: LineRow[] = [];
+  for (let i = 0; i < lines.length; i += 200) {
+    stored.push(
+      ...(await tx
+        .insert(journalLines)
+        .values(lines.slice(i, i + 200))
+        .returning()),
+    );
+  }
+  return stored;
 }
 
 export async function replaceLines(

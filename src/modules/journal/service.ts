@@ -367,19 +367,39 @@ export async function lockPeriod(
     requireOpen: boolean;
   },
 ) {
-  const period = await ensurePeriod(tx, {
-    organizationId: input.organizationId,
-    companyId: input.company.id,
-    fiscalYearEnd: fiscalYearEndOf(input.company),
-    year: input.ref.year,
-    period: input.ref.period,
-    userId: input.userId,
-  });
-  const [locked] = await tx
-    .select({ id: fiscalPeriods.id, status: fiscalPeriods.status, fiscalYearId: fiscalPeriods.fiscalYearId })
+  const columns = {
+    id: fiscalPeriods.id,
+    status: fiscalPeriods.status,
+    fiscalYearId: fiscalPeriods.fiscalYearId,
+  };
+  // The common case, the year exists: one query finds and locks the period.
+  let [locked] = await tx
+    .select(columns)
     .from(fiscalPeriods)
-    .where(and(eq(fiscalPeriods.organizationId, input.organizationId), eq(fiscalPeriods.id, period.id)))
+    .where(
+      and(
+        eq(fiscalPeriods.organizationId, input.organizationId),
+        eq(fiscalPeriods.companyId, input.company.id),
+        eq(fiscalPeriods.fiscalYear, input.ref.year),
+        eq(fiscalPeriods.periodNumber, input.ref.period),
+      ),
+    )
     .for('share');
+  if (!locked) {
+    const period = await ensurePeriod(tx, {
+      organizationId: input.organizationId,
+      companyId: input.company.id,
+      fiscalYearEnd: fiscalYearEndOf(input.company),
+      year: input.ref.year,
+      period: input.ref.period,
+      userId: input.userId,
+    });
+    [locked] = await tx
+      .select(columns)
+      .from(fiscalPeriods)
+      .where(and(eq(fiscalPeriods.organizationId, input.organizationId), eq(fiscalPeriods.id, period.id)))
+      .for('share');
+  }
   if (input.requireOpen && locked!.status !== 'Open') {
     throw fiscalPeriodClosed(input.company.id, input.ref.year, input.ref.period);
   }
@@ -690,15 +710,22 @@ export async function createEntry(
     );
 
     const id = uuidv7();
-    const entryNumber = await repo.nextEntryNumber(tx, organizationId, company.id);
     const now = new Date();
-    const row = await repo.insertEntry(
+    // The audit entry first: the entry number is drawn last, so the company's counter row stays
+    // locked only for the header and line inserts and the commit.
+    await recordAudit(tx, {
+      organizationId,
+      userId: access.userId,
+      action: 'Create',
+      entityType: 'JournalEntry',
+      entityId: id,
+    });
+    const stored = await repo.insertNumberedEntry(
       tx,
       {
         id,
         organizationId,
         companyId: company.id,
-        entryNumber,
         referenceNumber: input.referenceNumber ?? null,
         description: input.description,
         transactionDate: input.transactionDate,
@@ -718,14 +745,7 @@ export async function createEntry(
       },
       lineRows(organizationId, company.id, id, lines, fc),
     );
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Create',
-      entityType: 'JournalEntry',
-      entityId: id,
-    });
-    return buildRecord(tx, row);
+    return entryRecord(stored.row, stored.lines, fc);
   });
 }
 

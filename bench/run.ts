@@ -1,0 +1,561 @@
+/**
+ * `npm run bench [-- --db postgres] [--quick] [--workers N] [--big-lines N] [--only a,b]`
+ *
+ * Prepares a fresh database (a temporary PGlite data directory, or a new PostgreSQL database
+ * `groupbook_bench_<ts>` on the server of DATABASE_URL, default postgres://postgres@127.0.0.1:5432),
+ * generates two organizations (10 k and 1 M posted lines, 50 companies × 200 accounts in 3 currencies
+ * each), measures cold start, starts the server as a separate process (`node --import tsx
+ * src/main.ts`, LOG_LEVEL=warn), runs every scenario on loopback for a bounded time while sampling
+ * the server's RSS from /proc, stops everything, drops the database and prints one table. The
+ * results are also written as JSON to bench/results/.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { openDatabase } from '../src/db/client.ts';
+import { type FloorTarget, floorPglite, floorPostgres } from './floor.ts';
+import { checkBalances, type Dataset, generateDataset } from './generate.ts';
+import { Client, cannon, loop, type Measurement, percentile, round, sampleRss, treeRssKb } from './load.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+// ---------------------------------------------------------------------------------------------------
+// Options
+
+function flag(name: string): boolean {
+  return process.argv.includes(`--${name}`);
+}
+function option(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const quick = flag('quick');
+const kind: 'postgres' | 'pglite' = option('db') === 'postgres' ? 'postgres' : 'pglite';
+const workers = Number(option('workers') ?? 1);
+const seconds = Number(option('seconds') ?? (quick ? 3 : 8));
+const smallLines = 10_000;
+const bigLines = Number(option('big-lines') ?? (quick ? 100_000 : 1_000_000));
+const only = option('only')?.split(',');
+const coldRuns = quick ? 1 : 3;
+/** Another checkout to start the server from (before/after comparisons); default this one. */
+const serverDir = option('server-dir') ?? ROOT;
+const wants = (name: string) => !only || only.some((o) => name.startsWith(o));
+
+const log = (message: string) => process.stderr.write(`${message}\n`);
+
+// ---------------------------------------------------------------------------------------------------
+// Database
+
+interface Target {
+  /** Environment of the server process. */
+  env: Record<string, string>;
+  /** Options of openDatabase for the generator. */
+  open: { url?: string; dataDir?: string };
+  cleanup(): Promise<void>;
+}
+
+async function prepareTarget(): Promise<Target> {
+  if (kind === 'pglite') {
+    const dir = mkdtempSync(join(os.tmpdir(), 'groupbook-bench-'));
+    return {
+      env: { DATA_DIR: dir },
+      open: { dataDir: dir },
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const base = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
+  const name = `groupbook_bench_${Date.now()}`;
+  const admin = new URL(base);
+  admin.pathname = '/postgres';
+  const adminClient = new pg.Client({ connectionString: admin.toString() });
+  await adminClient.connect();
+  await adminClient.query(`create database ${name}`);
+  await adminClient.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString() },
+    open: { url: url.toString() },
+    cleanup: async () => {
+      const c = new pg.Client({ connectionString: admin.toString() });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Server process
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Server {
+  process: ChildProcess;
+  pid: number;
+  url: string;
+  /** Milliseconds from spawn to the first 200 of /api/health. */
+  readyMs: number;
+  stop(): Promise<void>;
+}
+
+async function healthy(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/api/health`);
+    await res.arrayBuffer();
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+const serverLog = join(ROOT, 'bench', 'results', 'server.log');
+
+async function startServer(env: Record<string, string>, serverWorkers: number): Promise<Server> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const out = openSync(serverLog, 'a');
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: serverDir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      WORKERS: String(serverWorkers),
+      ...env,
+    },
+    stdio: ['ignore', out, out],
+    detached: true,
+  });
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  while (!(await healthy(url))) {
+    if (exited) throw new Error(`server exited during start-up; see ${serverLog}`);
+    if (performance.now() - t0 > 60_000) throw new Error('server did not become healthy within 60 s');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const readyMs = performance.now() - t0;
+  return {
+    process: child,
+    pid: child.pid!,
+    url,
+    readyMs,
+    stop: async () => {
+      if (exited) return;
+      const done = new Promise<void>((r) => child.once('exit', () => r()));
+      process.kill(-child.pid!, 'SIGTERM');
+      const timer = setTimeout(() => {
+        if (!exited) process.kill(-child.pid!, 'SIGKILL');
+      }, 5000);
+      await done;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function coldStart(env: Record<string, string>, label: string): Promise<Measurement> {
+  const times: number[] = [];
+  let rss = 0;
+  for (let i = 0; i < coldRuns; i++) {
+    const server = await startServer(env, 1);
+    times.push(server.readyMs);
+    rss = Math.max(rss, treeRssKb(server.pid));
+    await server.stop();
+  }
+  times.sort((a, b) => a - b);
+  return {
+    scenario: `cold start (${label})`,
+    connections: null,
+    rate: null,
+    p50: round(percentile(times, 50)),
+    p99: round(times[times.length - 1]!),
+    errors: 0,
+    rssMb: Math.round(rss / 1024),
+    count: times.length,
+    note: 'process spawn → first 200 from /api/health, migrations already applied; p99 column = slowest run',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Scenarios
+
+function entryBody(ds: Dataset, company: number, description: string) {
+  const accounts = ds.entryAccounts[company]!;
+  const currency = ds.companyCurrencies[company]!;
+  return {
+    organizationId: ds.organizationId,
+    companyId: ds.companyIds[company]!,
+    description,
+    transactionDate: `${ds.year}-06-15`,
+    lines: [
+      { accountId: accounts.debit, debitAmount: { value: '125.50', currency } },
+      { accountId: accounts.credit, creditAmount: { value: '125.50', currency } },
+    ],
+  };
+}
+
+async function measured(
+  server: Server,
+  scenario: string,
+  connections: number | null,
+  fn: () => Promise<{ rate: number; p50: number | null; p99: number | null; errors: number; count: number }>,
+  note?: string,
+): Promise<Measurement> {
+  log(`  ${scenario}${connections ? ` (${connections} connections)` : ''} …`);
+  const rss = sampleRss(server.pid);
+  const r = await fn();
+  return {
+    scenario,
+    connections,
+    rate: round(r.rate),
+    p50: round(r.p50, 2),
+    p99: round(r.p99, 2),
+    errors: r.errors,
+    rssMb: rss.stop(),
+    count: r.count,
+    ...(note ? { note } : {}),
+  };
+}
+
+async function journalFlow(client: Client, ds: Dataset, company: number): Promise<boolean> {
+  const org = `?organizationId=${ds.organizationId}`;
+  const created = await client.request(
+    'POST',
+    '/api/v1/journal-entries',
+    ds.tokens.clerk,
+    entryBody(ds, company, 'Flow entry'),
+  );
+  if (created.status !== 201) return false;
+  const id = String(created.body.id);
+  const steps: [string, string][] = [
+    ['submit', ds.tokens.clerk],
+    ['approve', ds.tokens.controller],
+    ['post', ds.tokens.controller],
+  ];
+  for (const [step, token] of steps) {
+    const res = await client.request('POST', `/api/v1/journal-entries/${id}/${step}${org}`, token, {});
+    if (res.status !== 200) return false;
+  }
+  return true;
+}
+
+async function consolidationRuns(server: Server, ds: Dataset, label: string): Promise<Measurement> {
+  const client = new Client(server.url, 1);
+  const path = `/api/v1/consolidation/groups/${ds.groupId}/runs?organizationId=${ds.organizationId}`;
+  const body = { periodRef: { year: ds.year, period: 12 }, forceRegeneration: true };
+  try {
+    const probe = await client.request('POST', path, ds.tokens.owner, body);
+    const scenario = `consolidation run ${label}`;
+    if (probe.status === 404 || probe.status === 405) {
+      return {
+        scenario,
+        connections: 1,
+        rate: null,
+        p50: null,
+        p99: null,
+        errors: 0,
+        rssMb: null,
+        count: 0,
+        note: `skipped: POST /consolidation/groups/{id}/runs answered ${probe.status} ${String(probe.body._tag)}`,
+      };
+    }
+    let lastFailure = '';
+    const m = await measured(server, scenario, 1, () =>
+      loop(
+        1,
+        seconds,
+        async () => {
+          const res = await client.request('POST', path, ds.tokens.owner, body);
+          const ok = res.status === 201 && res.body.status === 'Completed';
+          if (!ok) lastFailure = `${res.status} ${String(res.body.status ?? res.body._tag)}`;
+          return ok;
+        },
+        quick ? 5 : 20,
+      ),
+    );
+    if (lastFailure) m.note = `last failure: ${lastFailure}`;
+    return m;
+  } finally {
+    client.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Output
+
+function table(rows: Measurement[]): string {
+  const header = ['scenario', 'conn', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'RSS MB'];
+  const cells = rows.map((m) => [
+    m.scenario,
+    m.connections === null ? '–' : String(m.connections),
+    m.rate === null ? '–' : m.rate.toFixed(m.rate < 100 ? 1 : 0),
+    m.p50 === null ? '–' : String(m.p50),
+    m.p99 === null ? '–' : String(m.p99),
+    m.rate === null && m.p50 === null ? '–' : String(m.errors),
+    m.rssMb === null ? '–' : String(m.rssMb),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) =>
+    `| ${c.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join(' | ')} |`;
+  return [
+    line(header),
+    `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`,
+    ...cells.map(line),
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(serverLog, '');
+  log(`groupbook bench: ${kind}${quick ? ' (quick)' : ''}, workers ${workers}, ${seconds} s per scenario`);
+  const target = await prepareTarget();
+  const results: Measurement[] = [];
+  const datasets: Record<string, Omit<Dataset, 'tokens'>> = {};
+  let small: Dataset;
+  let big: Dataset;
+  try {
+    // Data.
+    log('generating data …');
+    const database = await openDatabase({ ...target.open, poolSize: 2 });
+    try {
+      await database.migrate();
+      const stamp = Date.now();
+      small = await generateDataset(
+        database.db,
+        { label: `10k-${stamp}`, companies: 50, accountsPerCompany: 200, lines: smallLines },
+        log,
+      );
+      big = await generateDataset(
+        database.db,
+        { label: `big-${stamp}`, companies: 50, accountsPerCompany: 200, lines: bigLines },
+        log,
+      );
+      await checkBalances(database.db, small.organizationId);
+      await checkBalances(database.db, big.organizationId);
+    } finally {
+      await database.close();
+    }
+    for (const ds of [small, big]) {
+      const { tokens: _t, ...rest } = ds;
+      datasets[ds.label] = rest;
+      log(`  ${ds.label}: ${ds.lines} lines in ${ds.seconds.toFixed(1)} s`);
+    }
+    const bigLabel = bigLines >= 1_000_000 ? `${bigLines / 1_000_000}M` : `${bigLines / 1000}k`;
+
+    // Cold start.
+    if (wants('cold')) {
+      log('cold start …');
+      results.push(await coldStart(target.env, kind));
+      if (kind === 'postgres') {
+        const dir = mkdtempSync(join(os.tmpdir(), 'groupbook-bench-cold-'));
+        try {
+          const db = await openDatabase({ dataDir: dir });
+          await db.migrate();
+          await db.close();
+          results.push(await coldStart({ DATA_DIR: dir }, 'pglite'));
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }
+    }
+
+    // HTTP scenarios.
+    log('starting server …');
+    const server = await startServer(target.env, kind === 'postgres' ? workers : 1);
+    try {
+      const u = server.url;
+      const ownerOf = small.tokens.owner;
+      if (wants('health'))
+        results.push(
+          await measured(server, 'health', 10, () =>
+            cannon({ url: `${u}/api/health`, connections: 10, seconds }),
+          ),
+        );
+      if (wants('organizations'))
+        results.push(
+          await measured(server, 'organizations list', 10, () =>
+            cannon({ url: `${u}/api/v1/organizations`, connections: 10, seconds, token: ownerOf }),
+          ),
+        );
+      if (wants('journal')) {
+        const body = entryBody(small, 0, 'Office supplies');
+        const create = (connections: number, s: number) =>
+          cannon({
+            url: `${u}/api/v1/journal-entries`,
+            method: 'POST',
+            connections,
+            seconds: s,
+            token: small.tokens.clerk,
+            body,
+          });
+        await create(10, quick ? 1 : 2); // warm-up, not reported
+        for (const connections of [10, 50]) {
+          results.push(
+            await measured(server, 'journal create', connections, () => create(connections, seconds)),
+          );
+        }
+      }
+      if (wants('flow')) {
+        const client = new Client(u, 10);
+        results.push(
+          await measured(
+            server,
+            'flow create→submit→approve→post',
+            10,
+            () => loop(10, seconds, () => journalFlow(client, small, 1)),
+            'req/s = complete flows per second (4 requests each); latency per flow',
+          ),
+        );
+        client.close();
+      }
+      if (wants('balance')) {
+        for (const [ds, label] of [
+          [small, '10k'],
+          [big, bigLabel],
+        ] as const) {
+          const q = `organizationId=${ds.organizationId}&companyId=${ds.companyIds[0]}&asOfDate=${ds.year}-12-31`;
+          results.push(
+            await measured(server, `balance sheet ${label} lines`, 1, () =>
+              cannon({
+                url: `${u}/api/v1/reports/balance-sheet?${q}`,
+                connections: 1,
+                seconds: Math.max(2, seconds / 2),
+                token: ds.tokens.owner,
+              }),
+            ),
+          );
+        }
+      }
+      if (wants('consolidation')) {
+        results.push(await consolidationRuns(server, small, '10k lines'));
+        results.push(await consolidationRuns(server, big, `${bigLabel} lines`));
+      }
+    } finally {
+      await server.stop();
+    }
+
+    // Raw-SQL floor, same company and concurrency as the journal-create scenario.
+    if (wants('journal') || wants('floor')) {
+      const floorTarget: FloorTarget = {
+        organizationId: small.organizationId,
+        companyId: small.companyIds[0]!,
+        currency: small.companyCurrencies[0]!,
+        userId: small.userIds.clerk,
+        debitAccountId: small.entryAccounts[0]!.debit,
+        creditAccountId: small.entryAccounts[0]!.credit,
+        transactionDate: `${small.year}-06-15`,
+        fiscalYear: small.year,
+        fiscalPeriod: 6,
+      };
+      let pglite: PGlite | undefined;
+      if (kind === 'pglite') {
+        pglite = new PGlite(target.open.dataDir!);
+        await pglite.waitReady;
+      }
+      try {
+        for (const connections of [10, 50]) {
+          log(`  raw-SQL floor (${connections} connections) …`);
+          const r = pglite
+            ? await floorPglite(pglite, floorTarget, connections, seconds)
+            : await floorPostgres(target.open.url!, floorTarget, connections, seconds);
+          results.push({
+            scenario: 'raw-SQL floor (journal create rows)',
+            connections,
+            rate: round(r.rate),
+            p50: round(r.p50, 2),
+            p99: round(r.p99, 2),
+            errors: r.errors,
+            rssMb: null,
+            count: r.count,
+            note: 'plain driver, no HTTP: counter bump, header, 2 lines, audit in one transaction',
+          });
+        }
+      } finally {
+        await pglite?.close();
+      }
+    }
+    report(results, datasets);
+  } finally {
+    await target.cleanup();
+  }
+}
+
+function report(results: Measurement[], datasets: Record<string, Omit<Dataset, 'tokens'>>): void {
+  const find = (scenario: string, connections: number | null = null) =>
+    results.find((m) => m.scenario === scenario && (connections === null || m.connections === connections));
+  const ratios: Record<string, number | null> = {};
+  for (const c of [10, 50]) {
+    const app = find('journal create', c)?.rate;
+    const raw = find('raw-SQL floor (journal create rows)', c)?.rate;
+    if (app && raw) ratios[`journal create / raw-SQL floor @${c}`] = round(app / raw, 2);
+  }
+  const pairs: [string, string, string][] = [
+    ['balance sheet', 'balance sheet 10k lines', 'balance sheet'],
+    ['consolidation run', 'consolidation run 10k lines', 'consolidation run'],
+  ];
+  for (const [name, smallName, prefix] of pairs) {
+    const a = find(smallName)?.p50;
+    const b = results.find((m) => m.scenario.startsWith(prefix) && m.scenario !== smallName)?.p50;
+    if (a && b) ratios[`${name} p50 big / 10k`] = round(b / a, 2);
+  }
+
+  const machine = {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.type()} ${os.release()}`,
+  };
+  const out = {
+    date: new Date().toISOString(),
+    database: kind,
+    workers: kind === 'postgres' ? workers : 1,
+    quick,
+    secondsPerScenario: seconds,
+    machine,
+    datasets,
+    results,
+    ratios,
+  };
+  const file = join(ROOT, 'bench', 'results', `${out.date.replace(/[:.]/g, '-')}-${kind}.json`);
+  writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+
+  const print = (s: string) => process.stdout.write(`${s}\n`);
+  print('');
+  print(
+    `Groupbook bench — ${kind}${kind === 'postgres' ? `, ${out.workers} worker(s)` : ''}, ` +
+      `${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}${quick ? ', quick' : ''}`,
+  );
+  print(table(results));
+  for (const [k, v] of Object.entries(ratios)) print(`${k}: ${v}`);
+  for (const m of results) if (m.note?.startsWith('skipped')) print(`${m.scenario}: ${m.note}`);
+  print(`results: ${file}`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,522 @@
+/**
+ * OpenAPI document enrichment, applied once when the document is first generated (hooks of
+ * @fastify/swagger). Routes declare schemas, summaries and descriptions; this module adds, without
+ * touching every route:
+ *
+ * - for each error status of an operation, the `_tag`s it can carry (contract 1.12.4 common errors, the
+ *   endpoint's own errors from `error-catalogue.ts`, NotFound tags of its malformed path ids) as a
+ *   `oneOf` of per-tag schemas under `components.schemas`, a description naming them and an example;
+ * - an example for every request body and JSON response: hand-written ones for the main routes
+ *   (`openapi-examples.ts`), otherwise generated from the schema (`examples` keywords, formats,
+ *   patterns, enums, property names);
+ * - descriptions of path parameters.
+ *
+ * Nothing here changes validation or serialisation: only the generated document is edited.
+ */
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import { ENDPOINT_ERRORS, ERROR_CATALOGUE } from './error-catalogue.ts';
+import { OPERATION_EXAMPLES } from './openapi-examples.ts';
+import { UUID_PATTERN } from './schemas.ts';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Schema = Record<string, unknown>;
+type OpenApiDoc = Record<string, unknown> & {
+  paths?: Record<string, Record<string, Operation>>;
+  components?: Record<string, unknown> & { schemas?: Record<string, Schema> };
+};
+interface Operation {
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  security?: unknown[];
+  parameters?: Array<{ in: string; name: string; description?: string; schema?: Schema }>;
+  requestBody?: { content?: Record<string, MediaType> };
+  responses?: Record<string, { description?: string; content?: Record<string, MediaType> }>;
+}
+interface MediaType {
+  schema?: Schema;
+  example?: unknown;
+  examples?: unknown;
+}
+
+interface RouteInfo {
+  isPublic: boolean;
+  pathIds: Record<string, { tag: string }>;
+}
+
+const STATUS_TITLES: Record<number, string> = {
+  400: 'Bad request: validation failed or a business rule refused the request',
+  401: 'Not authenticated',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  413: 'Payload too large',
+  429: 'Rate limit exceeded',
+  500: 'Internal server error',
+  503: 'Service unavailable',
+};
+
+const SUCCESS_TITLES: Record<string, string> = { '200': 'OK', '201': 'Created', '204': 'No content' };
+
+const SAMPLE_UUIDS = [
+  '3f1c2a9e-7b4d-4e2a-9c1f-5a6b7c8d9e01',
+  '8a2b4c6d-1e3f-4a5b-8c7d-9e0f1a2b3c04',
+  'c5d6e7f8-9a0b-4c1d-8e2f-3a4b5c6d7e08',
+];
+
+/** Key of an operation: `POST /api/v1/companies/{}` (every path parameter written `{}`). */
+export function operationKey(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}').replace(/:[A-Za-z0-9_]+/g, '{}')}`;
+}
+
+type Hooks = Required<Pick<FastifyDynamicSwaggerOptions, 'transform' | 'transformObject'>>;
+
+export function createOpenApiHooks(): Hooks {
+  const routes = new Map<string, RouteInfo>();
+
+  const transform: Hooks['transform'] = ({ schema, url, route }) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const config = (route.config ?? {}) as { public?: boolean; pathIds?: Record<string, { tag: string }> };
+    for (const m of methods) {
+      routes.set(operationKey(m, url), { isPublic: config.public === true, pathIds: config.pathIds ?? {} });
+    }
+    return { schema, url };
+  };
+
+  const transformObject: Hooks['transformObject'] = (documentObject) => {
+    const doc = ('openapiObject' in documentObject
+      ? documentObject.openapiObject
+      : documentObject.swaggerObject) as unknown as OpenApiDoc;
+    enrichDocument(doc, routes);
+    return doc as never;
+  };
+
+  return { transform, transformObject };
+}
+
+export function enrichDocument(doc: OpenApiDoc, routes: Map<string, RouteInfo>): void {
+  doc.components ??= {};
+  const components = doc.components;
+  components.schemas ??= {};
+  const schemas = components.schemas;
+  for (const [path, ops] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(ops)) {
+      const key = operationKey(method, path);
+      const info = routes.get(key) ?? { isPublic: !op.security, pathIds: {} };
+      describePathParameters(op, info);
+      documentErrors(op, key, info, schemas);
+      addExamples(op, key);
+    }
+  }
+}
+
+function describePathParameters(op: Operation, info: RouteInfo): void {
+  for (const p of op.parameters ?? []) {
+    if (p.in !== 'path' || p.description) continue;
+    const rule = info.pathIds[p.name];
+    p.description = rule
+      ? `UUID; an unknown or malformed value answers 404 ${rule.tag}`
+      : p.name === 'type'
+        ? 'Template type: GeneralBusiness, Manufacturing, ServiceBusiness or HoldingCompany'
+        : `Path parameter ${p.name}`;
+  }
+}
+
+/** The `_tag`s each error status of an operation can carry. */
+function errorTagsOf(op: Operation, key: string, info: RouteInfo): Map<number, string[]> {
+  const tags = new Map<number, string[]>();
+  const add = (tag: string) => {
+    const status = ERROR_CATALOGUE[tag]?.status;
+    if (status === undefined) return;
+    const list = tags.get(status) ?? [];
+    if (!list.includes(tag)) list.push(tag);
+    tags.set(status, list);
+  };
+  const [method, path] = key.split(' ') as [string, string];
+  const hasInput =
+    (op.parameters ?? []).some((p) => p.in === 'query' || p.in === 'path') || op.requestBody !== undefined;
+  const namesOrg = operationNamesOrganization(op, path);
+  const isV1Post = method === 'POST' && path.startsWith('/api/v1/');
+
+  // Idempotency-Key is validated on every POST under /api/v1 (400 at /headers/Idempotency-Key).
+  if (hasInput || isV1Post) add('ValidationError');
+  if (!info.isPublic) {
+    add('UnauthorizedError');
+    // Not a member of the organization the request names or of the addressed resource's, or role.
+    if (namesOrg || Object.keys(info.pathIds).length > 0 || referencesById(op)) add('ForbiddenError');
+  }
+  if (namesOrg && !info.isPublic) add('OrganizationNotFoundError');
+  for (const rule of Object.values(info.pathIds)) add(rule.tag);
+  for (const tag of ENDPOINT_ERRORS[key] ?? []) add(tag);
+  if (isV1Post) {
+    add('IdempotencyKeyReusedError');
+    add('IdempotencyKeyInProgressError');
+  }
+  add('PayloadTooLargeError'); // the Content-Length check runs on every route (contract 1.12.3 step 2)
+  if (path !== '/api/health') add('RateLimitExceededError'); // deployment rate limit, login throttling
+  add('InternalServerError');
+  if (path !== '/api/health') add('ServiceUnavailableError');
+  return tags;
+}
+
+function documentErrors(op: Operation, key: string, info: RouteInfo, schemas: Record<string, Schema>): void {
+  op.responses ??= {};
+  const byStatus = errorTagsOf(op, key, info);
+  // Statuses the route declares but no tag explains (e.g. a generic 409 on a route without conflicts)
+  // keep a generic body; statuses the contract names for the endpoint are added when missing.
+  for (const [status, tags] of byStatus) {
+    const code = String(status);
+    const existing = op.responses[code];
+    if (existing?.content && !isErrorBody(existing.content['application/json']?.schema)) continue; // e.g. 503 HealthStatus
+    const refs = tags.map((tag) => {
+      schemas[tag] ??= tagSchema(tag);
+      return { $ref: `#/components/schemas/${tag}` };
+    });
+    const list = tags.map((t) => `\`${t}\`${fieldList(t)}`).join(', ');
+    op.responses[code] = {
+      description: `${STATUS_TITLES[status] ?? 'Error'}. \`_tag\`: ${list}.`,
+      content: {
+        'application/json': {
+          schema: refs.length === 1 ? refs[0]! : { oneOf: refs },
+          example: errorExample(tags[0]!, key),
+        },
+      },
+    };
+  }
+  for (const [code, response] of Object.entries(op.responses)) {
+    const status = Number(code);
+    if (status < 400 || byStatus.has(status)) continue;
+    // A generic status (from the `responses()` helper) that no error of this operation can produce.
+    if (isErrorBody(response.content?.['application/json']?.schema)) delete op.responses[code];
+  }
+}
+
+/** Whether the request names an organization: path, query parameter or (nested) body field. */
+function operationNamesOrganization(op: Operation, path: string): boolean {
+  if (path.includes('/organizations/{}')) return true;
+  if ((op.parameters ?? []).some((p) => p.name === 'organizationId')) return true;
+  const seen = new Set<unknown>();
+  const walk = (node: unknown): boolean => {
+    if (node === null || typeof node !== 'object' || seen.has(node)) return false;
+    seen.add(node);
+    const props = (node as Schema).properties as Schema | undefined;
+    if (props && 'organizationId' in props) return true;
+    return Object.values(node as Schema).some(walk);
+  };
+  return walk(op.requestBody?.content?.['application/json']?.schema);
+}
+
+/** A query parameter or body field naming a resource by id (`consolidationGroupId`, `companyId`, ...). */
+function referencesById(op: Operation): boolean {
+  if ((op.parameters ?? []).some((p) => /Id$/.test(p.name))) return true;
+  const props = op.requestBody?.content?.['application/json']?.schema?.properties as Schema | undefined;
+  return Object.keys(props ?? {}).some((name) => /Id$/.test(name));
+}
+
+function isErrorBody(schema: Schema | undefined): boolean {
+  const props = schema?.properties as Schema | undefined;
+  return props !== undefined && '_tag' in props;
+}
+
+function fieldList(tag: string): string {
+  const fields = ERROR_CATALOGUE[tag]?.fields ?? [];
+  return fields.length === 0 ? '' : ` {${fields.map((f) => f[0]).join(', ')}}`;
+}
+
+function fieldSchema(name: string, note: string | undefined): Schema {
+  const n = note ?? '';
+  if (name === 'issues') {
+    return {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: {
+          path: {
+            type: 'string',
+            description: 'JSON Pointer into the body, `/query/<name>` or `/headers/<Name>`',
+          },
+          message: { type: 'string' },
+        },
+      },
+    };
+  }
+  if (n.startsWith('integer | null')) return { type: ['integer', 'null'] };
+  if (n.startsWith('integer')) return { type: 'integer' };
+  if (n.startsWith('boolean')) return { type: 'boolean' };
+  if (n.startsWith('string[]')) return { type: 'array', items: { type: 'string' } };
+  if (n === 'Money') {
+    return {
+      type: 'object',
+      required: ['value', 'currency'],
+      properties: { value: { type: 'string' }, currency: { type: 'string' } },
+    };
+  }
+  if (n.includes('PeriodRef')) {
+    return {
+      type: 'object',
+      required: ['year', 'period'],
+      properties: { year: { type: 'integer' }, period: { type: 'integer' } },
+    };
+  }
+  if (n.includes('| null') || n.includes('\\| null')) return { type: ['string', 'null'] };
+  return n ? { type: 'string', description: n } : { type: 'string' };
+}
+
+function tagSchema(tag: string): Schema {
+  const info = ERROR_CATALOGUE[tag]!;
+  const properties: Record<string, Schema> = {
+    _tag: { type: 'string', const: tag },
+    message: { type: 'string', description: 'Human-readable English text; not stable' },
+  };
+  for (const [name, note] of info.fields) properties[name] = fieldSchema(name, note);
+  return {
+    type: 'object',
+    description: `${info.status} ${tag}`,
+    required: ['_tag', 'message', ...info.fields.map((f) => f[0])],
+    properties,
+    additionalProperties: true,
+  };
+}
+
+const ERROR_MESSAGES: Record<string, string> = {
+  ValidationError: 'Request validation failed',
+  UnauthorizedError: 'Authentication required',
+  ForbiddenError: 'Your role does not allow this action',
+  InternalServerError: 'Internal server error',
+  ServiceUnavailableError: 'The database is unavailable',
+};
+
+function errorExample(tag: string, key: string): Json {
+  const info = ERROR_CATALOGUE[tag]!;
+  const body: Record<string, Json> = {
+    _tag: tag,
+    message:
+      ERROR_MESSAGES[tag] ??
+      tag
+        .replace(/Error$/, '')
+        .replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`),
+  };
+  for (const [name, note] of info.fields) body[name] = errorFieldExample(name, note, key);
+  return body;
+}
+
+function errorFieldExample(name: string, note: string | undefined, key: string): Json {
+  const n = note ?? '';
+  if (name === 'issues') return [{ path: '/name', message: 'must NOT have fewer than 1 characters' }];
+  if (name === 'resource') return 'Organization';
+  if (name === 'action') return 'organization:update';
+  if (name === 'requiredRole') return 'admin';
+  if (name === 'currentRole') return 'viewer';
+  if (name === 'method') return key.split(' ')[0]!;
+  if (name === 'path') return key.split(' ')[1]!;
+  if (name === 'requestId') return 'b3d1c6a2-4f5e-4a7b-9c8d-0e1f2a3b4c5d';
+  if (name === 'idempotencyKey') return 'create-company-42';
+  if (name === 'maxBytes') return 1048576;
+  if (name === 'retryAfterSeconds') return 30;
+  if (name === 'email') return 'ann@example.com';
+  if (name === 'name') return 'Acme Group';
+  if (name === 'requirements') return ['at least 8 characters'];
+  if (/Id$/.test(name)) return SAMPLE_UUIDS[0]!;
+  if (n === 'Money') return { value: '0.01', currency: 'USD' };
+  if (n.includes('PeriodRef')) return { year: 2026, period: 1 };
+  if (n.startsWith('integer')) return 1;
+  if (n.startsWith('boolean')) return false;
+  if (n.startsWith('string[]')) return [];
+  if (/Date$|^date$/.test(name) || /periodStart|periodEnd/.test(name)) return '2026-01-31';
+  if (/Currency$|^currency$/.test(name)) return 'EUR';
+  if (name === 'year' || name === 'fiscalYear') return 2026;
+  if (/Status$/.test(name)) return 'Closed';
+  const choices = n.split('|').map((s) => s.trim());
+  if (choices.length > 1 && /^[A-Za-z]+$/.test(choices[0]!)) return choices[0]!;
+  const list = n.split(',').map((s) => s.trim());
+  if (list.length > 1 && /^[A-Za-z]+$/.test(list[0]!)) return list[0]!;
+  return 'example';
+}
+
+function addExamples(op: Operation, key: string): void {
+  const hand = OPERATION_EXAMPLES[key];
+  const body = op.requestBody?.content?.['application/json'];
+  if (body?.schema && body.example === undefined && body.examples === undefined) {
+    body.example = hand?.request ?? exampleOf(body.schema, { request: true });
+  }
+  for (const [code, response] of Object.entries(op.responses ?? {})) {
+    if (response.description === 'Default Response') response.description = SUCCESS_TITLES[code] ?? 'Success';
+    const media = response.content?.['application/json'];
+    if (!media?.schema || media.example !== undefined || media.examples !== undefined) continue;
+    const status = Number(code);
+    media.example =
+      status < 300 && hand?.response !== undefined
+        ? hand.response
+        : exampleOf(media.schema, { request: false });
+  }
+}
+
+interface ExampleContext {
+  request: boolean;
+  key?: string;
+  depth?: number;
+}
+
+/** An example value for a JSON Schema (as it appears in the OpenAPI document). */
+export function exampleOf(schema: Schema, ctx: ExampleContext): Json {
+  const depth = ctx.depth ?? 0;
+  if (depth > 12) return null;
+  const next = (s: Schema, key?: string) =>
+    exampleOf(s, { ...ctx, depth: depth + 1, ...(key ? { key } : {}) });
+  if (schema.example !== undefined) return schema.example as Json;
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0] as Json;
+  if (schema.const !== undefined) return schema.const as Json;
+  if (Array.isArray(schema.enum)) return pickEnum(schema.enum as Json[], ctx.key);
+  if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) {
+    const options = (schema.anyOf ?? schema.oneOf) as Schema[];
+    const nonNull = options.find((o) => o.type !== 'null') ?? options[0];
+    return nonNull ? next(nonNull, ctx.key) : null;
+  }
+  if (Array.isArray(schema.allOf)) {
+    const merged: Record<string, Json> = {};
+    for (const part of schema.allOf as Schema[]) Object.assign(merged, next(part, ctx.key));
+    return merged;
+  }
+  const type = Array.isArray(schema.type) ? (schema.type as string[]).find((t) => t !== 'null') : schema.type;
+  switch (type) {
+    case 'object': {
+      const out: Record<string, Json> = {};
+      const props = (schema.properties ?? {}) as Record<string, Schema>;
+      for (const [name, prop] of Object.entries(props)) out[name] = next(prop, name);
+      return moneyFix(out);
+    }
+    case 'array': {
+      const items = (schema.items ?? {}) as Schema;
+      const count = Math.max(1, Number(schema.minItems ?? 1));
+      return Array.from({ length: Math.min(count, 3) }, (_, i) => {
+        const value = next(items, ctx.key);
+        return typeof value === 'string' && isUuidPattern(items)
+          ? SAMPLE_UUIDS[i % SAMPLE_UUIDS.length]!
+          : value;
+      });
+    }
+    case 'integer':
+    case 'number':
+      return numberExample(schema, ctx.key);
+    case 'boolean':
+      return ctx.key === 'isActive' || ctx.key === 'isPostable' || ctx.key === 'isBalanced';
+    case 'null':
+      return null;
+    case 'string':
+      return stringExample(schema, ctx.key);
+    default:
+      return schema.properties ? next({ ...schema, type: 'object' }, ctx.key) : null;
+  }
+}
+
+function pickEnum(values: Json[], key: string | undefined): Json {
+  const prefer: Record<string, string> = {
+    currency: 'USD',
+    reportingCurrency: 'USD',
+    functionalCurrency: 'EUR',
+    fromCurrency: 'EUR',
+    toCurrency: 'USD',
+    rateType: 'Spot',
+    source: 'Manual',
+    consolidationMethod: 'FullConsolidation',
+    role: 'member',
+  };
+  const wanted = key ? prefer[key] : undefined;
+  if (wanted !== undefined && values.includes(wanted)) return wanted;
+  if (values.includes('USD')) return 'USD';
+  return values[0] ?? null;
+}
+
+function isUuidPattern(schema: Schema): boolean {
+  return schema.pattern === UUID_PATTERN || schema['x-uuid'] === true;
+}
+
+function numberExample(schema: Schema, key: string | undefined): number {
+  const byKey: Record<string, number> = {
+    year: 2026,
+    fiscalYear: 2026,
+    period: 1,
+    periodNumber: 1,
+    month: 12,
+    day: 31,
+    limit: 50,
+    offset: 0,
+    total: 1,
+    priority: 10,
+    ownershipPercentage: 80,
+  };
+  let value = key !== undefined && byKey[key] !== undefined ? byKey[key]! : 1;
+  const min = typeof schema.minimum === 'number' ? schema.minimum : undefined;
+  const max = typeof schema.maximum === 'number' ? schema.maximum : undefined;
+  if (min !== undefined && value < min) value = min;
+  if (max !== undefined && value > max) value = max;
+  return value;
+}
+
+function stringExample(schema: Schema, key: string | undefined): string {
+  const k = key ?? '';
+  const fmt = schema.format;
+  if (fmt === 'date-time' || /At$/.test(k)) return '2026-01-31T12:00:00.000Z';
+  if (fmt === 'date' || /Date$/.test(k)) return '2026-01-31';
+  if (fmt === 'email' || k === 'email') return 'ann@example.com';
+  if (isUuidPattern(schema) || (/Id$|^id$/.test(k) && k !== 'taxId')) return SAMPLE_UUIDS[0]!;
+  if (schema['x-rate'] === true || k === 'rate' || k === 'effectiveRate' || k === 'exchangeRate') {
+    return '1.0850000000';
+  }
+  if (schema['x-country'] === true || /country/i.test(k)) return 'US';
+  if (schema['x-jurisdiction'] === true || /jurisdiction/i.test(k)) return 'US-DE';
+  if (typeof schema.pattern === 'string' && /^\^-?\(0\|\[1-9\]/.test(schema.pattern)) return '1250.00';
+  const byKey: Record<string, string> = {
+    password: 'Secret-pass1',
+    currentPassword: 'Secret-pass1',
+    newPassword: 'Better-pass2',
+    displayName: 'Ann Example',
+    token: 'gbk_2b7f0c1e9a8d4c3b5e6f7a8b9c0d1e2f',
+    name: 'Acme Group',
+    legalName: 'Acme Group Inc.',
+    description: 'Monthly office rent',
+    accountNumber: '1010',
+    value: '1250.00',
+    currency: 'USD',
+    version: '0.1.0',
+    percentage: '80.00',
+    ownershipPercentage: '80.00',
+    nonControllingInterestPercentage: '20.00',
+    taxId: '12-3456789',
+    industryCode: '5411',
+    entryNumber: 'JE-000001',
+    referenceNumber: 'INV-1001',
+    memo: 'Office rent, January',
+    reason: 'Correction of a posting error',
+    message: 'Done',
+  };
+  if (byKey[k] !== undefined) return byKey[k]!;
+  if (/Currency$/.test(k)) return 'USD';
+  if (/Percentage$/.test(k)) return '80.00';
+  if (typeof schema.pattern === 'string') return patternExample(schema.pattern, schema);
+  const min = Number(schema.minLength ?? 0);
+  const text = k ? `${k} text` : 'text';
+  return text.length >= min ? text : text.padEnd(min, 'x');
+}
+
+/** Best effort for a few simple patterns; otherwise a string of the right length. */
+function patternExample(pattern: string, schema: Schema): string {
+  if (pattern === '^[A-Za-z0-9-]+$') return 'en-US';
+  if (pattern === '^[A-Za-z0-9_+/-]+$') return 'America/New_York';
+  if (pattern.startsWith('^[1-9][0-9]{3,9}')) return '1010';
+  if (pattern.startsWith('^[0-9]')) return '1234';
+  if (pattern.startsWith('^[A-Z]')) return 'USD';
+  const min = Number(schema.minLength ?? 1);
+  return 'x'.repeat(Math.max(1, min));
+}
+
+/** Money objects: a Money value in the currency example's minor units. */
+function moneyFix(out: Record<string, Json>): Record<string, Json> {
+  if (typeof out.value === 'string' && typeof out.currency === 'string' && Object.keys(out).length === 2) {
+    return { value: out.value, currency: out.currency };
+  }
+  return out;
+}

@@ -1,0 +1,492 @@
+/**
+ * THE data-loading step of a consolidation run (contract 3.12.3 "Execution reads all ledger data of one
+ * run from one consistent database snapshot"): one REPEATABLE READ, READ ONLY transaction reads
+ * everything the pure engine needs and returns its `ConsolidationInput`.
+ *
+ * Queries (each over all companies of the group at once — no per-company or per-account queries):
+ *   companies, accounts, fiscal-period status, unposted-entry counts, the ledger figures of each view
+ *   (one GROUP BY over `account_balances` per view — never journal lines), intercompany transactions
+ *   (one query for both views), elimination rules, and the exchange rates (one rate book for every
+ *   currency involved, resolved in memory).
+ *
+ * Ledger figures follow the engine's ViewData contract (domain/consolidation/types.ts):
+ *   - Revenue/Expense: one figure per account and GROUP period (dated with a representative date
+ *     inside that period), prior years included;
+ *   - Equity and `isNonMonetary` accounts of companies not in the reporting currency: one per date;
+ *   - everything else: one cumulative figure (date null).
+ * Closing entries (and their reversals) are excluded (`is_closing`); in the closing view of a run for
+ * a period 1–12 the period-13 entries of each company's own fiscal year containing asOfDate are
+ * excluded too. The opening view applies no period-13 exclusion (every earlier year is complete).
+ */
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { type Db, type Queryable, queryRows } from '../../db/client.ts';
+import { companies } from '../../db/schema/index.ts';
+import type { AccountCategory, AccountType, CashFlowCategory } from '../../domain/accounts.ts';
+import type {
+  AccountInfo,
+  CompanyInput,
+  CompanyLedger,
+  ConsolidationInput,
+  GroupPeriod,
+  IntercompanyTransactionInput,
+  IntercompanyTransactionType,
+  MatchingStatus,
+  RateProvider,
+  ResolvedRate,
+  RunMember,
+  ViewData,
+} from '../../domain/consolidation/index.ts';
+import { addDays, minDate } from '../../domain/dates.ts';
+import {
+  type FiscalYearEnd,
+  fiscalYearOf,
+  fiscalYearStartDate,
+  periodOf,
+  periodRange,
+  periodsOfYear,
+} from '../../domain/fiscal-calendar.ts';
+import { dec, formatRate } from '../../domain/money.ts';
+import { CLOSING_RATE_TYPES, type RateResolution } from '../../domain/rates.ts';
+import { loadRateBook, type RateBook, type RateQuery } from '../exchange-rates/service.ts';
+import { loadTransactionsForRun } from '../intercompany/repo.ts';
+import { loadRuleInputs } from './rules.repo.ts';
+import { type RunRow, storedOptions } from './runs.repo.ts';
+
+const ALL_MATCHING_STATUSES: readonly MatchingStatus[] = [
+  'Unmatched',
+  'PartiallyMatched',
+  'Matched',
+  'VarianceApproved',
+];
+
+/** Loads the engine input of the run in one consistent snapshot. */
+export function loadRunInput(db: Db, run: RunRow): Promise<ConsolidationInput> {
+  return db.transaction((tx) => loadInSnapshot(tx, run), {
+    isolationLevel: 'repeatable read',
+    accessMode: 'read only',
+  });
+}
+
+interface CompanyRow {
+  id: string;
+  name: string;
+  functionalCurrency: string;
+  isActive: boolean;
+  retainedEarningsAccountId: string | null;
+  fiscalYearEndMonth: number;
+  fiscalYearEndDay: number;
+}
+
+const fyeOf = (c: CompanyRow): FiscalYearEnd => ({ month: c.fiscalYearEndMonth, day: c.fiscalYearEndDay });
+
+async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<ConsolidationInput> {
+  const orgId = run.organizationId;
+  const G = run.reportingCurrency;
+  const members = (run.members ?? []) as RunMember[];
+  const ids = members.map((m) => m.companyId);
+  const parentMember = members.find((m) => m.role === 'Parent');
+  if (!parentMember) throw new Error('The run has no parent company');
+  const options = storedOptions(run);
+  const asOfDate = run.asOfDate;
+  const yearStartDate = run.yearStartDate;
+  const openingAsOf = addDays(yearStartDate, -1);
+
+  // The first statement fixes the snapshot; every later one sees the same database state.
+  const companyRows: CompanyRow[] = await tx
+    .select({
+      id: companies.id,
+      name: companies.name,
+      functionalCurrency: companies.functionalCurrency,
+      isActive: companies.isActive,
+      retainedEarningsAccountId: companies.retainedEarningsAccountId,
+      fiscalYearEndMonth: companies.fiscalYearEndMonth,
+      fiscalYearEndDay: companies.fiscalYearEndDay,
+    })
+    .from(companies)
+    .where(and(eq(companies.organizationId, orgId), inArray(companies.id, ids)));
+  const companyById = new Map(companyRows.map((c) => [c.id, c]));
+  for (const id of ids)
+    if (!companyById.has(id)) throw new Error(`Company ${id} of the run no longer exists`);
+  const groupFye = fyeOf(companyById.get(parentMember.companyId)!);
+  const openingYearStart = fiscalYearStartDate(groupFye, run.year - 1);
+
+  // Period-13 exclusion of the closing view (p ≤ 12): per company, its own fiscal year containing
+  // asOfDate. Companies are grouped by that year (usually one group).
+  const exclusion = new Map<number, string[]>();
+  if (run.period <= 12) {
+    for (const c of companyRows) {
+      const fy = fiscalYearOf(fyeOf(c), asOfDate);
+      exclusion.set(fy, [...(exclusion.get(fy) ?? []), c.id]);
+    }
+  }
+
+  // Statements run one after the other: a transaction has one connection (node-postgres refuses
+  // overlapping queries on it). The aggregations join 10^5+ balance rows with the accounts: hash joins
+  // and in-memory aggregation, whatever the (often poor) row estimates say.
+  await tx.execute(sql`set local enable_nestloop = off`);
+  await tx.execute(sql`set local work_mem = '64MB'`);
+  const accountRows = await loadAccounts(tx, orgId, ids);
+  const periodRows = await queryRows<{ company_id: string; status: string }>(
+    tx,
+    sql`select company_id::text as company_id, status from fiscal_periods
+        where organization_id = ${orgId} and company_id in (${idList(ids)})
+          and period_number between 1 and 12
+          and start_date <= ${asOfDate}::date and end_date >= ${asOfDate}::date`,
+  );
+  const unpostedRows = await queryRows<{ company_id: string; n: number }>(
+    tx,
+    sql`select company_id::text as company_id, count(*)::int as n from journal_entries
+        where organization_id = ${orgId} and company_id in (${idList(ids)})
+          and status in ('Draft', 'PendingApproval', 'Approved')
+          and transaction_date <= ${asOfDate}::date
+        group by company_id`,
+  );
+  const accountRefs = new Map(
+    accountRows.map((a) => [a.id, { companyId: a.companyId, number: a.accountNumber }]),
+  );
+  const figureQuery = (view: { asOfDate: string; yearStartDate: string }, exclusion: Map<number, string[]>) =>
+    loadFigures(
+      tx,
+      { organizationId: orgId, ids, reportingCurrency: G, groupFye, ...view },
+      exclusion,
+      accountRefs,
+    );
+  const closingFigures = await figureQuery({ asOfDate, yearStartDate }, exclusion);
+  const openingFigures = await figureQuery(
+    { asOfDate: openingAsOf, yearStartDate: openingYearStart },
+    new Map(),
+  );
+  const icRows = await loadTransactionsForRun(tx, {
+    organizationId: orgId,
+    companyIds: ids,
+    startDate: openingYearStart,
+    endDate: asOfDate,
+    statuses: ALL_MATCHING_STATUSES,
+  });
+  const rules = await loadRuleInputs(tx, orgId, run.groupId);
+
+  const accountsByCompany = new Map<string, AccountInfo[]>(ids.map((id) => [id, []]));
+  const accountNumberById = new Map<string, string>();
+  for (const a of accountRows) {
+    accountNumberById.set(a.id, a.accountNumber);
+    accountsByCompany.get(a.companyId)?.push({
+      accountNumber: a.accountNumber,
+      name: a.name,
+      accountType: a.accountType as AccountType,
+      accountCategory: a.accountCategory as AccountCategory,
+      isCashEquivalent: a.isCashEquivalent,
+      cashFlowCategory: (a.cashFlowCategory ?? null) as CashFlowCategory | null,
+      isNonMonetary: a.isNonMonetary,
+    });
+  }
+  const periodStatus = new Map(periodRows.map((r) => [r.company_id, r.status]));
+  const unposted = new Map(unpostedRows.map((r) => [r.company_id, Number(r.n)]));
+
+  const companyInputs: CompanyInput[] = members.map((m) => {
+    const c = companyById.get(m.companyId)!;
+    const status = periodStatus.get(c.id);
+    return {
+      companyId: c.id,
+      companyName: c.name,
+      functionalCurrency: c.functionalCurrency,
+      isActive: c.isActive,
+      role: m.role,
+      consolidationMethod: m.role === 'Parent' ? 'FullConsolidation' : m.consolidationMethod,
+      ownershipPercentage: m.role === 'Parent' ? '100' : m.ownershipPercentage,
+      retainedEarningsAccountNumber:
+        c.retainedEarningsAccountId === null
+          ? null
+          : (accountNumberById.get(c.retainedEarningsAccountId) ?? null),
+      accounts: accountsByCompany.get(c.id) ?? [],
+      fiscalPeriodStatus: status === 'Open' || status === 'Closed' ? status : null,
+      unpostedEntryCount: unposted.get(c.id) ?? 0,
+    };
+  });
+
+  const ic: IntercompanyTransactionInput[] = icRows.map((r) => ({
+    id: r.id,
+    fromCompanyId: r.fromCompanyId,
+    toCompanyId: r.toCompanyId,
+    transactionType: r.transactionType as IntercompanyTransactionType,
+    transactionDate: r.transactionDate,
+    amount: r.amount,
+    currency: r.currency,
+    matchingStatus: r.matchingStatus as MatchingStatus,
+  }));
+  const closing: ViewData = {
+    asOfDate,
+    yearStartDate,
+    ledgers: closingFigures,
+    intercompanyTransactions: ic.filter((t) => t.transactionDate >= yearStartDate),
+  };
+  const opening: ViewData = {
+    asOfDate: openingAsOf,
+    yearStartDate: openingYearStart,
+    ledgers: openingFigures,
+    intercompanyTransactions: ic.filter((t) => t.transactionDate < yearStartDate),
+  };
+
+  // Group periods covering every date that may need an average rate (both views).
+  let earliest = openingYearStart;
+  const foreign = new Set(companyRows.filter((c) => c.functionalCurrency !== G).map((c) => c.id));
+  const revenueOrExpense = new Set<string>();
+  for (const c of companyInputs) {
+    for (const a of c.accounts) {
+      if (a.accountType === 'Revenue' || a.accountType === 'Expense') {
+        revenueOrExpense.add(`${c.companyId}|${a.accountNumber}`);
+      }
+    }
+  }
+  for (const ledger of [...closingFigures, ...openingFigures]) {
+    if (!foreign.has(ledger.companyId)) continue;
+    for (const f of ledger.figures) {
+      if (f.date !== null && revenueOrExpense.has(`${ledger.companyId}|${f.accountNumber}`)) {
+        earliest = minDate(earliest, f.date);
+      }
+    }
+  }
+  const groupPeriods: GroupPeriod[] = [];
+  for (let y = fiscalYearOf(groupFye, earliest); y <= run.year; y++) {
+    for (const p of periodsOfYear(groupFye, y)) {
+      if (p.periodNumber <= 12) {
+        groupPeriods.push({ year: y, period: p.periodNumber, startDate: p.startDate, endDate: p.endDate });
+      }
+    }
+  }
+
+  // Rates: every currency involved, effective up to the end of the group period containing asOfDate
+  // (an average rate of that period may be dated after asOfDate but within the period).
+  const currencies = new Set<string>([G, ...companyRows.map((c) => c.functionalCurrency)]);
+  for (const t of ic) currencies.add(t.currency);
+  const last = periodOf(groupFye, asOfDate);
+  const untilDate = periodRange(groupFye, last.year, last.period).endDate;
+  const book = await loadRateBook(tx, orgId, [...currencies], untilDate);
+
+  return {
+    reportingCurrency: G,
+    periodRef: { year: run.year, period: run.period },
+    asOfDate,
+    yearStartDate,
+    groupPeriods,
+    options: {
+      skipValidation: options.skipValidation,
+      continueOnWarnings: options.continueOnWarnings,
+      includeEquityMethodInvestments: options.includeEquityMethodInvestments,
+      approvedManualRuleIds: options.approvedManualRuleIds,
+    },
+    companies: companyInputs,
+    rules,
+    rates: rateProvider(book),
+    closing,
+    opening,
+  };
+}
+
+interface AccountRow {
+  id: string;
+  companyId: string;
+  accountNumber: string;
+  name: string;
+  accountType: string;
+  accountCategory: string;
+  isCashEquivalent: boolean;
+  cashFlowCategory: string | null;
+  isNonMonetary: boolean;
+}
+
+/** Every account of the companies, as ONE JSON value (thousands of rows cost far more as rows). */
+async function loadAccounts(
+  tx: Queryable,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<AccountRow[]> {
+  const [row] = await queryRows<{ j: string }>(
+    tx,
+    sql`select coalesce(json_agg(json_build_array(id, company_id, account_number, name, account_type,
+          account_category, is_cash_equivalent, cash_flow_category, is_non_monetary)), '[]')::text as j
+        from accounts where organization_id = ${organizationId} and company_id in (${idList(ids)})`,
+  );
+  const list = JSON.parse(row?.j ?? '[]') as Array<
+    [string, string, string, string, string, string, boolean, string | null, boolean]
+  >;
+  return list.map(
+    ([id, companyId, accountNumber, name, accountType, accountCategory, cash, cfc, nonMonetary]) => ({
+      id,
+      companyId,
+      accountNumber,
+      name,
+      accountType,
+      accountCategory,
+      isCashEquivalent: cash,
+      cashFlowCategory: cfc,
+      isNonMonetary: nonMonetary,
+    }),
+  );
+}
+
+function idList(ids: readonly string[]): SQL {
+  return sql.join(
+    ids.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  );
+}
+
+interface FigureScope {
+  organizationId: string;
+  ids: readonly string[];
+  reportingCurrency: string;
+  groupFye: FiscalYearEnd;
+  /** the view's asOfDate and yearStartDate */
+  asOfDate: string;
+  yearStartDate: string;
+}
+
+const EPOCH = '1970-01-01';
+
+/**
+ * One GROUP BY over `account_balances` for all companies of the run, as of the view's `asOfDate`:
+ * Σ (debit − credit) per account and date key (see the module comment). The date key is a day number
+ * (days since 1970-01-01) or null:
+ *   - Revenue/Expense of a company not in G: the representative date of the line's GROUP period — the
+ *     last day of its calendar month, except for days 1..d of the year-end month m when d is not that
+ *     month's last day: they belong to period 12, which starts on the 1st of the previous month, so
+ *     that month's last day;
+ *   - Revenue/Expense of a company in G: the view's yearStartDate − 1 (prior years) or yearStartDate;
+ *   - Equity and `isNonMonetary` accounts of a company not in G: the transaction date;
+ *   - otherwise null (cumulative).
+ * The result comes back as ONE delimited string (`account,day,amount;…`): an embedded database
+ * answers one large value far faster than tens of thousands of rows.
+ */
+async function loadFigures(
+  tx: Queryable,
+  scope: FigureScope,
+  period13Exclusion: Map<number, string[]>,
+  accountRefs: Map<string, { companyId: string; number: string }>,
+): Promise<CompanyLedger[]> {
+  const { organizationId, ids, reportingCurrency, groupFye } = scope;
+  if (ids.length === 0) return [];
+  const m = sql.raw(String(Math.trunc(groupFye.month)));
+  const d = sql.raw(String(Math.trunc(groupFye.day)));
+  const monthStart = sql`date_trunc('month', ab.balance_date::timestamp)`;
+  const monthEnd = sql`(${monthStart} + interval '1 month' - interval '1 day')`;
+  const periodDate = sql`(case
+      when extract(month from ab.balance_date) = ${m} and extract(day from ab.balance_date) <= ${d}
+        and ${d} < extract(day from ${monthEnd})
+      then (${monthStart} - interval '1 day')::date
+      else ${monthEnd}::date end)`;
+  const priorDay = addDays(scope.yearStartDate, -1);
+  const exclusions = [...period13Exclusion.entries()].map(
+    ([fy, companyIds]) =>
+      sql`(ab.fiscal_year = ${sql.raw(String(Math.trunc(fy)))} and ab.company_id in (${idList(companyIds)}))`,
+  );
+  const excludePeriod13 =
+    exclusions.length === 0
+      ? sql``
+      : sql`and not (ab.fiscal_period = 13 and (${sql.join(exclusions, sql` or `)}))`;
+  const [row] = await queryRows<{ f: string | null }>(
+    tx,
+    sql`select string_agg(x.account_id::text || ',' || coalesce(x.k::text, '') || ',' || x.amount::text, ';') as f
+        from (
+          select ab.account_id,
+            (case
+              when a.account_type in ('Revenue', 'Expense') then
+                (case when c.functional_currency <> ${reportingCurrency} then ${periodDate}
+                      when ab.balance_date < ${scope.yearStartDate}::date then ${priorDay}::date
+                      else ${scope.yearStartDate}::date end) - date '${sql.raw(EPOCH)}'
+              when c.functional_currency <> ${reportingCurrency}
+                and (a.account_type = 'Equity' or a.is_non_monetary)
+                then ab.balance_date - date '${sql.raw(EPOCH)}'
+              else null end) as k,
+            sum(ab.debit_total - ab.credit_total) as amount
+          from account_balances ab
+          join accounts a on a.organization_id = ab.organization_id and a.id = ab.account_id
+          join companies c on c.organization_id = ab.organization_id and c.id = ab.company_id
+          where ab.organization_id = ${organizationId}
+            and ab.company_id in (${idList(ids)})
+            and ab.balance_date <= ${scope.asOfDate}::date
+            and not ab.is_closing
+            ${excludePeriod13}
+          group by 1, 2
+          having sum(ab.debit_total - ab.credit_total) <> 0
+        ) x`,
+  );
+  const byCompany = new Map<string, CompanyLedger>();
+  const dayCache = new Map<string, string>();
+  const text = row?.f ?? '';
+  if (text === '') return [];
+  for (const item of text.split(';')) {
+    const [accountId, k, amount] = item.split(',') as [string, string, string];
+    const ref = accountRefs.get(accountId);
+    if (!ref) continue;
+    let ledger = byCompany.get(ref.companyId);
+    if (!ledger) {
+      ledger = { companyId: ref.companyId, figures: [] };
+      byCompany.set(ref.companyId, ledger);
+    }
+    let date: string | null = null;
+    if (k !== '') {
+      date = dayCache.get(k) ?? null;
+      if (date === null) {
+        date = addDays(EPOCH, Number(k));
+        dayCache.set(k, date);
+      }
+    }
+    ledger.figures.push({ accountNumber: ref.number, date, amount });
+  }
+  return [...byCompany.values()];
+}
+
+function resolved(from: string, to: string, r: RateResolution): ResolvedRate {
+  const first = r.legs[0]!;
+  return {
+    effectiveRate: r.effectiveRate,
+    usage: {
+      exchangeRateId: first.id,
+      fromCurrency: from,
+      toCurrency: to,
+      rateType: first.rateType,
+      effectiveDate: first.effectiveDate,
+      rate: formatRate(dec(first.rate)),
+      effectiveRate: formatRate(r.effectiveRate),
+      derivation: r.derivation,
+      legIds: r.legs.map((l) => l.id),
+    },
+  };
+}
+
+/** The engine's synchronous RateProvider over a preloaded rate book (3.8.4 in memory), memoised. */
+export function rateProvider(book: RateBook): RateProvider {
+  const memo = new Map<string, ResolvedRate | null>();
+  const get = (key: string, q: RateQuery): ResolvedRate | null => {
+    const hit = memo.get(key);
+    if (hit !== undefined) return hit;
+    const r = book.resolve(q);
+    const value = r && r.legs.length > 0 ? resolved(q.from, q.to, r) : null;
+    memo.set(key, value);
+    return value;
+  };
+  return {
+    closing: (from, to, date) =>
+      get(`C|${from}|${to}|${date}`, {
+        from,
+        to,
+        types: CLOSING_RATE_TYPES,
+        condition: { kind: 'onOrBefore', date },
+      }),
+    average: (from, to, start, end) =>
+      get(`A|${from}|${to}|${start}|${end}`, {
+        from,
+        to,
+        types: ['Average'],
+        condition: { kind: 'within', start, end },
+        computeAverage: true,
+      }),
+    historical: (from, to, date) =>
+      get(`H|${from}|${to}|${date}`, {
+        from,
+        to,
+        types: ['Historical', 'Spot', 'YearEnd'],
+        condition: { kind: 'onOrBefore', date },
+      }),
+  };
+}

@@ -1,0 +1,306 @@
+/**
+ * Consolidation runs: row access and wire records (contract 3.12.2). Every query filters by
+ * organization; the run row is locked (`FOR UPDATE`) wherever its status changes (1.16).
+ */
+import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { Queryable } from '../../db/client.ts';
+import { consolidationRuns, consolidationTrialBalances } from '../../db/schema/index.ts';
+import {
+  type ConsolidatedTrialBalance,
+  type EliminationResult,
+  type RateUsage,
+  type RunMember,
+  type RunTotals,
+  STEP_TYPES,
+  type StepType,
+  type ValidationResult,
+} from '../../domain/consolidation/index.ts';
+import { DomainError } from '../../domain/errors.ts';
+
+export type RunRow = typeof consolidationRuns.$inferSelect;
+export type NewRunRow = typeof consolidationRuns.$inferInsert;
+
+export const RUN_STATUSES = ['Pending', 'InProgress', 'Completed', 'Failed', 'Cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const STEP_STATUSES = ['Pending', 'InProgress', 'Completed', 'Failed', 'Skipped'] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+
+/** ConsolidationStep (3.12.2), as stored in `steps` (jsonb) and returned. */
+export interface StepRecord {
+  stepType: StepType;
+  status: StepStatus;
+  startedAt: string | null;
+  completedAt: string | null;
+  durationMs: number | null;
+  errorMessage: string | null;
+  details: string | null;
+}
+
+/** RunOptions (3.12.2), defaults applied. */
+export interface RunOptions {
+  skipValidation: boolean;
+  continueOnWarnings: boolean;
+  includeEquityMethodInvestments: boolean;
+  forceRegeneration: boolean;
+  approvedManualRuleIds: string[];
+}
+
+export interface RunRecord {
+  id: string;
+  organizationId: string;
+  groupId: string;
+  periodRef: { year: number; period: number };
+  asOfDate: string;
+  yearStartDate: string;
+  reportingCurrency: string;
+  status: RunStatus;
+  steps: StepRecord[];
+  validationResult: ValidationResult | null;
+  options: RunOptions;
+  members: RunMember[];
+  eliminations: EliminationResult[];
+  exchangeRatesUsed: RateUsage[];
+  totals: RunTotals | null;
+  initiatedBy: string;
+  initiatedAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  totalDurationMs: number | null;
+  errorMessage: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The stored closing view also carries the retained-earnings line the equity statement needs. */
+export type StoredTrialBalance = ConsolidatedTrialBalance & { retainedEarningsLine?: string };
+
+export function runNotFound(runId: string): DomainError {
+  return new DomainError(404, 'ConsolidationRunNotFoundError', 'Consolidation run not found', { runId });
+}
+
+export function pendingSteps(): StepRecord[] {
+  return STEP_TYPES.map((stepType) => ({
+    stepType,
+    status: 'Pending',
+    startedAt: null,
+    completedAt: null,
+    durationMs: null,
+    errorMessage: null,
+    details: null,
+  }));
+}
+
+/** The stored steps, always 7 in the fixed order (a malformed value is read as all Pending). */
+export function storedSteps(row: Pick<RunRow, 'steps'>): StepRecord[] {
+  const raw = Array.isArray(row.steps) ? (row.steps as Partial<StepRecord>[]) : [];
+  return pendingSteps().map((base, i) => {
+    const s = raw[i];
+    if (!s || s.stepType !== base.stepType) return base;
+    return {
+      stepType: base.stepType,
+      status: (s.status ?? 'Pending') as StepStatus,
+      startedAt: s.startedAt ?? null,
+      completedAt: s.completedAt ?? null,
+      durationMs: s.durationMs ?? null,
+      errorMessage: s.errorMessage ?? null,
+      details: s.details ?? null,
+    };
+  });
+}
+
+export function storedOptions(row: Pick<RunRow, 'options'>): RunOptions {
+  const o = (row.options ?? {}) as Partial<RunOptions>;
+  return {
+    skipValidation: o.skipValidation ?? false,
+    continueOnWarnings: o.continueOnWarnings ?? true,
+    includeEquityMethodInvestments: o.includeEquityMethodInvestments ?? true,
+    forceRegeneration: o.forceRegeneration ?? false,
+    approvedManualRuleIds: [...(o.approvedManualRuleIds ?? [])],
+  };
+}
+
+export function runRecord(row: RunRow): RunRecord {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    groupId: row.groupId,
+    periodRef: { year: row.year, period: row.period },
+    asOfDate: row.asOfDate,
+    yearStartDate: row.yearStartDate,
+    reportingCurrency: row.reportingCurrency,
+    status: row.status as RunStatus,
+    steps: storedSteps(row),
+    validationResult: (row.validationResult ?? null) as ValidationResult | null,
+    options: storedOptions(row),
+    members: (row.members ?? []) as RunMember[],
+    eliminations: (row.eliminations ?? []) as EliminationResult[],
+    exchangeRatesUsed: (row.exchangeRatesUsed ?? []) as RateUsage[],
+    totals: (row.totals ?? null) as RunTotals | null,
+    initiatedBy: row.initiatedBy,
+    initiatedAt: row.initiatedAt.toISOString(),
+    startedAt: row.startedAt?.toISOString() ?? null,
+    completedAt: row.completedAt?.toISOString() ?? null,
+    totalDurationMs: row.totalDurationMs ?? null,
+    errorMessage: row.errorMessage ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The run with this id (within `organizationId` when given), or null; `lock` = FOR UPDATE. */
+export async function findRun(
+  db: Queryable,
+  runId: string,
+  organizationId?: string,
+  lock = false,
+): Promise<RunRow | null> {
+  const where =
+    organizationId === undefined
+      ? eq(consolidationRuns.id, runId)
+      : and(eq(consolidationRuns.organizationId, organizationId), eq(consolidationRuns.id, runId));
+  const q = db.select().from(consolidationRuns).where(where);
+  const [row] = lock ? await q.for('update') : await q;
+  return row ?? null;
+}
+
+/** The first run of the group for the period in one of the statuses (oldest first), or null. */
+export async function findRunForPeriod(
+  db: Queryable,
+  organizationId: string,
+  groupId: string,
+  year: number,
+  period: number,
+  statuses: readonly RunStatus[],
+): Promise<RunRow | null> {
+  const [row] = await db
+    .select()
+    .from(consolidationRuns)
+    .where(
+      and(
+        eq(consolidationRuns.organizationId, organizationId),
+        eq(consolidationRuns.groupId, groupId),
+        eq(consolidationRuns.year, year),
+        eq(consolidationRuns.period, period),
+        inArray(consolidationRuns.status, [...statuses]),
+      ),
+    )
+    .orderBy(asc(consolidationRuns.initiatedAt), asc(consolidationRuns.id))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function insertRun(db: Queryable, values: NewRunRow): Promise<RunRow> {
+  const [row] = await db.insert(consolidationRuns).values(values).returning();
+  return row!;
+}
+
+/** Updates the run; with `onlyIfStatus` only while it still has that status. Returns the new row or null. */
+export async function updateRun(
+  db: Queryable,
+  organizationId: string,
+  runId: string,
+  values: Partial<NewRunRow>,
+  onlyIfStatus?: RunStatus,
+): Promise<RunRow | null> {
+  const conds: SQL[] = [
+    eq(consolidationRuns.organizationId, organizationId),
+    eq(consolidationRuns.id, runId),
+  ];
+  if (onlyIfStatus) conds.push(eq(consolidationRuns.status, onlyIfStatus));
+  const [row] = await db
+    .update(consolidationRuns)
+    .set(values)
+    .where(and(...conds))
+    .returning();
+  return row ?? null;
+}
+
+export async function deleteRun(db: Queryable, organizationId: string, runId: string): Promise<void> {
+  await db
+    .delete(consolidationRuns)
+    .where(and(eq(consolidationRuns.organizationId, organizationId), eq(consolidationRuns.id, runId)));
+}
+
+export interface RunListFilter {
+  organizationIds: string[];
+  groupId?: string | undefined;
+  status?: RunStatus | undefined;
+  year?: number | undefined;
+  period?: number | undefined;
+}
+
+/** A page of runs, ordered by initiatedAt descending, then id; with the total count. */
+export async function listRuns(
+  db: Queryable,
+  f: RunListFilter,
+  page: { limit: number; offset: number },
+): Promise<{ rows: RunRow[]; total: number }> {
+  const conds: SQL[] = [inArray(consolidationRuns.organizationId, f.organizationIds)];
+  if (f.groupId !== undefined) conds.push(eq(consolidationRuns.groupId, f.groupId));
+  if (f.status !== undefined) conds.push(eq(consolidationRuns.status, f.status));
+  if (f.year !== undefined) conds.push(eq(consolidationRuns.year, f.year));
+  if (f.period !== undefined) conds.push(eq(consolidationRuns.period, f.period));
+  const where = and(...conds);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(consolidationRuns)
+      .where(where)
+      .orderBy(desc(consolidationRuns.initiatedAt), asc(consolidationRuns.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ n: sql<number>`count(*)::int` }).from(consolidationRuns).where(where),
+  ]);
+  return { rows, total: Number(total?.n ?? 0) };
+}
+
+/** The group's Completed run with the latest completedAt (then the latest id), or null. */
+export async function latestCompletedRun(
+  db: Queryable,
+  organizationId: string,
+  groupId: string,
+): Promise<RunRow | null> {
+  const [row] = await db
+    .select()
+    .from(consolidationRuns)
+    .where(
+      and(
+        eq(consolidationRuns.organizationId, organizationId),
+        eq(consolidationRuns.groupId, groupId),
+        eq(consolidationRuns.status, 'Completed'),
+      ),
+    )
+    .orderBy(desc(consolidationRuns.completedAt), desc(consolidationRuns.id))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function insertTrialBalances(
+  db: Queryable,
+  organizationId: string,
+  runId: string,
+  views: StoredTrialBalance[],
+): Promise<void> {
+  if (views.length === 0) return;
+  await db
+    .insert(consolidationTrialBalances)
+    .values(views.map((data) => ({ organizationId, runId, view: data.view, data })));
+}
+
+/** The stored trial balances of a run by view. */
+export async function loadTrialBalances(
+  db: Queryable,
+  organizationId: string,
+  runId: string,
+): Promise<Map<string, StoredTrialBalance>> {
+  const rows = await db
+    .select({ view: consolidationTrialBalances.view, data: consolidationTrialBalances.data })
+    .from(consolidationTrialBalances)
+    .where(
+      and(
+        eq(consolidationTrialBalances.organizationId, organizationId),
+        eq(consolidationTrialBalances.runId, runId),
+      ),
+    );
+  return new Map(rows.map((r) => [r.view, r.data as StoredTrialBalance]));
+}

@@ -1,0 +1,618 @@
+/** Routes of contract 3.12: consolidation runs, their trial balances and the consolidated reports. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { pageParams } from '../../http/pagination.ts';
+import { NoContent, responses } from '../../http/responses.ts';
+import {
+  IsoDate,
+  Money,
+  Nullable,
+  Page,
+  PageQuery,
+  Percentage,
+  PeriodRef,
+  Rate,
+  StringEnum,
+  Timestamp,
+  Type,
+  Uuid,
+} from '../../http/schemas.ts';
+import { CONSOLIDATION_METHODS } from './groups.repo.ts';
+import { ELIMINATION_TYPES } from './rules.repo.ts';
+import { RUN_STATUSES, type RunRow, STEP_STATUSES } from './runs.repo.ts';
+import * as runs from './runs.service.ts';
+
+// ---------------------------------------------------------------------------------------------------
+// Response schemas (3.12.2, 3.12.5)
+
+const Day = Type.String({ format: 'date', description: 'Date YYYY-MM-DD' });
+const StepTypeSchema = StringEnum([
+  'Validate',
+  'Translate',
+  'Aggregate',
+  'MatchIC',
+  'Eliminate',
+  'NCI',
+  'GenerateTB',
+] as const);
+const Method = StringEnum(CONSOLIDATION_METHODS);
+
+const ConsolidationStep = Type.Object({
+  stepType: StepTypeSchema,
+  status: StringEnum(STEP_STATUSES),
+  startedAt: Nullable(Timestamp),
+  completedAt: Nullable(Timestamp),
+  durationMs: Nullable(Type.Integer()),
+  errorMessage: Nullable(Type.String()),
+  details: Nullable(Type.String()),
+});
+
+const ValidationResult = Type.Object({
+  isValid: Type.Boolean(),
+  issues: Type.Array(
+    Type.Object({
+      severity: StringEnum(['Error', 'Warning'] as const),
+      code: Type.String(),
+      message: Type.String(),
+      entityReference: Nullable(Type.String()),
+    }),
+  ),
+});
+
+const RunOptions = Type.Object({
+  skipValidation: Type.Boolean(),
+  continueOnWarnings: Type.Boolean(),
+  includeEquityMethodInvestments: Type.Boolean(),
+  forceRegeneration: Type.Boolean(),
+  approvedManualRuleIds: Type.Array(Uuid),
+});
+
+const RunMember = Type.Object({
+  companyId: Uuid,
+  companyName: Type.String(),
+  role: StringEnum(['Parent', 'Member'] as const),
+  consolidationMethod: Method,
+  ownershipPercentage: Percentage,
+  nonControllingInterestPercentage: Percentage,
+  functionalCurrency: Type.String(),
+  included: Type.Boolean(),
+});
+
+const EliminationResult = Type.Object({
+  eliminationRuleId: Uuid,
+  ruleName: Type.String(),
+  eliminationType: StringEnum(ELIMINATION_TYPES),
+  priority: Type.Integer(),
+  status: StringEnum(['Applied', 'Skipped'] as const),
+  skipReason: Nullable(
+    StringEnum(['TRIGGER_NOT_MET', 'ZERO_AMOUNT', 'ACCOUNT_COMPANY_NOT_CONSOLIDATED'] as const),
+  ),
+  sourceBalance: Money,
+  targetBalance: Money,
+  amount: Nullable(Money),
+  debitAccountNumber: Type.String(),
+  creditAccountNumber: Type.String(),
+  intercompanyTransactionIds: Type.Array(Uuid),
+});
+
+const RateUsage = Type.Object({
+  exchangeRateId: Uuid,
+  fromCurrency: Type.String(),
+  toCurrency: Type.String(),
+  rateType: StringEnum(['Spot', 'Average', 'Historical', 'YearEnd'] as const),
+  effectiveDate: Day,
+  rate: Rate,
+  effectiveRate: Rate,
+  derivation: StringEnum(['Direct', 'Inverse', 'Triangulated', 'ComputedAverage'] as const),
+  legIds: Type.Array(Uuid),
+  purpose: StringEnum(['Closing', 'Average', 'Historical'] as const),
+});
+
+const RunTotals = Type.Object({
+  totalDebits: Money,
+  totalCredits: Money,
+  totalEliminations: Money,
+  totalNCI: Money,
+  netIncome: Money,
+  netIncomeAttributableToParent: Money,
+  netIncomeAttributableToNCI: Money,
+});
+
+export const ConsolidationRun = Type.Object({
+  id: Uuid,
+  organizationId: Uuid,
+  groupId: Uuid,
+  periodRef: PeriodRef,
+  asOfDate: Day,
+  yearStartDate: Day,
+  reportingCurrency: Type.String(),
+  status: StringEnum(RUN_STATUSES),
+  steps: Type.Array(ConsolidationStep),
+  validationResult: Nullable(ValidationResult),
+  options: RunOptions,
+  members: Type.Array(RunMember),
+  eliminations: Type.Array(EliminationResult),
+  exchangeRatesUsed: Type.Array(RateUsage),
+  totals: Nullable(RunTotals),
+  initiatedBy: Uuid,
+  initiatedAt: Timestamp,
+  startedAt: Nullable(Timestamp),
+  completedAt: Nullable(Timestamp),
+  totalDurationMs: Nullable(Type.Integer()),
+  errorMessage: Nullable(Type.String()),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const ConsolidatedLine = Type.Object({
+  accountNumber: Type.String(),
+  accountName: Type.String(),
+  accountType: StringEnum(['Asset', 'Liability', 'Equity', 'Revenue', 'Expense'] as const),
+  accountCategory: Type.String(),
+  lineType: StringEnum([
+    'Account',
+    'RetainedEarnings',
+    'CurrencyTranslationAdjustment',
+    'NonControllingInterest',
+    'EquityMethodInvestment',
+    'EquityMethodIncome',
+    'EquityMethodReserve',
+  ] as const),
+  companyId: Nullable(Uuid),
+  isCashEquivalent: Type.Boolean(),
+  cashFlowCategory: Nullable(Type.String()),
+  aggregatedBalance: Money,
+  eliminationAmount: Money,
+  nciAmount: Money,
+  consolidatedBalance: Money,
+  debitBalance: Money,
+  creditBalance: Money,
+});
+
+const NciDetail = Type.Object({
+  companyId: Uuid,
+  companyName: Type.String(),
+  nonControllingInterestPercentage: Percentage,
+  netAssets: Money,
+  netIncome: Money,
+  nciShareOfEquity: Money,
+  nciShareOfNetIncome: Money,
+});
+
+const ConsolidatedTrialBalance = Type.Object({
+  consolidationRunId: Uuid,
+  groupId: Uuid,
+  view: StringEnum(['closing', 'opening'] as const),
+  periodRef: PeriodRef,
+  asOfDate: Day,
+  yearStartDate: Day,
+  currency: Type.String(),
+  generatedAt: Timestamp,
+  lineItems: Type.Array(ConsolidatedLine),
+  totalDebits: Money,
+  totalCredits: Money,
+  isBalanced: Type.Boolean(),
+  totalEliminations: Money,
+  totalNCI: Money,
+  netIncome: Money,
+  netIncomeAttributableToParent: Money,
+  netIncomeAttributableToNCI: Money,
+  nonControllingInterests: Type.Array(NciDetail),
+});
+
+const LineStyle = StringEnum(['Normal', 'Subtotal', 'Total', 'Header'] as const);
+const ReportLine = Type.Object({
+  accountId: Type.Null(),
+  accountNumber: Nullable(Type.String()),
+  description: Type.String(),
+  currentAmount: Money,
+  comparativeAmount: Type.Null(),
+  variance: Type.Null(),
+  variancePercentage: Type.Null(),
+  style: LineStyle,
+  indentLevel: Type.Integer({ minimum: 0 }),
+});
+const ReportSection = Type.Object({
+  title: Type.String(),
+  lineItems: Type.Array(ReportLine),
+  subtotal: Money,
+  comparativeSubtotal: Type.Null(),
+});
+const CashFlowSection = Type.Object({
+  title: Type.String(),
+  lineItems: Type.Array(
+    Type.Object({
+      description: Type.String(),
+      accountId: Type.Null(),
+      accountNumber: Nullable(Type.String()),
+      amount: Money,
+      style: LineStyle,
+      indentLevel: Type.Integer({ minimum: 0 }),
+    }),
+  ),
+  netCashFlow: Money,
+});
+const EquityRow = Type.Object({
+  movementType: StringEnum([
+    'OpeningBalance',
+    'NetIncome',
+    'OtherComprehensiveIncome',
+    'DividendsDeclared',
+    'StockIssuance',
+    'StockRepurchase',
+    'Other',
+    'ClosingBalance',
+  ] as const),
+  description: Type.String(),
+  contributedCapital: Money,
+  retainedEarnings: Money,
+  treasuryStock: Money,
+  accumulatedOCI: Money,
+  nonControllingInterest: Money,
+  total: Money,
+});
+
+const ReportHeader = {
+  runId: Uuid,
+  groupId: Uuid,
+  groupName: Type.String(),
+};
+const PeriodHeader = {
+  periodRef: PeriodRef,
+  periodStartDate: Day,
+  periodEndDate: Day,
+  currency: Type.String(),
+  generatedAt: Timestamp,
+};
+
+const ConsolidatedBalanceSheet = Type.Object({
+  ...ReportHeader,
+  asOfDate: Day,
+  currency: Type.String(),
+  generatedAt: Timestamp,
+  currentAssets: ReportSection,
+  nonCurrentAssets: ReportSection,
+  totalAssets: Money,
+  currentLiabilities: ReportSection,
+  nonCurrentLiabilities: ReportSection,
+  totalLiabilities: Money,
+  equity: ReportSection,
+  nonControllingInterest: Money,
+  totalEquity: Money,
+  totalLiabilitiesAndEquity: Money,
+  isBalanced: Type.Boolean(),
+});
+
+const ConsolidatedIncomeStatement = Type.Object({
+  ...ReportHeader,
+  ...PeriodHeader,
+  revenue: ReportSection,
+  costOfSales: ReportSection,
+  grossProfit: Money,
+  operatingExpenses: ReportSection,
+  operatingIncome: Money,
+  otherIncomeExpense: ReportSection,
+  incomeBeforeTax: Money,
+  taxExpense: Money,
+  netIncome: Money,
+  netIncomeAttributableToParent: Money,
+  netIncomeAttributableToNCI: Money,
+});
+
+const ConsolidatedCashFlowStatement = Type.Object({
+  ...ReportHeader,
+  ...PeriodHeader,
+  method: Type.Literal('indirect'),
+  beginningCash: Money,
+  operatingActivities: CashFlowSection,
+  investingActivities: CashFlowSection,
+  financingActivities: CashFlowSection,
+  exchangeRateEffect: Money,
+  netChangeInCash: Money,
+  endingCash: Money,
+  isReconciled: Type.Boolean(),
+});
+
+const ConsolidatedEquityStatement = Type.Object({
+  ...ReportHeader,
+  ...PeriodHeader,
+  openingBalances: EquityRow,
+  movements: Type.Array(EquityRow),
+  closingBalances: EquityRow,
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Request schemas (3.12.3, 3.12.6)
+
+const OptionFields = {
+  skipValidation: Type.Optional(Type.Boolean()),
+  continueOnWarnings: Type.Optional(Type.Boolean()),
+  includeEquityMethodInvestments: Type.Optional(Type.Boolean()),
+  forceRegeneration: Type.Optional(Type.Boolean()),
+  approvedManualRuleIds: Type.Optional(Type.Array(Uuid, { maxItems: 1000 })),
+};
+
+const StartRunBody = Type.Object({
+  periodRef: PeriodRef,
+  asOfDate: Type.Optional(Nullable(IsoDate)),
+  initiatedBy: Type.Optional(Nullable(Uuid)),
+  ...OptionFields,
+  options: Type.Optional(
+    Type.Object(OptionFields, {
+      description: 'The five option fields may also be sent here; a top-level field wins.',
+    }),
+  ),
+});
+
+const runPath = {
+  id: { tag: 'ConsolidationRunNotFoundError', field: 'runId', message: 'Consolidation run not found' },
+};
+const groupPath = {
+  groupId: {
+    tag: 'ConsolidationGroupNotFoundError',
+    field: 'consolidationGroupId',
+    message: 'Consolidation group not found',
+  },
+};
+const IdParams = Type.Object({ id: Type.String() });
+const GroupParams = Type.Object({ groupId: Type.String() });
+const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
+const tags = ['Consolidation runs'];
+
+/** True when the `Prefer` header asks for `respond-async` (RFC 7240 token, case-insensitive). */
+export function prefersAsync(header: string | string[] | undefined): boolean {
+  const values = Array.isArray(header) ? header : header === undefined ? [] : [header];
+  return values.some((v) =>
+    v.split(',').some((p) => p.split(';')[0]!.trim().toLowerCase() === 'respond-async'),
+  );
+}
+
+const REPORTS: Array<{ path: runs.ReportKind; summary: string; description: string; schema: unknown }> = [
+  {
+    path: 'balance-sheet',
+    summary: 'Consolidated balance sheet',
+    description:
+      'Viewer. Closing view of a Completed run: sections by category, equity with "Current Year Earnings" (attributable to the parent), non-controlling interest, totals; groupName is the group\'s current name. 409 ConsolidationRunNotCompletedError unless Completed.',
+    schema: ConsolidatedBalanceSheet,
+  },
+  {
+    path: 'income-statement',
+    summary: 'Consolidated income statement',
+    description:
+      'Viewer. Year-to-date revenue and expense lines of the closing view, net income split between the parent and non-controlling interest. 409 unless Completed.',
+    schema: ConsolidatedIncomeStatement,
+  },
+  {
+    path: 'cash-flow',
+    summary: 'Consolidated cash-flow statement',
+    description:
+      'Viewer. Indirect method over the change from the opening to the closing view; the change of the CTA line is the exchange-rate effect. Always reconciles. 409 unless Completed.',
+    schema: ConsolidatedCashFlowStatement,
+  },
+  {
+    path: 'equity-statement',
+    summary: 'Consolidated statement of changes in equity',
+    description:
+      'Viewer. Opening balances from the opening view, closing balances from the closing view, movements by type, with a non-controlling-interest column. 409 unless Completed.',
+    schema: ConsolidatedEquityStatement,
+  },
+];
+
+export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps;
+  const log = app.log;
+
+  // Background executions of this app instance: awaited on close, so no run outlives the database.
+  const inflight = new Set<Promise<void>>();
+  const execute = (run: RunRow) => runs.executeRun(db, run, log);
+  const schedule = async (run: RunRow) => {
+    const task: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => execute(run))
+      .catch((err: unknown) => log.error({ err, runId: run.id }, 'background consolidation run crashed'))
+      .finally(() => {
+        inflight.delete(task);
+      });
+    inflight.add(task);
+  };
+  app.addHook('onClose', async () => {
+    await Promise.allSettled([...inflight]);
+  });
+
+  app.get(
+    '/api/v1/consolidation/runs',
+    {
+      schema: {
+        tags,
+        summary: 'List consolidation runs',
+        description:
+          'Viewer. Without organizationId: runs of every organization of the caller. Filters: groupId (404 ConsolidationGroupNotFoundError when it is not a group of that organization), status, year, period. Ordered by initiatedAt descending, then id. Runs are returned without their trial balances.',
+        querystring: Type.Object({
+          organizationId: Type.Optional(Uuid),
+          groupId: Type.Optional(Uuid),
+          status: Type.Optional(StringEnum(RUN_STATUSES)),
+          year: Type.Optional(Type.Integer({ minimum: 1900, maximum: 2999 })),
+          period: Type.Optional(Type.Integer({ minimum: 1, maximum: 13 })),
+          ...PageQuery,
+        }),
+        response: responses({ 200: Page('runs', ConsolidationRun) }),
+      },
+    },
+    async (request) =>
+      runs.listRuns(
+        db,
+        request.access,
+        {
+          organizationId: request.query.organizationId,
+          groupId: request.query.groupId,
+          status: request.query.status,
+          year: request.query.year,
+          period: request.query.period,
+        },
+        pageParams(request.query),
+      ),
+  );
+
+  app.get(
+    '/api/v1/consolidation/runs/:id',
+    {
+      config: { pathIds: runPath },
+      schema: {
+        tags,
+        summary: 'Get a consolidation run',
+        description:
+          'Viewer. The run with its steps, validation result, members snapshot, eliminations, rates used and totals (without trial balances). Poll this endpoint for runs started asynchronously.',
+        params: IdParams,
+        querystring: OrgQuery,
+        response: responses({ 200: ConsolidationRun }),
+      },
+    },
+    async (request) => runs.getRun(db, request.access, request.params.id, request.query.organizationId),
+  );
+
+  app.post(
+    '/api/v1/consolidation/groups/:groupId/runs',
+    {
+      config: { pathIds: groupPath },
+      schema: {
+        tags,
+        summary: 'Start a consolidation run',
+        description:
+          "Admin. Consolidates the group for one period of its calendar (the parent's fiscal year end). Checks, in order: group exists, membership, role, group active (400 ConsolidationGroupInactiveError), asOfDate within the period (400 at /asOfDate), initiatedBy an admin or owner (400), approvedManualRuleIds active manual rules of the group (400 EliminationRuleOperationFailedError), no Pending/InProgress run for the period (409 ConsolidationRunInProgressError), no Completed run unless forceRegeneration (409 ConsolidationRunExistsForPeriodError). By default the run executes before the response (201 with status Completed or Failed). With `Prefer: respond-async` the response is 201 with status Pending and `Preference-Applied: respond-async`; poll GET /api/v1/consolidation/runs/{id}. Options may be sent flat or inside `options` (top-level wins).",
+        params: GroupParams,
+        querystring: OrgQuery,
+        headers: Type.Object({
+          prefer: Type.Optional(Type.String({ description: '`respond-async` to execute in the background' })),
+        }),
+        body: StartRunBody,
+        response: responses({ 201: ConsolidationRun }),
+      },
+    },
+    async (request, reply) => {
+      const async = prefersAsync(request.headers.prefer);
+      const record = await runs.startRun(
+        db,
+        request.access,
+        request.params.groupId,
+        request.query.organizationId,
+        request.body,
+        { async, execute, schedule },
+      );
+      if (async) reply.header('preference-applied', 'respond-async');
+      return reply.code(201).send(record);
+    },
+  );
+
+  app.post(
+    '/api/v1/consolidation/runs/:id/cancel',
+    {
+      config: { pathIds: runPath },
+      schema: {
+        tags,
+        summary: 'Cancel a consolidation run',
+        description:
+          'Admin. Pending or InProgress → Cancelled (completedAt now; unfinished steps Skipped); execution stops at the next step boundary and writes no results. Otherwise 400 ConsolidationRunCannotBeCancelledError.',
+        params: IdParams,
+        querystring: OrgQuery,
+        response: responses({ 200: ConsolidationRun }),
+      },
+    },
+    async (request) => runs.cancelRun(db, request.access, request.params.id, request.query.organizationId),
+  );
+
+  app.delete(
+    '/api/v1/consolidation/runs/:id',
+    {
+      config: { pathIds: runPath },
+      schema: {
+        tags,
+        summary: 'Delete a consolidation run',
+        description:
+          'Admin. Deletes a Pending (cancelled first), Failed or Cancelled run. Completed and InProgress runs: 409 ConsolidationRunCannotBeDeletedError.',
+        params: IdParams,
+        querystring: OrgQuery,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      await runs.deleteRun(db, request.access, request.params.id, request.query.organizationId);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/api/v1/consolidation/groups/:groupId/latest-run',
+    {
+      config: { pathIds: groupPath },
+      schema: {
+        tags,
+        summary: 'Latest completed run of a group',
+        description:
+          "Viewer. The group's Completed run with the latest completedAt, or the JSON value `null` when it has none.",
+        params: GroupParams,
+        querystring: OrgQuery,
+        response: responses({
+          200: Type.Union([ConsolidationRun, Type.Null()], {
+            description: 'The run, or null when the group has no completed run',
+          }),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const run = await runs.latestRun(
+        db,
+        request.access,
+        request.params.groupId,
+        request.query.organizationId,
+      );
+      return reply
+        .code(200)
+        .type('application/json; charset=utf-8')
+        .send(run === null ? 'null' : run);
+    },
+  );
+
+  app.get(
+    '/api/v1/consolidation/runs/:id/trial-balance',
+    {
+      config: { pathIds: runPath },
+      schema: {
+        tags,
+        summary: 'Consolidated trial balance of a run',
+        description:
+          'Viewer. view=closing (default; as of asOfDate) or view=opening (as of the day before yearStartDate). 409 ConsolidationRunNotCompletedError unless the run is Completed.',
+        params: IdParams,
+        querystring: Type.Object({
+          organizationId: Type.Optional(Uuid),
+          view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
+        }),
+        response: responses({ 200: ConsolidatedTrialBalance }),
+      },
+    },
+    async (request) =>
+      runs.trialBalance(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.query.view ?? 'closing',
+      ),
+  );
+
+  for (const r of REPORTS) {
+    app.get(
+      `/api/v1/consolidation/runs/:id/reports/${r.path}`,
+      {
+        config: { pathIds: runPath },
+        schema: {
+          tags,
+          summary: r.summary,
+          description: r.description,
+          params: IdParams,
+          querystring: OrgQuery,
+          response: responses({ 200: r.schema as typeof ConsolidatedBalanceSheet }),
+        },
+      },
+      async (request) =>
+        runs.report(db, request.access, request.params.id, request.query.organizationId, r.path),
+    );
+  }
+};

@@ -1,0 +1,803 @@
+/**
+ * Consolidation runs (contract 3.12): start, execute, list, get, cancel, delete, latest run, trial
+ * balance and consolidated reports.
+ *
+ * Lifecycle of a run (3.12.3):
+ *   1. start: every check in contract order, then ONE transaction commits the run `Pending` (audit
+ *      StartRun by the caller; the group row is locked so that concurrent starts and group deletion
+ *      are serialised);
+ *   2. execute (in the request, or in the background with `Prefer: respond-async`): `Pending →
+ *      InProgress` (startedAt), the loader reads every input in one REPEATABLE READ snapshot, then the
+ *      engine runs step by step; each step's status and timings are persisted as it starts and ends,
+ *      and every such write only succeeds while the run is still `InProgress` — a cancelled (or
+ *      deleted) run stops there and writes nothing more;
+ *   3. finish: ONE transaction writes every result (both trial balances, rule applications, rate
+ *      usages with their legs locked FOR SHARE, intercompany flags) and `Completed` (audit
+ *      CompleteRun), or `Failed` with the failed step, its message and later steps `Skipped` (audit
+ *      FailRun). Audit entries of execution name the user who made the start request.
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
+import { type Db, inTransaction, queryRows, type Tx } from '../../db/client.ts';
+import { companies, runRateUsages, runRuleApplications } from '../../db/schema/index.ts';
+import {
+  buildConsolidatedBalanceSheet,
+  buildConsolidatedCashFlowStatement,
+  buildConsolidatedEquityStatement,
+  buildConsolidatedIncomeStatement,
+  type ConsolidationResult,
+  createConsolidationExecution,
+  type RunMember,
+  STEP_TYPES,
+  type StatementContext,
+} from '../../domain/consolidation/index.ts';
+import { DomainError, invalid } from '../../domain/errors.ts';
+import { periodRange } from '../../domain/fiscal-calendar.ts';
+import { dec, formatPercentage } from '../../domain/money.ts';
+import { type Access, type Action, ROLE_RANK, type Role } from '../../http/access.ts';
+import { type PageParams, paged } from '../../http/pagination.ts';
+import { recordAudit } from '../audit/service.ts';
+import { lockRatesForUse } from '../exchange-rates/service.ts';
+import { markTransactionsEliminated } from '../intercompany/repo.ts';
+import { findGroup, type GroupRow, groupNotFound, loadMembers } from './groups.repo.ts';
+import { loadGroupRules } from './rules.repo.ts';
+import { loadRunInput } from './runs.loader.ts';
+import {
+  deleteRun as deleteRunRow,
+  findRun,
+  findRunForPeriod,
+  insertRun,
+  insertTrialBalances,
+  latestCompletedRun,
+  listRuns as listRunRows,
+  loadTrialBalances,
+  pendingSteps,
+  type RunOptions,
+  type RunRecord,
+  type RunRow,
+  type RunStatus,
+  runNotFound,
+  runRecord,
+  type StepRecord,
+  type StoredTrialBalance,
+  storedSteps,
+  updateRun,
+} from './runs.repo.ts';
+import { authorizeById } from './scope.ts';
+
+const RESOURCE = 'ConsolidationRun';
+
+// ---------------------------------------------------------------------------------------------------
+// Errors
+
+function groupInactive(groupId: string): DomainError {
+  return new DomainError(400, 'ConsolidationGroupInactiveError', 'The consolidation group is inactive', {
+    groupId,
+  });
+}
+
+function runInProgress(groupId: string, existingRunId: string): DomainError {
+  return new DomainError(
+    409,
+    'ConsolidationRunInProgressError',
+    'A run of the group for this period is pending or in progress',
+    { groupId, existingRunId },
+  );
+}
+
+function runExists(groupId: string, year: number, period: number, existingRunId: string): DomainError {
+  return new DomainError(
+    409,
+    'ConsolidationRunExistsForPeriodError',
+    'A completed run exists for this period; send forceRegeneration to run again',
+    { groupId, year, period, existingRunId },
+  );
+}
+
+function notCompleted(run: RunRow): DomainError {
+  return new DomainError(409, 'ConsolidationRunNotCompletedError', 'The run is not completed', {
+    runId: run.id,
+    currentStatus: run.status,
+  });
+}
+
+function approveFailed(reason: string): DomainError {
+  return new DomainError(
+    400,
+    'EliminationRuleOperationFailedError',
+    'A rule in approvedManualRuleIds cannot be approved for this run',
+    { operation: 'approveForRun', reason },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Access
+
+function authorizeRun(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  action: Action,
+): Promise<RunRow> {
+  return authorizeById(
+    access,
+    organizationId,
+    action,
+    RESOURCE,
+    (orgId) => findRun(db, id, orgId),
+    () => runNotFound(id),
+  );
+}
+
+function authorizeGroupFor(
+  db: Db,
+  access: Access,
+  groupId: string,
+  organizationId: string | undefined,
+  action: Action,
+): Promise<GroupRow> {
+  return authorizeById(
+    access,
+    organizationId,
+    action,
+    undefined,
+    (orgId) => findGroup(db, groupId, orgId),
+    () => groupNotFound(groupId),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Start
+
+export interface StartOptionsInput {
+  skipValidation?: boolean;
+  continueOnWarnings?: boolean;
+  includeEquityMethodInvestments?: boolean;
+  forceRegeneration?: boolean;
+  approvedManualRuleIds?: string[];
+}
+
+export interface StartRunInput extends StartOptionsInput {
+  periodRef: { year: number; period: number };
+  asOfDate?: string | null;
+  initiatedBy?: string | null;
+  options?: StartOptionsInput;
+}
+
+/** Options with defaults applied; a top-level field wins over the same key inside `options`. */
+export function resolveOptions(input: StartRunInput): RunOptions {
+  const nested = input.options ?? {};
+  const pick = <K extends keyof StartOptionsInput>(k: K): StartOptionsInput[K] => input[k] ?? nested[k];
+  const ids = (pick('approvedManualRuleIds') ?? []).map((id) => id.toLowerCase());
+  return {
+    skipValidation: pick('skipValidation') ?? false,
+    continueOnWarnings: pick('continueOnWarnings') ?? true,
+    includeEquityMethodInvestments: pick('includeEquityMethodInvestments') ?? true,
+    forceRegeneration: pick('forceRegeneration') ?? false,
+    approvedManualRuleIds: [...new Set(ids)],
+  };
+}
+
+/** Runs the execution of a run: awaited (synchronous mode) or scheduled in the background. */
+export type Executor = (run: RunRow) => Promise<void>;
+
+/**
+ * Starts a run (3.12.3): checks in contract order, commits the run `Pending`, then executes it
+ * (awaited unless `async`). Returns the run as it stands after that.
+ */
+export async function startRun(
+  db: Db,
+  access: Access,
+  groupId: string,
+  organizationId: string | undefined,
+  input: StartRunInput,
+  mode: { async: boolean; execute: Executor; schedule: Executor },
+): Promise<RunRecord> {
+  const group = await authorizeGroupFor(db, access, groupId, organizationId, 'consolidation:run');
+  const orgId = group.organizationId;
+  if (!group.isActive) throw groupInactive(group.id);
+
+  // asOfDate within the period of the group calendar (the parent's fiscal year end).
+  const [parent] = await db
+    .select({
+      id: companies.id,
+      name: companies.name,
+      functionalCurrency: companies.functionalCurrency,
+      fyeMonth: companies.fiscalYearEndMonth,
+      fyeDay: companies.fiscalYearEndDay,
+    })
+    .from(companies)
+    .where(and(eq(companies.organizationId, orgId), eq(companies.id, group.parentCompanyId)));
+  if (!parent) throw new Error(`Parent company ${group.parentCompanyId} not found`);
+  const fye = { month: parent.fyeMonth, day: parent.fyeDay };
+  const { year, period } = input.periodRef;
+  const range = periodRange(fye, year, period);
+  const asOfDate = input.asOfDate ?? range.endDate;
+  if (asOfDate < range.startDate || asOfDate > range.endDate) {
+    throw invalid(
+      '/asOfDate',
+      `asOfDate must lie within period ${period} of ${year} (${range.startDate} to ${range.endDate})`,
+    );
+  }
+  const yearStartDate = periodRange(fye, year, 1).startDate;
+
+  // initiatedBy: a member whose role may start runs.
+  const initiatedBy = (input.initiatedBy ?? access.userId).toLowerCase();
+  if (initiatedBy !== access.userId) {
+    const [m] = await queryRows<{ role: Role }>(
+      db,
+      sql`select role from memberships where organization_id = ${orgId} and user_id = ${initiatedBy}`,
+    );
+    if (!m) {
+      throw new DomainError(
+        400,
+        'UserNotMemberOfOrganizationError',
+        'initiatedBy is not a member of the organization',
+        { userId: initiatedBy, organizationId: orgId },
+      );
+    }
+    if (ROLE_RANK[m.role] < ROLE_RANK.admin) {
+      throw new DomainError(400, 'UserRoleInsufficientError', 'initiatedBy may not start runs', {
+        userId: initiatedBy,
+        organizationId: orgId,
+        requiredRole: 'admin',
+        currentRole: m.role,
+      });
+    }
+  }
+
+  const options = resolveOptions(input);
+  await checkApprovedRules(db, orgId, group.id, options.approvedManualRuleIds);
+
+  const row = await inTransaction(db, async (tx) => {
+    const locked = await findGroup(tx, group.id, orgId, true);
+    if (!locked) throw groupNotFound(group.id);
+    if (!locked.isActive) throw groupInactive(locked.id);
+    const running = await findRunForPeriod(tx, orgId, locked.id, year, period, ['Pending', 'InProgress']);
+    if (running) throw runInProgress(locked.id, running.id);
+    if (!options.forceRegeneration) {
+      const done = await findRunForPeriod(tx, orgId, locked.id, year, period, ['Completed']);
+      if (done) throw runExists(locked.id, year, period, done.id);
+    }
+    const members = await memberSnapshot(tx, orgId, locked, options.includeEquityMethodInvestments);
+    const now = new Date();
+    const created = await insertRun(tx, {
+      id: uuidv7(),
+      organizationId: orgId,
+      groupId: locked.id,
+      year,
+      period,
+      asOfDate,
+      yearStartDate,
+      reportingCurrency: locked.reportingCurrency,
+      status: 'Pending',
+      steps: pendingSteps(),
+      validationResult: null,
+      options,
+      members,
+      eliminations: [],
+      exchangeRatesUsed: [],
+      totals: null,
+      initiatedBy,
+      requestedBy: access.userId,
+      initiatedAt: now,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await recordAudit(tx, {
+      organizationId: orgId,
+      userId: access.userId,
+      action: 'StartRun',
+      entityType: 'ConsolidationRun',
+      entityId: created.id,
+      changes: {
+        status: { from: null, to: 'Pending' },
+        groupId: { from: null, to: created.groupId },
+        periodRef: { from: null, to: { year, period } },
+        asOfDate: { from: null, to: asOfDate },
+      },
+    });
+    return created;
+  });
+
+  if (mode.async) {
+    await mode.schedule(row);
+    return runRecord(row);
+  }
+  await mode.execute(row);
+  const after = await findRun(db, row.id, orgId);
+  return runRecord(after ?? row);
+}
+
+/** Each id: an active rule of this group with `isAutomatic: false` (3.12.3). */
+async function checkApprovedRules(db: Db, orgId: string, groupId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const rules = new Map((await loadGroupRules(db, orgId, groupId)).map((r) => [r.id, r]));
+  ids.forEach((id, i) => {
+    const rule = rules.get(id);
+    const at = `approvedManualRuleIds/${i}`;
+    if (!rule) throw approveFailed(`${at}: ${id} is not an elimination rule of the group`);
+    if (rule.isAutomatic) throw approveFailed(`${at}: rule ${id} is automatic, not a manual rule`);
+    if (!rule.isActive) throw approveFailed(`${at}: rule ${id} is inactive`);
+  });
+}
+
+/** RunMember snapshot of the parent and every member at the start (3.12.2). */
+async function memberSnapshot(
+  tx: Tx,
+  orgId: string,
+  group: GroupRow,
+  includeEquityMethodInvestments: boolean,
+): Promise<RunMember[]> {
+  const members = (await loadMembers(tx, orgId, [group.id])).get(group.id) ?? [];
+  const ids = [group.parentCompanyId, ...members.map((m) => m.companyId)];
+  const rows = await tx
+    .select({ id: companies.id, name: companies.name, functionalCurrency: companies.functionalCurrency })
+    .from(companies)
+    .where(and(eq(companies.organizationId, orgId), inArray(companies.id, ids)));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const parent = byId.get(group.parentCompanyId);
+  const out: RunMember[] = [
+    {
+      companyId: group.parentCompanyId,
+      companyName: parent?.name ?? '',
+      role: 'Parent',
+      consolidationMethod: 'FullConsolidation',
+      ownershipPercentage: formatPercentage(100),
+      nonControllingInterestPercentage: formatPercentage(0),
+      functionalCurrency: parent?.functionalCurrency ?? group.reportingCurrency,
+      included: true,
+    },
+  ];
+  for (const m of members) {
+    const c = byId.get(m.companyId);
+    const full = m.consolidationMethod === 'FullConsolidation';
+    out.push({
+      companyId: m.companyId,
+      companyName: c?.name ?? '',
+      role: 'Member',
+      consolidationMethod: m.consolidationMethod as RunMember['consolidationMethod'],
+      ownershipPercentage: formatPercentage(m.ownershipPercentage),
+      nonControllingInterestPercentage: formatPercentage(
+        full ? dec(100).minus(dec(m.ownershipPercentage)) : 0,
+      ),
+      functionalCurrency: c?.functionalCurrency ?? '',
+      included: m.consolidationMethod !== 'EquityMethod' || includeEquityMethodInvestments,
+    });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Execution
+
+/** Logger used by background execution (the app's logger). */
+export interface RunLogger {
+  error(obj: unknown, msg?: string): void;
+}
+
+class RunStopped extends Error {}
+
+const iso = (d: Date) => d.toISOString();
+
+/**
+ * Executes a `Pending` run to its final status. Never throws: an unexpected error marks the run
+ * `Failed` (when the database still answers) and is logged.
+ */
+export async function executeRun(db: Db, run: RunRow, log: RunLogger): Promise<void> {
+  const orgId = run.organizationId;
+  const steps = storedSteps(run);
+  let current = -1;
+  let startedAt: Date | null = null;
+  try {
+    startedAt = new Date();
+    const begun = await inTransaction(db, async (tx) => {
+      const locked = await findRun(tx, run.id, orgId, true);
+      if (locked?.status !== 'Pending') return null;
+      return updateRun(tx, orgId, run.id, {
+        status: 'InProgress',
+        startedAt,
+        updatedAt: startedAt as Date,
+      });
+    });
+    if (!begun) return;
+
+    const persistSteps = async () => {
+      const ok = await updateRun(db, orgId, run.id, { steps, updatedAt: new Date() }, 'InProgress');
+      if (!ok) throw new RunStopped();
+    };
+
+    current = 0;
+    const input = await loadRunInput(db, begun).catch((err: unknown) => {
+      throw new Error(`Could not load the run's data: ${err instanceof Error ? err.message : String(err)}`);
+    });
+    const execution = createConsolidationExecution(input);
+    while (execution.nextStep !== null) {
+      current = STEP_TYPES.indexOf(execution.nextStep);
+      const stepStart = new Date();
+      steps[current] = { ...steps[current]!, status: 'InProgress', startedAt: iso(stepStart) };
+      await persistSteps();
+      const outcome = execution.runNextStep();
+      const stepEnd = new Date();
+      const skipped = outcome.status === 'Skipped';
+      steps[current] = {
+        stepType: outcome.stepType,
+        status: outcome.status,
+        startedAt: skipped ? null : iso(stepStart),
+        completedAt: skipped ? null : iso(stepEnd),
+        durationMs: skipped ? null : stepEnd.getTime() - stepStart.getTime(),
+        errorMessage: outcome.errorMessage,
+        details: outcome.details,
+      };
+      if (outcome.status === 'Failed') break;
+      if (execution.nextStep !== null) await persistSteps();
+    }
+    const result = execution.result();
+    result.steps.forEach((s, i) => {
+      if (steps[i]!.status === 'Pending' || steps[i]!.status === 'InProgress') {
+        steps[i] = { ...steps[i]!, status: s.status, details: s.details, errorMessage: s.errorMessage };
+      }
+    });
+    if (result.status === 'Completed') {
+      const done = await finishCompleted(db, begun, steps, result, startedAt);
+      if (done === 'vanished') {
+        const last = STEP_TYPES.length - 1;
+        steps[last] = {
+          ...steps[last]!,
+          status: 'Failed',
+          errorMessage:
+            'An exchange rate or elimination rule used by the run was deleted during execution; start the run again',
+        };
+        await finishFailed(db, begun, steps, result.validationResult, steps[last]!.errorMessage!, startedAt);
+      }
+    } else {
+      await finishFailed(
+        db,
+        begun,
+        steps,
+        result.validationResult,
+        result.errorMessage ?? 'Failed',
+        startedAt,
+      );
+    }
+  } catch (err) {
+    if (err instanceof RunStopped) return;
+    const message = err instanceof Error ? err.message : String(err);
+    try {
+      const at = Math.max(current, 0);
+      steps[at] = { ...steps[at]!, status: 'Failed', errorMessage: message, completedAt: iso(new Date()) };
+      for (let i = at + 1; i < steps.length; i++) steps[i] = { ...steps[i]!, status: 'Skipped' };
+      await finishFailed(db, run, steps, null, message, startedAt);
+    } catch (inner) {
+      log.error({ err: inner, runId: run.id }, 'could not record the failure of a consolidation run');
+    }
+    log.error({ err, runId: run.id }, 'consolidation run failed unexpectedly');
+  }
+}
+
+function durationSince(startedAt: Date | null, end: Date): number | null {
+  return startedAt ? end.getTime() - startedAt.getTime() : null;
+}
+
+/** The final transaction of a completed run; 'stopped' when it was cancelled meanwhile. */
+async function finishCompleted(
+  db: Db,
+  run: RunRow,
+  steps: StepRecord[],
+  result: ConsolidationResult,
+  startedAt: Date | null,
+): Promise<'done' | 'stopped' | 'vanished'> {
+  const orgId = run.organizationId;
+  class Vanished extends Error {}
+  try {
+    return await inTransaction(db, async (tx) => {
+      const locked = await findRun(tx, run.id, orgId, true);
+      if (locked?.status !== 'InProgress') return 'stopped';
+      const legIds = [...new Set(result.exchangeRatesUsed.flatMap((u) => u.legIds))];
+      const present = await lockRatesForUse(tx, orgId, legIds);
+      if (present.length !== legIds.length) throw new Vanished();
+      const applied = [
+        ...new Set(result.eliminations.filter((e) => e.status === 'Applied').map((e) => e.eliminationRuleId)),
+      ];
+      if (applied.length > 0) {
+        const rows = await queryRows<{ id: string }>(
+          tx,
+          sql`select id::text as id from elimination_rules
+              where organization_id = ${orgId} and id in (${sql.join(
+                applied.map((id) => sql`${id}::uuid`),
+                sql`, `,
+              )})
+              order by id for share`,
+        );
+        if (rows.length !== applied.length) throw new Vanished();
+      }
+      const completedAt = new Date();
+      const generatedAt = iso(completedAt);
+      const views: StoredTrialBalance[] = [];
+      for (const tb of [result.closingTrialBalance, result.openingTrialBalance]) {
+        if (!tb) continue;
+        views.push({
+          consolidationRunId: run.id,
+          groupId: run.groupId,
+          generatedAt,
+          ...tb,
+          ...(tb.view === 'closing' ? { retainedEarningsLine: result.retainedEarningsLine } : {}),
+        });
+      }
+      await insertTrialBalances(tx, orgId, run.id, views);
+      if (applied.length > 0) {
+        await tx
+          .insert(runRuleApplications)
+          .values(applied.map((ruleId) => ({ organizationId: orgId, runId: run.id, ruleId })));
+      }
+      if (legIds.length > 0) {
+        await tx
+          .insert(runRateUsages)
+          .values(legIds.map((exchangeRateId) => ({ organizationId: orgId, runId: run.id, exchangeRateId })));
+      }
+      await markTransactionsEliminated(tx, orgId, result.eliminatedTransactionIds, run.id);
+      await updateRun(tx, orgId, run.id, {
+        status: 'Completed',
+        steps,
+        validationResult: result.validationResult,
+        eliminations: result.eliminations,
+        exchangeRatesUsed: result.exchangeRatesUsed,
+        totals: result.totals,
+        completedAt,
+        totalDurationMs: durationSince(startedAt, completedAt),
+        errorMessage: null,
+        updatedAt: completedAt,
+      });
+      await recordAudit(tx, {
+        organizationId: orgId,
+        userId: run.requestedBy,
+        action: 'CompleteRun',
+        entityType: 'ConsolidationRun',
+        entityId: run.id,
+        changes: { status: { from: 'InProgress', to: 'Completed' } },
+      });
+      return 'done' as const;
+    });
+  } catch (err) {
+    if (err instanceof Vanished) return 'vanished';
+    throw err;
+  }
+}
+
+/** Records the failure (only while the run is still Pending or InProgress). */
+async function finishFailed(
+  db: Db,
+  run: RunRow,
+  steps: StepRecord[],
+  validationResult: ConsolidationResult['validationResult'],
+  errorMessage: string,
+  startedAt: Date | null,
+): Promise<void> {
+  const orgId = run.organizationId;
+  await inTransaction(db, async (tx) => {
+    const locked = await findRun(tx, run.id, orgId, true);
+    if (!locked || (locked.status !== 'InProgress' && locked.status !== 'Pending')) return;
+    const completedAt = new Date();
+    await updateRun(tx, orgId, run.id, {
+      status: 'Failed',
+      steps,
+      validationResult,
+      eliminations: [],
+      exchangeRatesUsed: [],
+      totals: null,
+      completedAt,
+      totalDurationMs: durationSince(startedAt ?? locked.startedAt, completedAt),
+      errorMessage,
+      updatedAt: completedAt,
+    });
+    await recordAudit(tx, {
+      organizationId: orgId,
+      userId: run.requestedBy,
+      action: 'FailRun',
+      entityType: 'ConsolidationRun',
+      entityId: run.id,
+      changes: {
+        status: { from: locked.status, to: 'Failed' },
+        errorMessage: { from: null, to: errorMessage },
+      },
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reads
+
+export interface RunListQuery {
+  organizationId?: string | undefined;
+  groupId?: string | undefined;
+  status?: RunStatus | undefined;
+  year?: number | undefined;
+  period?: number | undefined;
+}
+
+export async function listRuns(db: Db, access: Access, q: RunListQuery, page: PageParams) {
+  let orgIds: string[];
+  if (q.organizationId !== undefined) {
+    await access.authorize(q.organizationId, 'consolidation:read', RESOURCE);
+    orgIds = [q.organizationId];
+  } else {
+    orgIds = await access.memberOrganizationIds();
+  }
+  if (q.groupId !== undefined) {
+    const groupId = q.groupId.toLowerCase();
+    const group = await findGroup(db, groupId, q.organizationId);
+    if (!group || !orgIds.includes(group.organizationId)) throw groupNotFound(groupId);
+  }
+  if (orgIds.length === 0) return paged('runs', [] as RunRecord[], 0, page);
+  const { rows, total } = await listRunRows(
+    db,
+    {
+      organizationIds: orgIds,
+      groupId: q.groupId?.toLowerCase(),
+      status: q.status,
+      year: q.year,
+      period: q.period,
+    },
+    page,
+  );
+  return paged('runs', rows.map(runRecord), total, page);
+}
+
+export async function getRun(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+): Promise<RunRecord> {
+  return runRecord(await authorizeRun(db, access, id, organizationId, 'consolidation:read'));
+}
+
+export async function latestRun(
+  db: Db,
+  access: Access,
+  groupId: string,
+  organizationId: string | undefined,
+): Promise<RunRecord | null> {
+  const group = await authorizeGroupFor(db, access, groupId, organizationId, 'consolidation:read');
+  const row = await latestCompletedRun(db, group.organizationId, group.id);
+  return row ? runRecord(row) : null;
+}
+
+export async function cancelRun(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+): Promise<RunRecord> {
+  const current = await authorizeRun(db, access, id, organizationId, 'consolidation:run');
+  const row = await inTransaction(db, async (tx) => {
+    const run = await findRun(tx, current.id, current.organizationId, true);
+    if (!run) throw runNotFound(current.id);
+    return cancelLocked(tx, run, access.userId);
+  });
+  return runRecord(row);
+}
+
+/** Pending/InProgress → Cancelled (unfinished steps become Skipped), with audit CancelRun. */
+async function cancelLocked(tx: Tx, run: RunRow, userId: string): Promise<RunRow> {
+  if (run.status !== 'Pending' && run.status !== 'InProgress') {
+    throw new DomainError(400, 'ConsolidationRunCannotBeCancelledError', 'The run cannot be cancelled', {
+      runId: run.id,
+      currentStatus: run.status,
+    });
+  }
+  const now = new Date();
+  const steps = storedSteps(run).map((s) =>
+    s.status === 'Pending' || s.status === 'InProgress' ? { ...s, status: 'Skipped' as const } : s,
+  );
+  const updated = await updateRun(tx, run.organizationId, run.id, {
+    status: 'Cancelled',
+    steps,
+    completedAt: now,
+    totalDurationMs: durationSince(run.startedAt, now),
+    updatedAt: now,
+  });
+  await recordAudit(tx, {
+    organizationId: run.organizationId,
+    userId,
+    action: 'CancelRun',
+    entityType: 'ConsolidationRun',
+    entityId: run.id,
+    changes: { status: { from: run.status, to: 'Cancelled' } },
+  });
+  return updated!;
+}
+
+export async function deleteRun(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+): Promise<void> {
+  const current = await authorizeRun(db, access, id, organizationId, 'consolidation:run');
+  await inTransaction(db, async (tx) => {
+    const run = await findRun(tx, current.id, current.organizationId, true);
+    if (!run) throw runNotFound(current.id);
+    if (run.status === 'Completed' || run.status === 'InProgress') {
+      throw new DomainError(409, 'ConsolidationRunCannotBeDeletedError', 'The run cannot be deleted', {
+        runId: run.id,
+        currentStatus: run.status,
+      });
+    }
+    if (run.status === 'Pending') await cancelLocked(tx, run, access.userId);
+    await deleteRunRow(tx, run.organizationId, run.id);
+    await recordAudit(tx, {
+      organizationId: run.organizationId,
+      userId: access.userId,
+      action: 'Delete',
+      entityType: 'ConsolidationRun',
+      entityId: run.id,
+    });
+  });
+}
+
+async function completedRunViews(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+): Promise<{ run: RunRow; closing: StoredTrialBalance; opening: StoredTrialBalance }> {
+  const run = await authorizeRun(db, access, id, organizationId, 'consolidation:read');
+  if (run.status !== 'Completed') throw notCompleted(run);
+  const views = await loadTrialBalances(db, run.organizationId, run.id);
+  const closing = views.get('closing');
+  const opening = views.get('opening');
+  if (!closing || !opening) throw new Error(`Trial balances of run ${run.id} are missing`);
+  return { run, closing, opening };
+}
+
+function withoutExtras(tb: StoredTrialBalance): StoredTrialBalance {
+  const { retainedEarningsLine: _ignored, ...rest } = tb;
+  return rest;
+}
+
+export async function trialBalance(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  view: 'closing' | 'opening',
+): Promise<StoredTrialBalance> {
+  const { closing, opening } = await completedRunViews(db, access, id, organizationId);
+  return withoutExtras(view === 'opening' ? opening : closing);
+}
+
+export type ReportKind = 'balance-sheet' | 'income-statement' | 'cash-flow' | 'equity-statement';
+
+export async function report(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  kind: ReportKind,
+) {
+  const { run, closing, opening } = await completedRunViews(db, access, id, organizationId);
+  const group = await findGroup(db, run.groupId, run.organizationId);
+  const ctx: StatementContext = {
+    runId: run.id,
+    groupId: run.groupId,
+    groupName: group?.name ?? '',
+    periodRef: { year: run.year, period: run.period },
+    asOfDate: run.asOfDate,
+    yearStartDate: run.yearStartDate,
+    currency: run.reportingCurrency,
+    generatedAt: new Date().toISOString(),
+    retainedEarningsLine: closing.retainedEarningsLine ?? null,
+  };
+  switch (kind) {
+    case 'balance-sheet':
+      return buildConsolidatedBalanceSheet(ctx, closing);
+    case 'income-statement':
+      return buildConsolidatedIncomeStatement(ctx, closing);
+    case 'cash-flow':
+      return buildConsolidatedCashFlowStatement(ctx, opening, closing);
+    case 'equity-statement':
+      return buildConsolidatedEquityStatement(ctx, opening, closing);
+  }
+}

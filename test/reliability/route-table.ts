@@ -1,0 +1,1105 @@
+/**
+ * The route table of the reliability matrices (tenant isolation, roles): one line per operation of the
+ * OpenAPI document — its minimum role and ForbiddenError action (contract 2.2), and a request that is
+ * valid up to the role check, addressed at tenant A (test/reliability/world.ts). A new route without a
+ * line here makes both matrices fail.
+ *
+ * `swap` is the contract's answer when a member of organization B names its OWN organization while
+ * addressing A's resources (1.14): the NotFound tag of the first of A's resources the request reaches,
+ * or 'no-leak' when the request then addresses nothing of A (any status below 500, no data of A).
+ */
+import { addDays } from '../../src/domain/dates.ts';
+import type { Action, Role } from '../../src/http/access.ts';
+import { PASSWORD, type TestContext, type TestUser, uniq } from '../helpers/app.ts';
+import type { World } from './world.ts';
+
+export interface Req {
+  params?: Record<string, string>;
+  query?: Record<string, string | number | boolean>;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Ctx {
+  t: TestContext;
+  w: World;
+  /** Members of A by role (owner = the world's owner). */
+  users: Record<Role, TestUser>;
+  fresh: Fresh;
+}
+
+export interface RouteSpec {
+  /** Minimum role in the organization; null: any authenticated user (or public), no organization. */
+  min: Role | null;
+  action?: Action;
+  /** A request valid up to the role check (may create disposable resources of A). */
+  req: (c: Ctx) => Req | Promise<Req>;
+  /** Isolation, B's organization instead of A's (or added as `organizationId`). */
+  swap: string | 'no-leak';
+  /**
+   * Isolation, A's request sent as it is: 403 ForbiddenError unless A's resources appear only as
+   * body/query references, which answer like missing ones (this NotFound tag).
+   */
+  asIs?: string;
+  /** Where `organizationId` goes on by-id endpoints whose request names no organization. */
+  addOrg?: 'query' | 'body';
+  /** Lists whose `organizationId` is optional: without it, B sees only its own data. */
+  listAll?: boolean;
+  /** The request revokes the presented token (logout, refresh): send it with a throwaway session. */
+  killsToken?: boolean;
+  /** Further role rows of the same route (section 2.2 rows that depend on the body or target). */
+  variants?: Array<{
+    label: string;
+    min: Role;
+    action: Action;
+    req: (c: Ctx) => Req | Promise<Req>;
+    /** Restores what an allowed role changed. */
+    after?: (c: Ctx) => Promise<void>;
+  }>;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Disposable resources of A, created as A's owner
+
+export interface Fresh {
+  company(): Promise<string>;
+  account(): Promise<string>;
+  draft(): Promise<string>;
+  pending(): Promise<string>;
+  approved(): Promise<string>;
+  posted(): Promise<string>;
+  rate(): Promise<string>;
+  ic(): Promise<string>;
+  group(): Promise<string>;
+  rule(): Promise<string>;
+  run(): Promise<string>;
+  member(role: Role): Promise<{ id: string; email: string }>;
+  registered(): Promise<{ id: string; email: string }>;
+  rateDate(): string;
+}
+
+async function must<T = any>(p: Promise<{ status: number; body: any }>, what: string): Promise<T> {
+  const r = await p;
+  if (r.status >= 300) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+let counter = 0;
+
+export function makeFresh(t: TestContext, w: World): Fresh {
+  const token = w.owner.token;
+  const entry = () =>
+    must(
+      t.post('/api/v1/journal-entries', {
+        token,
+        body: {
+          organizationId: w.orgId,
+          companyId: w.companyId,
+          description: uniq('Fresh'),
+          transactionDate: '2026-03-20',
+          lines: [
+            { accountId: w.accounts['1010'], debitAmount: { value: '10.00', currency: 'USD' } },
+            { accountId: w.accounts['4000'], creditAmount: { value: '10.00', currency: 'USD' } },
+          ],
+        },
+      }),
+      'entry',
+    ).then((b) => b.id as string);
+  const fresh: Fresh = {
+    rateDate: () => addDays('2000-01-01', ++counter),
+    company: async () =>
+      (
+        await must(
+          t.post('/api/v1/companies', {
+            token,
+            body: {
+              organizationId: w.orgId,
+              name: uniq('FreshCo'),
+              legalName: 'Fresh Inc.',
+              jurisdiction: 'US',
+              functionalCurrency: 'USD',
+              reportingCurrency: 'USD',
+              fiscalYearEnd: { month: 12, day: 31 },
+            },
+          }),
+          'company',
+        )
+      ).id,
+    account: async () =>
+      (
+        await must(
+          t.post('/api/v1/accounts', {
+            token,
+            body: {
+              organizationId: w.orgId,
+              companyId: w.companyId,
+              accountNumber: String(7000 + ++counter),
+              name: uniq('FreshAccount'),
+              accountType: 'Expense',
+              accountCategory: 'OperatingExpense',
+            },
+          }),
+          'account',
+        )
+      ).id,
+    draft: entry,
+    pending: async () => {
+      const id = await entry();
+      await must(t.post(`/api/v1/journal-entries/${id}/submit`, { token }), 'submit');
+      return id;
+    },
+    approved: async () => {
+      const id = await fresh.pending();
+      await must(t.post(`/api/v1/journal-entries/${id}/approve`, { token }), 'approve');
+      return id;
+    },
+    posted: async () => {
+      const id = await entry();
+      await must(t.post(`/api/v1/journal-entries/${id}/post`, { token, body: {} }), 'post');
+      return id;
+    },
+    rate: async () =>
+      (
+        await must(
+          t.post('/api/v1/exchange-rates', {
+            token,
+            body: {
+              organizationId: w.orgId,
+              fromCurrency: 'GBP',
+              toCurrency: 'USD',
+              rate: '1.25',
+              effectiveDate: fresh.rateDate(),
+              rateType: 'Spot',
+              source: 'Manual',
+            },
+          }),
+          'rate',
+        )
+      ).id,
+    ic: async () =>
+      (
+        await must(
+          t.post('/api/v1/intercompany-transactions', {
+            token,
+            body: {
+              organizationId: w.orgId,
+              fromCompanyId: w.companyId,
+              toCompanyId: w.company2Id,
+              transactionType: 'Loan',
+              transactionDate: '2026-03-15',
+              amount: { value: '50.00', currency: 'USD' },
+            },
+          }),
+          'ic',
+        )
+      ).id,
+    group: async () =>
+      (
+        await must(
+          t.post('/api/v1/consolidation/groups', {
+            token,
+            body: {
+              organizationId: w.orgId,
+              name: uniq('FreshGroup'),
+              reportingCurrency: 'USD',
+              consolidationMethod: 'FullConsolidation',
+              parentCompanyId: w.companyId,
+              members: [
+                {
+                  companyId: w.company2Id,
+                  ownershipPercentage: 60,
+                  consolidationMethod: 'FullConsolidation',
+                },
+              ],
+            },
+          }),
+          'group',
+        )
+      ).id,
+    rule: async () =>
+      (await must(t.post('/api/v1/elimination-rules', { token, body: ruleBody(w) }), 'rule')).id,
+    run: async () =>
+      (
+        await must(
+          t.post(`/api/v1/consolidation/groups/${w.groupId}/runs`, {
+            token,
+            body: { periodRef: { year: 2026, period: 3 }, forceRegeneration: true },
+          }),
+          'run',
+        )
+      ).id,
+    registered: async () => {
+      const email = `${uniq('fresh')}@example.com`;
+      const reg = await must(
+        t.post('/api/auth/register', { body: { email, password: PASSWORD, displayName: 'Fresh' } }),
+        'register',
+      );
+      return { id: reg.user.id as string, email };
+    },
+    member: async (role: Role) => {
+      const u = await fresh.registered();
+      await must(
+        t.post(`/api/v1/organizations/${w.orgId}/members`, { token, body: { email: u.email, role } }),
+        'add member',
+      );
+      return u;
+    },
+  };
+  return fresh;
+}
+
+export function ruleBody(w: World, organizationId = w.orgId, groupId = w.groupId) {
+  return {
+    organizationId,
+    consolidationGroupId: groupId,
+    name: uniq('Rule'),
+    eliminationType: 'IntercompanyReceivablesPayables',
+    triggerConditions: [],
+    sourceAccounts: [{ accountNumber: '1100', companyId: w.companyId }],
+    targetAccounts: [{ accountNumber: '2000', companyId: null }],
+    debitAccountId: w.company2Accounts['2000'],
+    creditAccountId: w.accounts['1100'],
+    isAutomatic: true,
+    priority: 10,
+  };
+}
+
+function entryBody(w: World) {
+  return {
+    organizationId: w.orgId,
+    companyId: w.companyId,
+    description: uniq('Entry'),
+    transactionDate: '2026-03-15',
+    lines: [
+      { accountId: w.accounts['1010'], debitAmount: { value: '5.00', currency: 'USD' } },
+      { accountId: w.accounts['4000'], creditAmount: { value: '5.00', currency: 'USD' } },
+    ],
+  };
+}
+
+function rateBody(w: World, effectiveDate: string) {
+  return {
+    organizationId: w.orgId,
+    fromCurrency: 'CHF',
+    toCurrency: 'USD',
+    rate: '1.12',
+    effectiveDate,
+    rateType: 'Spot',
+    source: 'Manual',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The table
+
+const FY = '/api/v1/organizations/{organizationId}/companies/{companyId}/fiscal-years';
+const fyParams = (w: World) => ({
+  organizationId: w.orgId,
+  companyId: w.companyId,
+  fiscalYearId: w.fiscalYearId,
+});
+const periodParams = (w: World) => ({ ...fyParams(w), periodId: w.periodId });
+const coParams = (w: World) => ({ organizationId: w.orgId, companyId: w.companyId });
+const lookup = (w: World, extra: Record<string, string | number>) => ({
+  query: { organizationId: w.orgId, fromCurrency: 'EUR', toCurrency: 'USD', ...extra },
+});
+const report = (w: World, extra: Record<string, string>) => ({
+  query: { organizationId: w.orgId, companyId: w.companyId, ...extra },
+});
+const period = { periodStartDate: '2026-01-01', periodEndDate: '2026-12-31' };
+
+export const ROUTES: Record<string, RouteSpec> = {
+  // Health, authentication, account templates: no organization involved.
+  'GET /api/health': { min: null, req: () => ({}), swap: 'no-leak' },
+  'GET /api/openapi.json': { min: null, req: () => ({}), swap: 'no-leak' },
+  'POST /api/auth/register': {
+    min: null,
+    req: () => ({ body: { email: `${uniq('reg')}@example.com`, password: PASSWORD, displayName: 'R' } }),
+    swap: 'no-leak',
+  },
+  'POST /api/auth/login': {
+    min: null,
+    req: (c) => ({ body: { email: c.w.owner.email, password: 'Wrong-pass1' } }),
+    swap: 'no-leak',
+  },
+  'POST /api/auth/logout': { min: null, req: () => ({}), swap: 'no-leak', killsToken: true },
+  'GET /api/auth/me': { min: null, req: () => ({}), swap: 'no-leak' },
+  'PUT /api/auth/me': { min: null, req: () => ({ body: {} }), swap: 'no-leak' },
+  'POST /api/auth/refresh': { min: null, req: () => ({}), swap: 'no-leak', killsToken: true },
+  'POST /api/auth/change-password': {
+    min: null,
+    req: () => ({ body: { currentPassword: 'Not-the-one1', newPassword: 'Another-pass9' } }),
+    swap: 'no-leak',
+  },
+  'GET /api/v1/account-templates': { min: null, req: () => ({}), swap: 'no-leak' },
+  'GET /api/v1/account-templates/{type}': {
+    min: null,
+    req: () => ({ params: { type: 'Manufacturing' } }),
+    swap: 'no-leak',
+  },
+
+  // Organizations and members
+  'GET /api/v1/organizations': { min: null, req: () => ({}), swap: 'no-leak' },
+  'POST /api/v1/organizations': {
+    min: null,
+    req: () => ({ body: { name: uniq('NewOrg'), reportingCurrency: 'USD' } }),
+    swap: 'no-leak',
+  },
+  'GET /api/v1/organizations/{id}': {
+    min: 'viewer',
+    action: 'organization:read',
+    req: (c) => ({ params: { id: c.w.orgId } }),
+    swap: 'no-leak',
+  },
+  'PUT /api/v1/organizations/{id}': {
+    min: 'admin',
+    action: 'organization:update',
+    req: (c) => ({ params: { id: c.w.orgId }, body: { settings: { defaultLocale: 'en-US' } } }),
+    swap: 'no-leak',
+    variants: [
+      {
+        label: 'switching approval controls',
+        min: 'owner',
+        action: 'organization:manage_controls',
+        // The world runs with approval off: turning it on is a change; `after` turns it off again.
+        req: (c) => ({ params: { id: c.w.orgId }, body: { settings: { requireApproval: true } } }),
+        after: async (c) => {
+          await c.t.put(`/api/v1/organizations/${c.w.orgId}`, {
+            token: c.w.owner.token,
+            body: { settings: { requireApproval: false } },
+          });
+        },
+      },
+    ],
+  },
+  'DELETE /api/v1/organizations/{id}': {
+    min: 'owner',
+    action: 'organization:delete',
+    req: (c) => ({ params: { id: c.w.orgId } }),
+    swap: 'no-leak',
+  },
+  'GET /api/v1/organizations/{organizationId}/members': {
+    min: 'viewer',
+    action: 'member:read',
+    req: (c) => ({ params: { organizationId: c.w.orgId } }),
+    swap: 'no-leak',
+  },
+  'POST /api/v1/organizations/{organizationId}/members': {
+    min: 'admin',
+    action: 'member:manage',
+    req: async (c) => ({
+      params: { organizationId: c.w.orgId },
+      body: { email: (await c.fresh.registered()).email, role: 'viewer' },
+    }),
+    swap: 'no-leak',
+    variants: [
+      {
+        label: 'adding an owner',
+        min: 'owner',
+        action: 'member:manage_owners',
+        req: async (c) => ({
+          params: { organizationId: c.w.orgId },
+          body: { email: (await c.fresh.registered()).email, role: 'owner' },
+        }),
+      },
+    ],
+  },
+  'PUT /api/v1/organizations/{organizationId}/members/{userId}': {
+    min: 'admin',
+    action: 'member:manage',
+    req: async (c) => ({
+      params: { organizationId: c.w.orgId, userId: (await c.fresh.member('viewer')).id },
+      body: { role: 'member' },
+    }),
+    swap: 'MembershipNotFoundError',
+    variants: [
+      {
+        label: 'promoting to owner',
+        min: 'owner',
+        action: 'member:manage_owners',
+        req: async (c) => ({
+          params: { organizationId: c.w.orgId, userId: (await c.fresh.member('viewer')).id },
+          body: { role: 'owner' },
+        }),
+      },
+    ],
+  },
+  'DELETE /api/v1/organizations/{organizationId}/members/{userId}': {
+    min: 'admin',
+    action: 'member:manage',
+    req: async (c) => ({
+      params: { organizationId: c.w.orgId, userId: (await c.fresh.member('viewer')).id },
+    }),
+    swap: 'MembershipNotFoundError',
+    variants: [
+      {
+        label: 'removing an owner',
+        min: 'owner',
+        action: 'member:manage_owners',
+        req: async (c) => ({
+          params: { organizationId: c.w.orgId, userId: (await c.fresh.member('owner')).id },
+        }),
+      },
+    ],
+  },
+  'GET /api/v1/audit-log': {
+    min: 'admin',
+    action: 'audit_log:read',
+    req: (c) => ({ query: { organizationId: c.w.orgId } }),
+    swap: 'no-leak',
+  },
+
+  // Companies
+  'GET /api/v1/companies': {
+    min: 'viewer',
+    action: 'company:read',
+    req: (c) => ({ query: { organizationId: c.w.orgId } }),
+    swap: 'no-leak',
+  },
+  'POST /api/v1/companies': {
+    min: 'admin',
+    action: 'company:manage',
+    req: (c) => ({
+      body: {
+        organizationId: c.w.orgId,
+        name: uniq('Co'),
+        legalName: 'Co Inc.',
+        jurisdiction: 'US',
+        functionalCurrency: 'USD',
+        reportingCurrency: 'USD',
+        fiscalYearEnd: { month: 12, day: 31 },
+      },
+    }),
+    swap: 'no-leak',
+  },
+  'GET /api/v1/organizations/{organizationId}/companies/{companyId}': {
+    min: 'viewer',
+    action: 'company:read',
+    req: (c) => ({ params: coParams(c.w) }),
+    swap: 'CompanyNotFoundError',
+  },
+  'PUT /api/v1/organizations/{organizationId}/companies/{companyId}': {
+    min: 'admin',
+    action: 'company:manage',
+    req: (c) => ({ params: coParams(c.w), body: { description: uniq('d') } }),
+    swap: 'CompanyNotFoundError',
+  },
+  'DELETE /api/v1/organizations/{organizationId}/companies/{companyId}': {
+    min: 'admin',
+    action: 'company:manage',
+    req: async (c) => ({ params: { organizationId: c.w.orgId, companyId: await c.fresh.company() } }),
+    swap: 'CompanyNotFoundError',
+  },
+
+  // Accounts and templates
+  'GET /api/v1/accounts': {
+    min: 'viewer',
+    action: 'account:read',
+    req: (c) => ({ query: { organizationId: c.w.orgId, companyId: c.w.companyId } }),
+    swap: 'CompanyNotFoundError',
+  },
+  'POST /api/v1/accounts': {
+    min: 'admin',
+    action: 'account:manage',
+    req: (c) => ({
+      body: {
+        organizationId: c.w.orgId,
+        companyId: c.w.companyId,
+        accountNumber: String(8000 + ++counter),
+        name: uniq('Acc'),
+        accountType: 'Asset',
+        accountCategory: 'CurrentAsset',
+      },
+    }),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/accounts/organizations/{organizationId}/accounts/{id}': {
+    min: 'viewer',
+    action: 'account:read',
+    req: (c) => ({ params: { organizationId: c.w.orgId, id: c.w.extraAccountId } }),
+    swap: 'AccountNotFoundError',
+  },
+  'PUT /api/v1/accounts/organizations/{organizationId}/accounts/{id}': {
+    min: 'admin',
+    action: 'account:manage',
+    req: (c) => ({
+      params: { organizationId: c.w.orgId, id: c.w.extraAccountId },
+      body: { description: uniq('d') },
+    }),
+    swap: 'AccountNotFoundError',
+  },
+  'DELETE /api/v1/accounts/organizations/{organizationId}/accounts/{id}': {
+    min: 'admin',
+    action: 'account:manage',
+    req: async (c) => ({ params: { organizationId: c.w.orgId, id: await c.fresh.account() } }),
+    swap: 'AccountNotFoundError',
+  },
+  'POST /api/v1/account-templates/{type}/apply': {
+    min: 'admin',
+    action: 'account:manage',
+    req: async (c) => ({
+      params: { type: 'ServiceBusiness' },
+      body: { organizationId: c.w.orgId, companyId: await c.fresh.company() },
+    }),
+    swap: 'CompanyNotFoundError',
+  },
+
+  // Fiscal calendar and year-end
+  [`GET ${FY}`]: {
+    min: 'viewer',
+    action: 'fiscal_period:read',
+    req: (c) => ({ params: coParams(c.w) }),
+    swap: 'CompanyNotFoundError',
+  },
+  [`POST ${FY}`]: {
+    min: 'admin',
+    action: 'fiscal_period:manage',
+    req: (c) => ({ params: coParams(c.w), body: { year: 2030 + (++counter % 900) } }),
+    swap: 'CompanyNotFoundError',
+  },
+  [`GET ${FY}/{fiscalYearId}`]: {
+    min: 'viewer',
+    action: 'fiscal_period:read',
+    req: (c) => ({ params: fyParams(c.w) }),
+    swap: 'CompanyNotFoundError',
+  },
+  [`GET ${FY}/{fiscalYearId}/periods`]: {
+    min: 'viewer',
+    action: 'fiscal_period:read',
+    req: (c) => ({ params: fyParams(c.w) }),
+    swap: 'CompanyNotFoundError',
+  },
+  [`GET ${FY}/{fiscalYearId}/periods/{periodId}`]: {
+    min: 'viewer',
+    action: 'fiscal_period:read',
+    req: (c) => ({ params: periodParams(c.w) }),
+    swap: 'CompanyNotFoundError',
+  },
+  [`POST ${FY}/{fiscalYearId}/periods/{periodId}/close`]: {
+    min: 'admin',
+    action: 'fiscal_period:manage',
+    req: (c) => ({ params: periodParams(c.w) }),
+    swap: 'CompanyNotFoundError',
+  },
+  [`POST ${FY}/{fiscalYearId}/periods/{periodId}/open`]: {
+    min: 'admin',
+    action: 'fiscal_period:manage',
+    req: (c) => ({ params: periodParams(c.w), body: {} }),
+    swap: 'CompanyNotFoundError',
+  },
+  [`GET ${FY}/{fiscalYearId}/periods/{periodId}/reopen-history`]: {
+    min: 'viewer',
+    action: 'fiscal_period:read',
+    req: (c) => ({ params: periodParams(c.w) }),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/organizations/{organizationId}/companies/{companyId}/period-status': {
+    min: 'viewer',
+    action: 'fiscal_period:read',
+    req: (c) => ({ params: coParams(c.w), query: { date: '2026-03-15' } }),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/organizations/{organizationId}/companies/{companyId}/fiscal-periods/summary': {
+    min: 'viewer',
+    action: 'fiscal_period:read',
+    req: (c) => ({ params: coParams(c.w) }),
+    swap: 'CompanyNotFoundError',
+  },
+  [`GET ${FY}/{fiscalYearId}/close/preview`]: {
+    min: 'viewer',
+    action: 'fiscal_period:read',
+    req: (c) => ({ params: fyParams(c.w) }),
+    swap: 'CompanyNotFoundError',
+  },
+  [`POST ${FY}/{fiscalYearId}/close`]: {
+    min: 'admin',
+    action: 'fiscal_period:manage',
+    req: (c) => ({ params: fyParams(c.w) }),
+    swap: 'CompanyNotFoundError',
+  },
+  [`POST ${FY}/{fiscalYearId}/reopen`]: {
+    min: 'admin',
+    action: 'fiscal_period:manage',
+    req: (c) => ({ params: fyParams(c.w), body: {} }),
+    swap: 'CompanyNotFoundError',
+  },
+
+  // Journal entries
+  'GET /api/v1/journal-entries': {
+    min: 'viewer',
+    action: 'journal_entry:read',
+    req: (c) => ({ query: { organizationId: c.w.orgId } }),
+    swap: 'no-leak',
+    listAll: true,
+  },
+  'POST /api/v1/journal-entries': {
+    min: 'member',
+    action: 'journal_entry:edit',
+    req: (c) => ({ body: entryBody(c.w) }),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/journal-entries/{id}': {
+    min: 'viewer',
+    action: 'journal_entry:read',
+    req: (c) => ({ params: { id: c.w.postedEntryId } }),
+    swap: 'JournalEntryNotFoundError',
+    addOrg: 'query',
+  },
+  'PUT /api/v1/journal-entries/{id}': {
+    min: 'member',
+    action: 'journal_entry:edit',
+    req: async (c) => ({ params: { id: await c.fresh.draft() }, body: { referenceNumber: 'R-1' } }),
+    swap: 'JournalEntryNotFoundError',
+    addOrg: 'body',
+  },
+  'DELETE /api/v1/journal-entries/{id}': {
+    min: 'member',
+    action: 'journal_entry:edit',
+    req: async (c) => ({ params: { id: await c.fresh.draft() } }),
+    swap: 'JournalEntryNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/journal-entries/{id}/submit': {
+    min: 'member',
+    action: 'journal_entry:edit',
+    req: async (c) => ({ params: { id: await c.fresh.draft() } }),
+    swap: 'JournalEntryNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/journal-entries/{id}/approve': {
+    min: 'admin',
+    action: 'journal_entry:approve',
+    req: async (c) => ({ params: { id: await c.fresh.pending() } }),
+    swap: 'JournalEntryNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/journal-entries/{id}/reject': {
+    min: 'admin',
+    action: 'journal_entry:approve',
+    req: async (c) => ({ params: { id: await c.fresh.pending() }, body: {} }),
+    swap: 'JournalEntryNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/journal-entries/{id}/post': {
+    min: 'admin',
+    action: 'journal_entry:post',
+    req: async (c) => ({ params: { id: await c.fresh.approved() }, body: {} }),
+    swap: 'JournalEntryNotFoundError',
+    addOrg: 'body',
+  },
+  'POST /api/v1/journal-entries/{id}/reverse': {
+    min: 'admin',
+    action: 'journal_entry:reverse',
+    req: async (c) => ({ params: { id: await c.fresh.posted() }, body: { reversalDate: '2026-03-25' } }),
+    swap: 'JournalEntryNotFoundError',
+    addOrg: 'body',
+  },
+
+  // Exchange rates
+  'GET /api/v1/exchange-rates': {
+    min: 'viewer',
+    action: 'exchange_rate:read',
+    req: (c) => ({ query: { organizationId: c.w.orgId } }),
+    swap: 'no-leak',
+    listAll: true,
+  },
+  'POST /api/v1/exchange-rates': {
+    min: 'member',
+    action: 'exchange_rate:manage',
+    req: (c) => ({ body: rateBody(c.w, c.fresh.rateDate()) }),
+    swap: 'no-leak',
+  },
+  'POST /api/v1/exchange-rates/bulk': {
+    min: 'member',
+    action: 'exchange_rate:manage',
+    req: (c) => ({ body: { rates: [rateBody(c.w, c.fresh.rateDate())] } }),
+    swap: 'no-leak',
+  },
+  'GET /api/v1/exchange-rates/{id}': {
+    min: 'viewer',
+    action: 'exchange_rate:read',
+    req: (c) => ({ params: { id: c.w.rateId } }),
+    swap: 'ExchangeRateIdNotFoundError',
+    addOrg: 'query',
+  },
+  'DELETE /api/v1/exchange-rates/{id}': {
+    min: 'member',
+    action: 'exchange_rate:manage',
+    req: async (c) => ({ params: { id: await c.fresh.rate() } }),
+    swap: 'ExchangeRateIdNotFoundError',
+    addOrg: 'query',
+  },
+  'GET /api/v1/exchange-rates/rate': {
+    min: 'viewer',
+    action: 'exchange_rate:read',
+    req: (c) => lookup(c.w, { effectiveDate: '2026-01-15', rateType: 'Spot' }),
+    swap: 'no-leak',
+  },
+  'GET /api/v1/exchange-rates/latest': {
+    min: 'viewer',
+    action: 'exchange_rate:read',
+    req: (c) => lookup(c.w, {}),
+    swap: 'no-leak',
+  },
+  'GET /api/v1/exchange-rates/closest': {
+    min: 'viewer',
+    action: 'exchange_rate:read',
+    req: (c) => lookup(c.w, { date: '2026-02-01' }),
+    swap: 'no-leak',
+  },
+  'GET /api/v1/exchange-rates/period-average': {
+    min: 'viewer',
+    action: 'exchange_rate:read',
+    req: (c) => lookup(c.w, { year: 2026, period: 1, companyId: c.w.companyId }),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/exchange-rates/period-closing': {
+    min: 'viewer',
+    action: 'exchange_rate:read',
+    req: (c) => lookup(c.w, { year: 2026, period: 1, companyId: c.w.companyId }),
+    swap: 'CompanyNotFoundError',
+  },
+
+  // Company reports
+  'GET /api/v1/reports/trial-balance': {
+    min: 'viewer',
+    action: 'report:read',
+    req: (c) => report(c.w, { asOfDate: '2026-12-31' }),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/reports/balance-sheet': {
+    min: 'viewer',
+    action: 'report:read',
+    req: (c) => report(c.w, { asOfDate: '2026-12-31' }),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/reports/income-statement': {
+    min: 'viewer',
+    action: 'report:read',
+    req: (c) => report(c.w, period),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/reports/cash-flow': {
+    min: 'viewer',
+    action: 'report:read',
+    req: (c) => report(c.w, period),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/reports/equity-statement': {
+    min: 'viewer',
+    action: 'report:read',
+    req: (c) => report(c.w, period),
+    swap: 'CompanyNotFoundError',
+  },
+
+  // Intercompany
+  'GET /api/v1/intercompany-transactions': {
+    min: 'viewer',
+    action: 'intercompany:read',
+    req: (c) => ({ query: { organizationId: c.w.orgId } }),
+    swap: 'no-leak',
+    listAll: true,
+  },
+  'POST /api/v1/intercompany-transactions': {
+    min: 'member',
+    action: 'intercompany:manage',
+    req: (c) => ({
+      body: {
+        organizationId: c.w.orgId,
+        fromCompanyId: c.w.companyId,
+        toCompanyId: c.w.company2Id,
+        transactionType: 'Sale',
+        transactionDate: '2026-03-15',
+        amount: { value: '10.00', currency: 'USD' },
+      },
+    }),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/intercompany-transactions/{id}': {
+    min: 'viewer',
+    action: 'intercompany:read',
+    req: (c) => ({ params: { id: c.w.icId } }),
+    swap: 'IntercompanyTransactionNotFoundError',
+    addOrg: 'query',
+  },
+  'PUT /api/v1/intercompany-transactions/{id}': {
+    min: 'member',
+    action: 'intercompany:manage',
+    req: async (c) => ({ params: { id: await c.fresh.ic() }, body: { description: 'changed' } }),
+    swap: 'IntercompanyTransactionNotFoundError',
+    addOrg: 'query',
+  },
+  'DELETE /api/v1/intercompany-transactions/{id}': {
+    min: 'member',
+    action: 'intercompany:manage',
+    req: async (c) => ({ params: { id: await c.fresh.ic() } }),
+    swap: 'IntercompanyTransactionNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/intercompany-transactions/{id}/matching-status': {
+    min: 'member',
+    action: 'intercompany:manage',
+    req: async (c) => ({ params: { id: await c.fresh.ic() }, body: { matchingStatus: 'Matched' } }),
+    swap: 'IntercompanyTransactionNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/intercompany-transactions/{id}/link-from-journal-entry': {
+    min: 'member',
+    action: 'intercompany:manage',
+    req: async (c) => ({ params: { id: await c.fresh.ic() }, body: { journalEntryId: null } }),
+    swap: 'IntercompanyTransactionNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/intercompany-transactions/{id}/link-to-journal-entry': {
+    min: 'member',
+    action: 'intercompany:manage',
+    req: async (c) => ({ params: { id: await c.fresh.ic() }, body: { journalEntryId: null } }),
+    swap: 'IntercompanyTransactionNotFoundError',
+    addOrg: 'query',
+  },
+
+  // Consolidation groups
+  'GET /api/v1/consolidation/groups': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ query: { organizationId: c.w.orgId } }),
+    swap: 'no-leak',
+    listAll: true,
+  },
+  'POST /api/v1/consolidation/groups': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: (c) => ({
+      body: {
+        organizationId: c.w.orgId,
+        name: uniq('Group'),
+        reportingCurrency: 'USD',
+        consolidationMethod: 'FullConsolidation',
+        parentCompanyId: c.w.companyId,
+        members: [],
+      },
+    }),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/consolidation/groups/{id}': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.groupId } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'PUT /api/v1/consolidation/groups/{id}': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({ params: { id: await c.fresh.group() }, body: { description: 'changed' } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'DELETE /api/v1/consolidation/groups/{id}': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({ params: { id: await c.fresh.group() } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/consolidation/groups/{id}/activate': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({ params: { id: await c.fresh.group() } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/consolidation/groups/{id}/deactivate': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({ params: { id: await c.fresh.group() } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/consolidation/groups/{id}/members': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({
+      params: { id: await c.fresh.group() },
+      body: {
+        companyId: await c.fresh.company(),
+        ownershipPercentage: 100,
+        consolidationMethod: 'FullConsolidation',
+      },
+    }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'PUT /api/v1/consolidation/groups/{id}/members/{companyId}': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({
+      params: { id: await c.fresh.group(), companyId: c.w.company2Id },
+      body: { ownershipPercentage: '75.50' },
+    }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'DELETE /api/v1/consolidation/groups/{id}/members/{companyId}': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({ params: { id: await c.fresh.group(), companyId: c.w.company2Id } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+
+  // Elimination rules
+  'GET /api/v1/elimination-rules': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ query: { organizationId: c.w.orgId } }),
+    swap: 'no-leak',
+    listAll: true,
+  },
+  'GET /api/v1/elimination-rules/by-type': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({
+      query: { consolidationGroupId: c.w.groupId, eliminationType: 'IntercompanyReceivablesPayables' },
+    }),
+    swap: 'ConsolidationGroupNotFoundError',
+    // The group is a query reference, not an addressed resource: another tenant's is "not found" (1.14).
+    asIs: 'ConsolidationGroupNotFoundError',
+  },
+  'POST /api/v1/elimination-rules': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: (c) => ({ body: ruleBody(c.w) }),
+    swap: 'ConsolidationGroupNotFoundError',
+  },
+  'POST /api/v1/elimination-rules/bulk': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: (c) => ({ body: { rules: [ruleBody(c.w)] } }),
+    swap: 'ConsolidationGroupNotFoundError',
+  },
+  'GET /api/v1/elimination-rules/{id}': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.ruleId } }),
+    swap: 'EliminationRuleNotFoundError',
+    addOrg: 'query',
+  },
+  'PUT /api/v1/elimination-rules/{id}': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({ params: { id: await c.fresh.rule() }, body: { description: 'changed' } }),
+    swap: 'EliminationRuleNotFoundError',
+    addOrg: 'query',
+  },
+  'DELETE /api/v1/elimination-rules/{id}': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({ params: { id: await c.fresh.rule() } }),
+    swap: 'EliminationRuleNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/elimination-rules/{id}/activate': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({ params: { id: await c.fresh.rule() } }),
+    swap: 'EliminationRuleNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/elimination-rules/{id}/deactivate': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({ params: { id: await c.fresh.rule() } }),
+    swap: 'EliminationRuleNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/elimination-rules/{id}/priority': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({ params: { id: await c.fresh.rule() }, body: { priority: 5 } }),
+    swap: 'EliminationRuleNotFoundError',
+    addOrg: 'query',
+  },
+
+  // Consolidation runs
+  'GET /api/v1/consolidation/runs': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ query: { organizationId: c.w.orgId } }),
+    swap: 'no-leak',
+    listAll: true,
+  },
+  'POST /api/v1/consolidation/groups/{groupId}/runs': {
+    min: 'admin',
+    action: 'consolidation:run',
+    req: (c) => ({
+      params: { groupId: c.w.groupId },
+      body: { periodRef: { year: 2026, period: 3 }, forceRegeneration: true },
+    }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'GET /api/v1/consolidation/groups/{groupId}/latest-run': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { groupId: c.w.groupId } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'GET /api/v1/consolidation/runs/{id}': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.runId! } }),
+    swap: 'ConsolidationRunNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/consolidation/runs/{id}/cancel': {
+    min: 'admin',
+    action: 'consolidation:run',
+    req: async (c) => ({ params: { id: await c.fresh.run() } }),
+    swap: 'ConsolidationRunNotFoundError',
+    addOrg: 'query',
+  },
+  'DELETE /api/v1/consolidation/runs/{id}': {
+    min: 'admin',
+    action: 'consolidation:run',
+    req: async (c) => ({ params: { id: await c.fresh.run() } }),
+    swap: 'ConsolidationRunNotFoundError',
+    addOrg: 'query',
+  },
+  'GET /api/v1/consolidation/runs/{id}/trial-balance': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.runId! } }),
+    swap: 'ConsolidationRunNotFoundError',
+    addOrg: 'query',
+  },
+  'GET /api/v1/consolidation/runs/{id}/reports/balance-sheet': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.runId! } }),
+    swap: 'ConsolidationRunNotFoundError',
+    addOrg: 'query',
+  },
+  'GET /api/v1/consolidation/runs/{id}/reports/income-statement': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.runId! } }),
+    swap: 'ConsolidationRunNotFoundError',
+    addOrg: 'query',
+  },
+  'GET /api/v1/consolidation/runs/{id}/reports/cash-flow': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.runId! } }),
+    swap: 'ConsolidationRunNotFoundError',
+    addOrg: 'query',
+  },
+  'GET /api/v1/consolidation/runs/{id}/reports/equity-statement': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.runId! } }),
+    swap: 'ConsolidationRunNotFoundError',
+    addOrg: 'query',
+  },
+};
