@@ -7,8 +7,9 @@
  *                  3 authentication (401)
  *   preValidation  4 malformed path identifiers (404 with the resource's tag), body parsing (only for
  *                  routes that take a body), query-string rules, string normalisation
- *   validation     5 JSON Schema (400 ValidationError)
- *   preHandler     5 semantic input checks (Money digits, codes), 6 idempotency
+ *   validation     5 JSON Schema, then the checks JSON Schema cannot express (Money digits, codes) and
+ *                  each route's cross-field syntax rules (http/validation.ts `withBodyCheck`)
+ *   preHandler     6 idempotency
  *   handler        7–10 organization, resource, role and business rules (services)
  */
 import swagger from '@fastify/swagger';
@@ -26,7 +27,6 @@ import {
   normalizeStrings,
   parseJsonBody,
   queryIssues,
-  semanticIssues,
 } from './http/body.ts';
 import { MAX_BODY_BYTES, sendError } from './http/errors.ts';
 import {
@@ -267,11 +267,6 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   });
 
   app.addHook('preHandler', async (request, reply) => {
-    const schema = request.routeOptions.schema;
-    if (schema?.body) {
-      const issues = semanticIssues(schema.body as never, request.body);
-      if (issues.length > 0) throw new ValidationError(issues);
-    }
     if (request.user && idempotencyApplies(request)) {
       const key = idempotencyKeyOf(request);
       if (key !== undefined) {

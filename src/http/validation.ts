@@ -8,6 +8,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { type Issue, ValidationError } from '../domain/errors.ts';
+import { semanticIssues } from './body.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv, formats?: string[]) => Ajv;
 
@@ -79,7 +80,37 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   let validate: ValidateFunction | undefined;
   return (data: unknown) => {
     validate ??= ajv.compile(schema as object);
-    if (validate(data)) return { value: data };
-    return { error: new ValidationError(issuesFromAjv(validate.errors ?? [], httpPart ?? 'body')) };
+    if (!validate(data)) {
+      return { error: new ValidationError(issuesFromAjv(validate.errors ?? [], httpPart ?? 'body')) };
+    }
+    if (httpPart === 'body') {
+      const issues = semanticIssues(schema as never, data);
+      if (issues.length > 0) return { error: new ValidationError(issues) };
+    }
+    return { value: data };
   };
 };
+
+type Validation = { value?: unknown; error?: Error };
+
+/**
+ * A route-level validator for rules the contract checks "with the syntax checks" (1.12.3 step 5):
+ * the shared body validation, then `check` on the validated body, which throws (or returns) the error
+ * to answer; any other return value means the body passed. Such refusals therefore come before idempotency and every organization check.
+ */
+export function withBodyCheck<T>(check: (body: T) => unknown): FastifySchemaCompiler<unknown> {
+  return (route) => {
+    const validate = validatorCompiler(route) as (data: unknown) => Validation;
+    if (route.httpPart !== 'body') return validate;
+    return (data: unknown): Validation => {
+      const result = validate(data);
+      if (result.error) return result;
+      try {
+        const outcome = check(data as T);
+        return outcome instanceof Error ? { error: outcome } : result;
+      } catch (err) {
+        return { error: err as Error };
+      }
+    };
+  };
+}

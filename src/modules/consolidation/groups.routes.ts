@@ -15,9 +15,9 @@ import {
   Type,
   Uuid,
 } from '../../http/schemas.ts';
+import { withBodyCheck } from '../../http/validation.ts';
 import { CONSOLIDATION_METHODS, MAX_MEMBERS } from './groups.repo.ts';
 import * as groups from './groups.service.ts';
-import { withBodyCheck } from './validation.ts';
 
 const Method = StringEnum(CONSOLIDATION_METHODS);
 

@@ -13,9 +13,9 @@ import {
   Type,
   Uuid,
 } from '../../http/schemas.ts';
+import { withBodyCheck } from '../../http/validation.ts';
 import { ELIMINATION_TYPES } from './rules.repo.ts';
 import * as rules from './rules.service.ts';
-import { withBodyCheck } from './validation.ts';
 
 const EliminationTypeSchema = StringEnum(ELIMINATION_TYPES);
 

@@ -17,6 +17,7 @@ import {
   Type,
   Uuid,
 } from '../../http/schemas.ts';
+import { withBodyCheck } from '../../http/validation.ts';
 import * as rates from './service.ts';
 
 const RateTypeSchema = StringEnum(RATE_TYPES);
@@ -75,6 +76,24 @@ const PeriodQuery = Type.Object({
 /** 400 SameCurrencyExchangeRateError, checked with the syntax checks (before organization checks). */
 function checkPair(q: { fromCurrency: string; toCurrency: string }): void {
   if (q.fromCurrency === q.toCurrency) throw rates.sameCurrencyError(q.fromCurrency);
+}
+
+/** Bulk syntax rules: one organization for every element, then SameCurrency of the first offender. */
+function checkBulk(body: {
+  rates: Array<{ organizationId: string; fromCurrency: string; toCurrency: string }>;
+}) {
+  const orgId = body.rates[0]!.organizationId;
+  const issues: Issue[] = [];
+  body.rates.forEach((r, i) => {
+    if (r.organizationId !== orgId) {
+      issues.push({
+        path: `/rates/${i}/organizationId`,
+        message: 'Every rate must carry the same organizationId',
+      });
+    }
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
+  for (const r of body.rates) checkPair(r);
 }
 
 export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -226,6 +245,7 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/exchange-rates',
     {
+      validatorCompiler: withBodyCheck(checkPair),
       schema: {
         tags,
         summary: 'Create an exchange rate',
@@ -234,15 +254,13 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 201: ExchangeRate }),
       },
     },
-    async (request, reply) => {
-      checkPair(request.body);
-      return reply.code(201).send(await rates.createRate(db, request.access, request.body));
-    },
+    async (request, reply) => reply.code(201).send(await rates.createRate(db, request.access, request.body)),
   );
 
   app.post(
     '/api/v1/exchange-rates/bulk',
     {
+      validatorCompiler: withBodyCheck(checkBulk),
       schema: {
         tags,
         summary: 'Create exchange rates in bulk',
@@ -254,22 +272,8 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request, reply) => {
-      const list = request.body.rates;
-      const orgId = list[0]!.organizationId;
-      const issues: Issue[] = [];
-      list.forEach((r, i) => {
-        if (r.organizationId !== orgId) {
-          issues.push({
-            path: `/rates/${i}/organizationId`,
-            message: 'Every rate must carry the same organizationId',
-          });
-        }
-      });
-      if (issues.length > 0) throw new ValidationError(issues);
-      for (const r of list) checkPair(r);
-      return reply.code(201).send(await rates.bulkCreateRates(db, request.access, list));
-    },
+    async (request, reply) =>
+      reply.code(201).send(await rates.bulkCreateRates(db, request.access, request.body.rates)),
   );
 
   app.delete(

@@ -17,7 +17,7 @@ import {
   Type,
   Uuid,
 } from '../../http/schemas.ts';
-import { validatorCompiler } from '../../http/validation.ts';
+import { withBodyCheck } from '../../http/validation.ts';
 import { MATCHING_STATUSES, TRANSACTION_TYPES } from './repo.ts';
 import * as ic from './service.ts';
 
@@ -71,20 +71,6 @@ const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
  * (1.12.3 step 5): it runs after the schema and the Money checks and before idempotency and every
  * organization check.
  */
-function withSyntaxRule(rule: (body: never) => DomainError | null): FastifySchemaCompiler<unknown> {
-  return (options) => {
-    const validate = validatorCompiler(options) as (data: unknown) => { value?: unknown; error?: Error };
-    if (options.httpPart !== 'body') return validate;
-    return (data: unknown) => {
-      const result = validate(data);
-      if (result.error) return result;
-      const issues = semanticIssues(options.schema as never, data);
-      if (issues.length > 0) return { error: new ValidationError(issues) };
-      const error = rule(data as never);
-      return error ? { error } : result;
-    };
-  };
-}
 
 const CreateBody = Type.Object({
   organizationId: Uuid,
@@ -170,7 +156,7 @@ export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/intercompany-transactions',
     {
-      validatorCompiler: withSyntaxRule((body: { fromCompanyId: string; toCompanyId: string }) =>
+      validatorCompiler: withBodyCheck((body: { fromCompanyId: string; toCompanyId: string }) =>
         body.fromCompanyId === body.toCompanyId ? ic.sameCompany(body.toCompanyId) : null,
       ),
       schema: {
@@ -227,7 +213,7 @@ export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/v1/intercompany-transactions/:id/matching-status',
     {
       config: { pathIds: idPath },
-      validatorCompiler: withSyntaxRule((body: ic.MatchingStatusInput) => {
+      validatorCompiler: withBodyCheck((body: ic.MatchingStatusInput) => {
         const issues = ic.matchingStatusIssues(body);
         return issues.length > 0 ? new ValidationError(issues) : null;
       }),

@@ -20,7 +20,7 @@ import {
   Type,
   Uuid,
 } from '../../http/schemas.ts';
-import { validatorCompiler } from '../../http/validation.ts';
+import { withBodyCheck } from '../../http/validation.ts';
 import * as journal from './service.ts';
 
 const StatusSchema = StringEnum(journal.ENTRY_STATUSES);
@@ -173,17 +173,11 @@ function bodyIssues(body: { lines?: journal.LineInput[]; sourceDocumentRef?: str
   return issues;
 }
 
-/** The shared validator, plus the cross-field rules once the body passed the schema. */
-const entryBodyCompiler: FastifySchemaCompiler<unknown> = (route) => {
-  const base = validatorCompiler(route) as (data: unknown) => { value?: unknown; error?: Error };
-  if (route.httpPart !== 'body') return base;
-  return (data: unknown) => {
-    const result = base(data);
-    if (result.error) return result;
-    const issues = bodyIssues(data as Parameters<typeof bodyIssues>[0]);
-    return issues.length > 0 ? { error: new ValidationError(issues) } : result;
-  };
-};
+/** The cross-field rules of an entry body, checked with the syntax checks. */
+const entryBodyCompiler = withBodyCheck((body: Parameters<typeof bodyIssues>[0]) => {
+  const issues = bodyIssues(body);
+  return issues.length > 0 ? new ValidationError(issues) : null;
+});
 
 const idPath = {
   id: { tag: 'JournalEntryNotFoundError', field: 'entryId', message: 'Journal entry not found' },
