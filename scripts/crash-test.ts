@@ -103,7 +103,7 @@ async function api(
   method: string,
   path: string,
   options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
-  // biome-ignore lint/suspicious/noExplicitAny: JSON answers of many shapes, checked where used
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON answers of many shapes, checked where used
 ): Promise<{ status: number; body: any }> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,

@@ -19,7 +19,7 @@ const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:3000').replace(/\/$/
 const YEAR = Number(process.env.DEMO_YEAR ?? new Date().getUTCFullYear() - 1);
 const PASSWORD = 'Demo-pass-2024';
 
-// biome-ignore lint/suspicious/noExplicitAny: untyped JSON answers of the API
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped JSON answers of the API
 type Json = Record<string, any>;
 
 class ApiError extends Error {
@@ -371,7 +371,7 @@ async function main() {
     });
   } catch (err) {
     if (err instanceof ApiError && err.status === 404 && (err.body as Json)?._tag === 'RouteNotFoundError') {
-      throw new Error('this build of the service has no consolidation runs endpoint yet');
+      throw new Error('this build of the service has no consolidation runs endpoint yet', { cause: err });
     }
     throw err;
   }

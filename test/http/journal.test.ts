@@ -1452,7 +1452,10 @@ describe('schema', () => {
   });
 
   it('keeps the company row unchanged by journal operations', async () => {
-    const [row] = await t.database.db.select().from(companies).where(sql`${companies.id} = ${co.id}`);
+    const [row] = await t.database.db
+      .select()
+      .from(companies)
+      .where(sql`${companies.id} = ${co.id}`);
     expect(row!.isActive).toBe(true);
   });
 });

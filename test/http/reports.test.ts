@@ -976,90 +976,104 @@ const add = (a: string, b: string): string => toFixedString(dec(a).plus(b), 2);
 const total = (values: string[]): string => toFixedString(sum(values), 2);
 
 describe('report invariants on random ledgers', () => {
-  it('TB debits = credits, assets = liabilities + equity, cash flow reconciles to the cash balances, ' +
-    'equity closing = opening + movements, and the statements agree on net income', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(entryArb, { minLength: 2, maxLength: 5 }),
-        fc.boolean(),
-        dateArb,
-        dateArb,
-        async (entries, close, d1, d2) => {
-          const co = await createCompany(owner, org.id);
-          const pool = co.postable;
-          for (const e of entries) {
-            const [a, b, c] = e.picks.map((p) => pool[p % pool.length]!);
-            const [x, y] = e.amounts;
-            const lines: Line[] = e.threeLines
-              ? [
-                  [a!, 'D', add(x, y)],
-                  [b!, 'C', x],
-                  [c!, 'C', y],
-                ]
-              : [
-                  [a!, 'D', x],
-                  [b!, 'C', x],
-                ];
-            const posted = await post(owner, co, e.date, lines);
-            if (e.reverse) await reverse(owner, co, posted.id, e.date < '2026-06-01' ? '2026-06-01' : e.date);
-          }
-          if (close) await closeYear(owner, co, 2025);
-          const [start, end] = d1 <= d2 ? [d1, d2] : [d2, d1];
+  it(
+    'TB debits = credits, assets = liabilities + equity, cash flow reconciles to the cash balances, ' +
+      'equity closing = opening + movements, and the statements agree on net income',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(entryArb, { minLength: 2, maxLength: 5 }),
+          fc.boolean(),
+          dateArb,
+          dateArb,
+          async (entries, close, d1, d2) => {
+            const co = await createCompany(owner, org.id);
+            const pool = co.postable;
+            for (const e of entries) {
+              const [a, b, c] = e.picks.map((p) => pool[p % pool.length]!);
+              const [x, y] = e.amounts;
+              const lines: Line[] = e.threeLines
+                ? [
+                    [a!, 'D', add(x, y)],
+                    [b!, 'C', x],
+                    [c!, 'C', y],
+                  ]
+                : [
+                    [a!, 'D', x],
+                    [b!, 'C', x],
+                  ];
+              const posted = await post(owner, co, e.date, lines);
+              if (e.reverse)
+                await reverse(owner, co, posted.id, e.date < '2026-06-01' ? '2026-06-01' : e.date);
+            }
+            if (close) await closeYear(owner, co, 2025);
+            const [start, end] = d1 <= d2 ? [d1, d2] : [d2, d1];
 
-          const tb = await ok('trial-balance', owner, co, { asOfDate: end });
-          expect(tb.totalDebits).toEqual(tb.totalCredits);
-          expect(tb.isBalanced).toBe(true);
+            const tb = await ok('trial-balance', owner, co, { asOfDate: end });
+            expect(tb.totalDebits).toEqual(tb.totalCredits);
+            expect(tb.isBalanced).toBe(true);
 
-          const bs = await ok('balance-sheet', owner, co, { asOfDate: end, comparativeDate: start });
-          expect(bs.totalAssets).toEqual(bs.totalLiabilitiesAndEquity);
-          expect(bs.isBalanced).toBe(true);
-          expect(bs.equity.comparativeSubtotal).not.toBeNull();
-          expect(
-            total([
-              bs.currentAssets.comparativeSubtotal.value,
-              bs.nonCurrentAssets.comparativeSubtotal.value,
-            ]),
-          ).toBe(
-            total([
-              bs.currentLiabilities.comparativeSubtotal.value,
-              bs.nonCurrentLiabilities.comparativeSubtotal.value,
-              bs.equity.comparativeSubtotal.value,
-            ]),
-          );
+            const bs = await ok('balance-sheet', owner, co, { asOfDate: end, comparativeDate: start });
+            expect(bs.totalAssets).toEqual(bs.totalLiabilitiesAndEquity);
+            expect(bs.isBalanced).toBe(true);
+            expect(bs.equity.comparativeSubtotal).not.toBeNull();
+            expect(
+              total([
+                bs.currentAssets.comparativeSubtotal.value,
+                bs.nonCurrentAssets.comparativeSubtotal.value,
+              ]),
+            ).toBe(
+              total([
+                bs.currentLiabilities.comparativeSubtotal.value,
+                bs.nonCurrentLiabilities.comparativeSubtotal.value,
+                bs.equity.comparativeSubtotal.value,
+              ]),
+            );
 
-          const cf = await ok('cash-flow', owner, co, { periodStartDate: start, periodEndDate: end });
-          expect(cf.isReconciled).toBe(true);
-          expect(total([cf.beginningCash.value, cf.netChangeInCash.value])).toBe(cf.endingCash.value);
-          // Ending cash = the cash accounts' balances in the trial balance at the end date.
-          const tbl = tbLines(tb);
-          const cash = ['1010', '1020', '1030'].flatMap((n) => {
-            const l = tbl[n];
-            return l ? [l[0], `-${l[1]}`] : [];
-          });
-          expect(cf.endingCash.value).toBe(total(cash));
+            const cf = await ok('cash-flow', owner, co, { periodStartDate: start, periodEndDate: end });
+            expect(cf.isReconciled).toBe(true);
+            expect(total([cf.beginningCash.value, cf.netChangeInCash.value])).toBe(cf.endingCash.value);
+            // Ending cash = the cash accounts' balances in the trial balance at the end date.
+            const tbl = tbLines(tb);
+            const cash = ['1010', '1020', '1030'].flatMap((n) => {
+              const l = tbl[n];
+              return l ? [l[0], `-${l[1]}`] : [];
+            });
+            expect(cf.endingCash.value).toBe(total(cash));
 
-          const is = await ok('income-statement', owner, co, { periodStartDate: start, periodEndDate: end });
-          expect(cf.operatingActivities.lineItems[0].amount).toEqual(is.netIncome);
+            const is = await ok('income-statement', owner, co, {
+              periodStartDate: start,
+              periodEndDate: end,
+            });
+            expect(cf.operatingActivities.lineItems[0].amount).toEqual(is.netIncome);
 
-          const es = await ok('equity-statement', owner, co, { periodStartDate: start, periodEndDate: end });
-          const cols = [
-            'contributedCapital',
-            'retainedEarnings',
-            'treasuryStock',
-            'accumulatedOCI',
-            'nonControllingInterest',
-            'total',
-          ];
-          for (const col of cols) {
-            const sum = total([es.openingBalances[col].value, ...es.movements.map((m: any) => m[col].value)]);
-            expect(es.closingBalances[col].value, col).toBe(sum);
-          }
-          expect(es.movements[0].retainedEarnings).toEqual(is.netIncome);
-          // Equity statement closing total = balance-sheet equity at the end date.
-          expect(es.closingBalances.total).toEqual(bs.totalEquity);
-        },
-      ),
-      { numRuns: 10 },
-    );
-  }, 120_000);
+            const es = await ok('equity-statement', owner, co, {
+              periodStartDate: start,
+              periodEndDate: end,
+            });
+            const cols = [
+              'contributedCapital',
+              'retainedEarnings',
+              'treasuryStock',
+              'accumulatedOCI',
+              'nonControllingInterest',
+              'total',
+            ];
+            for (const col of cols) {
+              const sum = total([
+                es.openingBalances[col].value,
+                ...es.movements.map((m: any) => m[col].value),
+              ]);
+              expect(es.closingBalances[col].value, col).toBe(sum);
+            }
+            expect(es.movements[0].retainedEarnings).toEqual(is.netIncome);
+            // Equity statement closing total = balance-sheet equity at the end date.
+            expect(es.closingBalances.total).toEqual(bs.totalEquity);
+          },
+        ),
+        { numRuns: 10 },
+      );
+    },
+    120_000,
+  );
 });

@@ -513,11 +513,7 @@ export function buildConsolidatedCashFlowStatement(
 }
 
 type Column =
-  | 'contributedCapital'
-  | 'retainedEarnings'
-  | 'treasuryStock'
-  | 'accumulatedOCI'
-  | 'nonControllingInterest';
+  'contributedCapital' | 'retainedEarnings' | 'treasuryStock' | 'accumulatedOCI' | 'nonControllingInterest';
 const COLUMNS: Column[] = [
   'contributedCapital',
   'retainedEarnings',

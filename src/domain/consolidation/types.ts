@@ -17,13 +17,7 @@ export type EliminationType =
   | 'IntercompanyInvestment'
   | 'Custom';
 export type IntercompanyTransactionType =
-  | 'Sale'
-  | 'Service'
-  | 'Loan'
-  | 'Dividend'
-  | 'Royalty'
-  | 'ManagementFee'
-  | 'Other';
+  'Sale' | 'Service' | 'Loan' | 'Dividend' | 'Royalty' | 'ManagementFee' | 'Other';
 export type MatchingStatus = 'Unmatched' | 'Matched' | 'PartiallyMatched' | 'VarianceApproved';
 export type RateType = 'Spot' | 'Average' | 'Historical' | 'YearEnd';
 export type RateDerivation = 'Direct' | 'Inverse' | 'Triangulated' | 'ComputedAverage';

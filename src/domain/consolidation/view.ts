@@ -672,17 +672,15 @@ export class ViewComputation {
       netIncome: money(netIncome, G),
       netIncomeAttributableToParent: money(netIncome.minus(niNci), G),
       netIncomeAttributableToNCI: money(niNci, G),
-      nonControllingInterests: this.nci.map(
-        (d): NciDetail => ({
-          companyId: d.company.companyId,
-          companyName: d.company.companyName,
-          nonControllingInterestPercentage: d.pct.toFixed(2),
-          netAssets: money(d.netAssets, G),
-          netIncome: money(d.netIncome, G),
-          nciShareOfEquity: money(d.shareOfEquity, G),
-          nciShareOfNetIncome: money(d.shareOfNetIncome, G),
-        }),
-      ),
+      nonControllingInterests: this.nci.map((d): NciDetail => ({
+        companyId: d.company.companyId,
+        companyName: d.company.companyName,
+        nonControllingInterestPercentage: d.pct.toFixed(2),
+        netAssets: money(d.netAssets, G),
+        netIncome: money(d.netIncome, G),
+        nciShareOfEquity: money(d.shareOfEquity, G),
+        nciShareOfNetIncome: money(d.shareOfNetIncome, G),
+      })),
     };
   }
 

@@ -59,8 +59,7 @@ export interface ReportAccount {
  * Every `accountId` must belong to the `accounts` given to the builder (else an Error is thrown).
  */
 export type AccountFigures =
-  | { accountId: string; debit: Amount; credit: Amount }
-  | { accountId: string; net: Amount };
+  { accountId: string; debit: Amount; credit: Amount } | { accountId: string; net: Amount };
 
 /** Fields every company report carries. */
 export interface CompanyReportHeader {

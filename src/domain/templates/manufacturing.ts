@@ -4,7 +4,8 @@
  */
 import type { TemplateRow } from './types.ts';
 
-// biome-ignore format: one Appendix C row per line
+// One Appendix C row per line.
+// prettier-ignore
 export const MANUFACTURING_ROWS: readonly TemplateRow[] = [
   ['1000', 'Cash and Cash Equivalents', 'Asset', 'CurrentAsset', null, false, null, 'C'],
   ['1010', 'Cash - Operating Account', 'Asset', 'CurrentAsset', '1000', true, null, 'C'],

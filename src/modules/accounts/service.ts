@@ -399,7 +399,10 @@ export async function listAccounts(db: Db, access: Access, q: AccountListQuery, 
       .orderBy(sql`length(${accounts.accountNumber})`, asc(accounts.accountNumber), asc(accounts.id))
       .limit(page.limit)
       .offset(page.offset),
-    db.select({ n: sql<number>`count(*)::int` }).from(accounts).where(where),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(accounts)
+      .where(where),
   ]);
   return paged(
     'accounts',

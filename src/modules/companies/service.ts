@@ -194,7 +194,10 @@ export async function listCompanies(db: Db, access: Access, q: CompanyListQuery,
       .orderBy(asc(companies.nameKey), asc(companies.id))
       .limit(page.limit)
       .offset(page.offset),
-    db.select({ n: sql<number>`count(*)::int` }).from(companies).where(where),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(companies)
+      .where(where),
   ]);
   return paged('companies', rows.map(companyRecord), Number(total?.n ?? 0), page);
 }

@@ -157,7 +157,10 @@ export async function listRuleRecords(
       .orderBy(...RULE_ORDER)
       .limit(page.limit)
       .offset(page.offset),
-    db.select({ n: sql<number>`count(*)::int` }).from(eliminationRules).where(where),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(eliminationRules)
+      .where(where),
   ]);
   return { items: rows.map((r) => ruleRecord(r.rule, r.currency)), total: Number(total?.n ?? 0) };
 }

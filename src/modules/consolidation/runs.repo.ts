@@ -249,7 +249,10 @@ export async function listRuns(
       .orderBy(desc(consolidationRuns.initiatedAt), asc(consolidationRuns.id))
       .limit(page.limit)
       .offset(page.offset),
-    db.select({ n: sql<number>`count(*)::int` }).from(consolidationRuns).where(where),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(consolidationRuns)
+      .where(where),
   ]);
   return { rows, total: Number(total?.n ?? 0) };
 }

@@ -324,7 +324,10 @@ export async function listFiscalYears(
       .orderBy(desc(fiscalYears.year), asc(fiscalYears.id))
       .limit(page.limit)
       .offset(page.offset),
-    db.select({ n: sql<number>`count(*)::int` }).from(fiscalYears).where(where),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(fiscalYears)
+      .where(where),
   ]);
   const records = await loadFiscalYearRecords(db, organizationId, companyId, rows);
   return paged('fiscalYears', records, Number(total?.n ?? 0), page);
@@ -434,7 +437,10 @@ export async function listFiscalPeriods(
       .orderBy(asc(fiscalPeriods.periodNumber), asc(fiscalPeriods.id))
       .limit(page.limit)
       .offset(page.offset),
-    db.select({ n: sql<number>`count(*)::int` }).from(fiscalPeriods).where(where),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(fiscalPeriods)
+      .where(where),
     unpostedCountsByPeriod(db, organizationId, companyId, [year.year]),
   ]);
   return paged(
@@ -570,20 +576,21 @@ export async function listReopenHistory(db: Db, access: Access, path: PeriodPath
       .orderBy(desc(periodReopenHistory.reopenedAt), asc(periodReopenHistory.id))
       .limit(page.limit)
       .offset(page.offset),
-    db.select({ n: sql<number>`count(*)::int` }).from(periodReopenHistory).where(where),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(periodReopenHistory)
+      .where(where),
   ]);
   return paged(
     'history',
-    rows.map(
-      (r): PeriodReopenRecord => ({
-        id: r.id,
-        periodId: r.periodId,
-        reason: r.reason,
-        reopenedBy: r.reopenedBy,
-        reopenedAt: r.reopenedAt.toISOString(),
-        previousStatus: 'Closed',
-      }),
-    ),
+    rows.map((r): PeriodReopenRecord => ({
+      id: r.id,
+      periodId: r.periodId,
+      reason: r.reason,
+      reopenedBy: r.reopenedBy,
+      reopenedAt: r.reopenedAt.toISOString(),
+      previousStatus: 'Closed',
+    })),
     Number(total?.n ?? 0),
     page,
   );

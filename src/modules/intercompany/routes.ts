@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifySchemaCompiler } from 'fastify';
-import { type DomainError, ValidationError } from '../../domain/errors.ts';
-import { semanticIssues } from '../../http/body.ts';
+import { ValidationError } from '../../domain/errors.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
 import {

@@ -84,12 +84,10 @@ function baseRecord(row: IntercompanyRow): BaseRecord {
 /** Wire records of rows, with their reconciliation (one line query for all rows). */
 export async function toRecords(db: Queryable, rows: readonly IntercompanyRow[]) {
   const rec = await reconcileAll(db, rows);
-  return rows.map(
-    (row): IntercompanyTransactionRecord => ({
-      ...baseRecord(row),
-      reconciliation: rec.get(row.id) ?? { fromAmount: null, toAmount: null, difference: null },
-    }),
-  );
+  return rows.map((row): IntercompanyTransactionRecord => ({
+    ...baseRecord(row),
+    reconciliation: rec.get(row.id) ?? { fromAmount: null, toAmount: null, difference: null },
+  }));
 }
 
 async function toRecord(db: Queryable, row: IntercompanyRow): Promise<IntercompanyTransactionRecord> {

@@ -1,6 +1,5 @@
 /** Journal-entry endpoints (contract 3.7.8). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifySchemaCompiler } from 'fastify';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';

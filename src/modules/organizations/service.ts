@@ -58,9 +58,7 @@ export async function organizationSettings(db: Db, organizationId: string): Prom
 }
 
 type SettingsInput =
-  | { [K in keyof OrganizationSettings]?: OrganizationSettings[K] | null }
-  | null
-  | undefined;
+  { [K in keyof OrganizationSettings]?: OrganizationSettings[K] | null } | null | undefined;
 
 function settingsIssues(settings: SettingsInput): Issue[] {
   const issues: Issue[] = [];
@@ -271,14 +269,12 @@ async function loadMemberships(db: Db, organizationId: string, where = sql`true`
     .where(and(eq(memberships.organizationId, organizationId), where))
     .orderBy(ROLE_ORDER, asc(users.email), asc(memberships.userId));
   const rows = page ? await q.limit(page.limit).offset(page.offset) : await q;
-  return rows.map(
-    (r): MembershipRecord => ({
-      ...r,
-      role: r.role as Role,
-      createdAt: r.createdAt.toISOString(),
-      updatedAt: r.updatedAt.toISOString(),
-    }),
-  );
+  return rows.map((r): MembershipRecord => ({
+    ...r,
+    role: r.role as Role,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  }));
 }
 
 function membershipNotFound(userId: string, organizationId: string): DomainError {
