@@ -123,6 +123,15 @@ export interface JsonResponse {
   body: Record<string, unknown>;
 }
 
+function parseBody(text: string): Record<string, unknown> {
+  if (!text) return {};
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return { raw: text };
+  }
+}
+
 export class Client {
   private readonly agent: http.Agent;
   private readonly base: URL;
@@ -154,13 +163,7 @@ export class Client {
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
-            let parsed: Record<string, unknown> = {};
-            try {
-              parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-            } catch {
-              parsed = { raw: text };
-            }
-            resolve({ status: res.statusCode ?? 0, body: parsed });
+            resolve({ status: res.statusCode ?? 0, body: parseBody(text) });
           });
           res.on('error', reject);
         },
@@ -196,12 +199,7 @@ export async function loop(
     while (performance.now() < deadline && started < maxCount) {
       started++;
       const t = performance.now();
-      let ok = false;
-      try {
-        ok = await iteration();
-      } catch {
-        ok = false;
-      }
+      const ok = await iteration().catch(() => false);
       if (ok) latencies.push(performance.now() - t);
       else errors++;
     }
