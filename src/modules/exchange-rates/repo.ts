@@ -51,17 +51,8 @@ export async function lockRate(
   return row ? storedRate(row) : null;
 }
 
-export interface NewRate {
-  id: string;
-  organizationId: string;
-  fromCurrency: string;
-  toCurrency: string;
-  rate: string;
-  effectiveDate: IsoDate;
-  rateType: RateType;
-  source: RateSource;
-  createdBy: string;
-}
+/** A rate to insert: a stored rate before the database sets its timestamps. */
+export type NewRate = Omit<StoredRate, 'createdAt' | 'updatedAt'>;
 
 /** Inserts the rates in one statement, returning them in input order. `updatedAt` equals `createdAt`. */
 export async function insertRates(db: Queryable, rates: readonly NewRate[]): Promise<StoredRate[]> {
