@@ -355,7 +355,14 @@ export async function generateDataset(
       where l.organization_id = ${organizationId} and e.status in ('Posted', 'Reversed')
       group by l.organization_id, l.company_id, l.account_id, e.transaction_date, e.fiscal_year,
         e.fiscal_period, e.entry_type = 'Closing'`);
-    await db.execute(sql.raw('analyze account_balances, accounts, entry_counters'));
+    await db.execute(sql`
+      insert into account_month_balances (organization_id, company_id, account_id, month_start, is_closing,
+        debit_total, credit_total)
+      select organization_id, company_id, account_id, date_trunc('month', balance_date)::date, is_closing,
+        sum(debit_total), sum(credit_total)
+      from account_balances where organization_id = ${organizationId}
+      group by organization_id, company_id, account_id, date_trunc('month', balance_date)::date, is_closing`);
+    await db.execute(sql.raw('analyze account_balances, account_month_balances, accounts, entry_counters'));
   });
 
   const pick = (type: string, cash: boolean) =>

@@ -190,8 +190,9 @@ export interface BalanceMismatch {
 
 /**
  * Rows where `account_balances` differs from the aggregate of the functional amounts of the lines of
- * `Posted` and `Reversed` entries (closing flag: type Closing, or a reversal of a Closing entry).
- * Empty when the invariant holds.
+ * `Posted` and `Reversed` entries (closing flag: type Closing, or a reversal of a Closing entry), and
+ * rows where the monthly roll-up `account_month_balances` differs from the daily balances.
+ * Empty when the invariants hold.
  */
 export async function balanceMismatches(t: TestContext, organizationId: string): Promise<BalanceMismatch[]> {
   return queryRows<BalanceMismatch>(
@@ -224,7 +225,20 @@ export async function balanceMismatches(t: TestContext, organizationId: string):
         full join lines l on l.company_id = s.company_id and l.account_id = s.account_id
           and l.balance_date = s.balance_date and l.fiscal_year = s.fiscal_year
           and l.fiscal_period = s.fiscal_period and l.is_closing = s.is_closing
-        where s.debit is distinct from l.debit or s.credit is distinct from l.credit`,
+        where s.debit is distinct from l.debit or s.credit is distinct from l.credit
+        union all
+        -- the monthly roll-up must equal the daily balances summed per month (fiscal year/period 0)
+        select coalesce(m.company_id, d.company_id), coalesce(m.account_id, d.account_id),
+               coalesce(m.month_start, d.month_start)::text, 0, 0, coalesce(m.is_closing, d.is_closing),
+               m.debit_total::text, m.credit_total::text, d.debit::text, d.credit::text
+        from (select * from account_month_balances where organization_id = ${organizationId}) m
+        full join (
+          select company_id, account_id, date_trunc('month', balance_date)::date as month_start, is_closing,
+                 sum(debit_total) as debit, sum(credit_total) as credit
+          from account_balances where organization_id = ${organizationId} group by 1, 2, 3, 4
+        ) d on d.company_id = m.company_id and d.account_id = m.account_id and d.month_start = m.month_start
+          and d.is_closing = m.is_closing
+        where m.debit_total is distinct from d.debit or m.credit_total is distinct from d.credit`,
   );
 }
 

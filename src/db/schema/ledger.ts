@@ -320,3 +320,23 @@ export const accountBalances = pgTable(
     index('account_balances_company_date_idx').on(t.organizationId, t.companyId, t.balanceDate),
   ],
 );
+
+/**
+ * Monthly roll-up of `account_balances` (same totals, summed per calendar month of the transaction
+ * date), written in the same statement sequence as the daily rows. Reports read whole months from here
+ * and only the months cut by one of their dates from the daily rows, so a balance at a month end costs
+ * accounts × months, however many entries and days the ledger holds.
+ */
+export const accountMonthBalances = pgTable(
+  'account_month_balances',
+  {
+    organizationId: orgId(),
+    companyId: uuid('company_id').notNull(),
+    accountId: uuid('account_id').notNull(),
+    monthStart: day('month_start').notNull(),
+    isClosing: boolean('is_closing').notNull(),
+    debitTotal: amount('debit_total').notNull(),
+    creditTotal: amount('credit_total').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.companyId, t.accountId, t.monthStart, t.isClosing] })],
+);

@@ -21,6 +21,7 @@ import {
 import { type Queryable, queryRows } from '../../db/client.ts';
 import {
   accountBalances,
+  accountMonthBalances,
   accounts,
   companies,
   intercompanyTransactions,
@@ -379,10 +380,11 @@ export interface BalanceTarget {
 }
 
 /**
- * Adds an entry's functional line amounts to `account_balances`, in the caller's transaction. Lines
- * are aggregated per account in code, and the rows are upserted in one statement in ascending
- * account-id order (every key of one entry shares organization, company, date, period and closing
- * flag), so concurrent posts lock balance rows in the same order and cannot deadlock.
+ * Adds an entry's functional line amounts to `account_balances` and to its monthly roll-up
+ * `account_month_balances`, in the caller's transaction. Lines are aggregated per account in code, and
+ * the rows of each table are upserted in one statement in ascending account-id order (every key of one
+ * entry shares organization, company, date, period and closing flag), so concurrent posts lock balance
+ * rows in the same order and cannot deadlock.
  */
 export async function addToBalances(
   tx: Queryable,
@@ -421,6 +423,32 @@ export async function addToBalances(
       set: {
         debitTotal: sql`${accountBalances.debitTotal} + excluded.debit_total`,
         creditTotal: sql`${accountBalances.creditTotal} + excluded.credit_total`,
+      },
+    });
+  await tx
+    .insert(accountMonthBalances)
+    .values(
+      keys.map((accountId) => ({
+        organizationId: target.organizationId,
+        companyId: target.companyId,
+        accountId,
+        monthStart: `${target.balanceDate.slice(0, 8)}01`,
+        isClosing: target.isClosing,
+        debitTotal: totals.get(accountId)!.debit.toFixed(),
+        creditTotal: totals.get(accountId)!.credit.toFixed(),
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [
+        accountMonthBalances.organizationId,
+        accountMonthBalances.companyId,
+        accountMonthBalances.accountId,
+        accountMonthBalances.monthStart,
+        accountMonthBalances.isClosing,
+      ],
+      set: {
+        debitTotal: sql`${accountMonthBalances.debitTotal} + excluded.debit_total`,
+        creditTotal: sql`${accountMonthBalances.creditTotal} + excluded.credit_total`,
       },
     });
 }

@@ -2,43 +2,62 @@
  * SQL of the company reports (contract 3.13). Every figure comes from `account_balances` (functional
  * debit/credit totals of Posted and Reversed entries per account, transaction date, fiscal period and
  * closing flag, 3.7.7) in ONE `GROUP BY account_id` aggregation per report: each figure the report
- * needs is a "bucket", a conditional sum (`sum(case when <bucket condition> then debit_total end)`),
- * so the cost grows with accounts × days with activity, never with the number of entries.
+ * needs is a "bucket", a conditional sum (`sum(case when <bucket condition> then debit_total end)`).
+ * Whole months are read from the monthly roll-up `account_month_balances`, only the months that a
+ * report date cuts from the daily rows, so the cost grows with accounts × months (plus the days of the
+ * cut months), never with the number of entries.
  */
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
 import { accounts } from '../../db/schema/index.ts';
 import type { AccountCategory, AccountType, CashFlowCategory } from '../../domain/accounts.ts';
+import { addDays } from '../../domain/dates.ts';
 import type { AccountFigures, ReportAccount } from '../../domain/reports/index.ts';
 
-/** A bucket condition on `account_balances` columns (`balance_date`, `is_closing`). */
-export type Condition = SQL;
+/**
+ * A bucket condition on balance rows (`balance_date`, `is_closing`), with its cut dates: the days on
+ * which the condition can change value from the day before. A month that contains no cut date (other
+ * than its first day) can be read from the monthly roll-up, every day of it answering alike.
+ */
+export interface Condition {
+  sql: SQL;
+  cuts: string[];
+}
 
 /** `balance_date <= d`. */
-export const onOrBefore = (d: string): Condition => sql`balance_date <= ${d}::date`;
+export const onOrBefore = (d: string): Condition => ({
+  sql: sql`balance_date <= ${d}::date`,
+  cuts: [addDays(d, 1)],
+});
 /** `balance_date < d`. */
-export const before = (d: string): Condition => sql`balance_date < ${d}::date`;
+export const before = (d: string): Condition => ({ sql: sql`balance_date < ${d}::date`, cuts: [d] });
 /** `s <= balance_date <= e`. */
-export const within = (s: string, e: string): Condition =>
-  sql`balance_date >= ${s}::date and balance_date <= ${e}::date`;
+export const within = (s: string, e: string): Condition => ({
+  sql: sql`balance_date >= ${s}::date and balance_date <= ${e}::date`,
+  cuts: [s, addDays(e, 1)],
+});
 /** Lines of entries that are not closing-related (3.13.1). */
-export const notClosing: Condition = sql`not is_closing`;
+export const notClosing: Condition = { sql: sql`not is_closing`, cuts: [] };
+
+function combine(conditions: Condition[], empty: string, joiner: string): Condition {
+  if (conditions.length === 0) return { sql: sql.raw(empty), cuts: [] };
+  return {
+    sql: sql.join(
+      conditions.map((c) => sql`(${c.sql})`),
+      sql.raw(joiner),
+    ),
+    cuts: conditions.flatMap((c) => c.cuts),
+  };
+}
+
 /** Conjunction of conditions (true when empty). */
 export function all(...conditions: Condition[]): Condition {
-  if (conditions.length === 0) return sql`true`;
-  return sql.join(
-    conditions.map((c) => sql`(${c})`),
-    sql` and `,
-  );
+  return combine(conditions, 'true', ' and ');
 }
 
 /** Disjunction of conditions (false when empty). */
 export function any(...conditions: Condition[]): Condition {
-  if (conditions.length === 0) return sql`false`;
-  return sql.join(
-    conditions.map((c) => sql`(${c})`),
-    sql` or `,
-  );
+  return combine(conditions, 'false', ' or ');
 }
 
 /**
@@ -56,15 +75,37 @@ export async function aggregateBalances<K extends string>(
 ): Promise<Record<K, AccountFigures[]>> {
   const names = Object.keys(buckets) as K[];
   const columns = names.map((name, i) => {
-    const cond = buckets[name];
+    const cond = buckets[name].sql;
     return sql`sum(case when ${cond} then debit_total end)::text as ${sql.raw(`b${i}_d`)},
       sum(case when ${cond} then credit_total end)::text as ${sql.raw(`b${i}_c`)}`;
   });
+  // Months that no cut date splits come from the monthly roll-up (dated their first day); the others
+  // from the daily rows. Both sources answer every bucket condition exactly as the daily rows alone.
+  const cuts = [...new Set([scope, ...Object.values<Condition>(buckets)].flatMap((c) => c.cuts))];
+  const cutList =
+    cuts.length > 0
+      ? sql.join(
+          cuts.map((c) => sql`${c}::date`),
+          sql`, `,
+        )
+      : sql`null::date`;
   const rows = await queryRows<Record<string, string | null>>(
     db,
-    sql`select account_id::text as account_id, ${sql.join(columns, sql`, `)}
-      from account_balances
-      where organization_id = ${organizationId} and company_id = ${companyId} and (${scope})
+    sql`with cut(day) as (select unnest(array[${cutList}])),
+      split(month_start) as (select distinct date_trunc('month', day)::date from cut
+        where day > date_trunc('month', day)::date),
+      source as (
+        select account_id, month_start as balance_date, is_closing, debit_total, credit_total
+        from account_month_balances
+        where organization_id = ${organizationId} and company_id = ${companyId}
+          and month_start not in (select month_start from split where month_start is not null)
+        union all
+        select b.account_id, b.balance_date, b.is_closing, b.debit_total, b.credit_total
+        from account_balances b join split s on b.balance_date >= s.month_start
+          and b.balance_date < (s.month_start + interval '1 month')::date
+        where b.organization_id = ${organizationId} and b.company_id = ${companyId})
+      select account_id::text as account_id, ${sql.join(columns, sql`, `)}
+      from source where (${scope.sql})
       group by account_id`,
   );
   const out = {} as Record<K, AccountFigures[]>;
