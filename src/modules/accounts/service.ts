@@ -34,7 +34,7 @@ import {
 import type { Access } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { type Changes, diffChanges, recordAudit } from '../audit/service.ts';
-import { companyNotFound, findCompany } from '../companies/lookup.ts';
+import { companyNotFound, findCompany, requireCompany } from '../companies/lookup.ts';
 import {
   accountNotFound,
   invalidRetainedEarningsAccount,
@@ -381,8 +381,7 @@ export interface AccountListQuery {
 
 export async function listAccounts(db: Db, access: Access, q: AccountListQuery, page: PageParams) {
   await access.authorize(q.organizationId, 'account:read');
-  const company = await findCompany(db, q.organizationId, q.companyId);
-  if (!company) throw companyNotFound(q.companyId);
+  const company = await requireCompany(db, q.organizationId, q.companyId);
   const conds: SQL[] = [eq(accounts.organizationId, q.organizationId), eq(accounts.companyId, q.companyId)];
   if (q.accountType !== undefined) conds.push(eq(accounts.accountType, q.accountType));
   if (q.accountCategory !== undefined) conds.push(eq(accounts.accountCategory, q.accountCategory));

@@ -50,11 +50,15 @@ export function fiscalYearEndOf(
 /** Journal-entry statuses that count as "unposted" (contract 3.4.3, 3.6.2). */
 export const UNPOSTED_STATUSES = ['Draft', 'PendingApproval', 'Approved'] as const;
 
-/** Number of the company's entries in `Draft`, `PendingApproval` or `Approved`. */
+/**
+ * Number of the company's entries in `Draft`, `PendingApproval` or `Approved`, optionally only those
+ * of one fiscal year (year-end close, 3.6.3).
+ */
 export async function unpostedEntryCount(
   db: Queryable,
   organizationId: string,
   companyId: string,
+  fiscalYear?: number,
 ): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`count(*)::int` })
@@ -64,6 +68,7 @@ export async function unpostedEntryCount(
         eq(journalEntries.organizationId, organizationId),
         eq(journalEntries.companyId, companyId),
         inArray(journalEntries.status, [...UNPOSTED_STATUSES]),
+        fiscalYear === undefined ? undefined : eq(journalEntries.fiscalYear, fiscalYear),
       ),
     );
   return Number(row?.n ?? 0);

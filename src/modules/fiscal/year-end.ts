@@ -17,9 +17,8 @@ import { DomainError } from '../../domain/errors.ts';
 import { type Decimal, dec, type Money, money, ZERO } from '../../domain/money.ts';
 import type { Access } from '../../http/access.ts';
 import { recordAudit } from '../audit/service.ts';
-import { type CompanyRow, findCompany } from '../companies/lookup.ts';
+import { type CompanyRow, findCompany, unpostedEntryCount } from '../companies/lookup.ts';
 import {
-  countUnpostedEntries,
   insertPostedSystemEntry,
   reverseEntryInTx,
   type SystemLine,
@@ -156,7 +155,7 @@ export async function closePreview(
   const [nets, re, unposted] = await Promise.all([
     yearNets(db, company, year.year),
     retainedEarnings(db, company),
-    countUnpostedEntries(db, organizationId, companyId, year.year),
+    unpostedEntryCount(db, organizationId, companyId, year.year),
   ]);
   let revenue = ZERO;
   let expenses = ZERO;
@@ -234,7 +233,7 @@ export async function closeYear(db: Db, access: Access, path: YearPathParams): P
     // Period rows are locked before counting: journal operations share-lock their period, so an entry
     // being created or posted in this year is either visible to the count or waits for the close.
     const periods = await lockPeriodsOfYear(tx, organizationId, fiscalYearId);
-    const unposted = await countUnpostedEntries(tx, organizationId, companyId, year.year);
+    const unposted = await unpostedEntryCount(tx, organizationId, companyId, year.year);
     if (unposted > 0) {
       throw new DomainError(409, 'UnpostedEntriesInPeriodError', 'Entries of the year are not posted', {
         companyId,

@@ -12,9 +12,9 @@
  *   `Posted` and `Reversed` entries; `is_closing` marks closing-related entries (type `Closing`, or the
  *   reversal of an entry of type `Closing`, 3.13.1).
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction, type Queryable, queryRows } from '../../db/client.ts';
+import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
 import { fiscalPeriods } from '../../db/schema/index.ts';
 import { type IsoDate, todayIn } from '../../domain/dates.ts';
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
@@ -59,7 +59,6 @@ export const YEAR_END_REF_PREFIX = 'year-end-close:';
 /** The ledger: entries in these statuses (3.7.7). */
 export const LEDGER_STATUSES: readonly EntryStatus[] = ['Posted', 'Reversed'];
 /** Unposted entries (period and year close, company deactivation). */
-export const UNPOSTED_STATUSES: readonly EntryStatus[] = ['Draft', 'PendingApproval', 'Approved'];
 
 // ---------------------------------------------------------------------------------------------------
 // Records
@@ -1363,20 +1362,3 @@ export async function insertPostedSystemEntry(
 
 // ---------------------------------------------------------------------------------------------------
 // Queries for other modules
-
-/** Entries of a company in unposted statuses, optionally within one fiscal year. */
-export async function countUnpostedEntries(
-  db: Queryable,
-  organizationId: string,
-  companyId: string,
-  fiscalYear?: number,
-): Promise<number> {
-  const rows = await queryRows<{ n: number }>(
-    db,
-    sql`select count(*)::int as n from journal_entries
-        where organization_id = ${organizationId} and company_id = ${companyId}
-          and status in ('Draft', 'PendingApproval', 'Approved')
-          ${fiscalYear !== undefined ? sql`and fiscal_year = ${fiscalYear}` : sql``}`,
-  );
-  return Number(rows[0]?.n ?? 0);
-}
