@@ -357,11 +357,12 @@ export async function generateDataset(
         e.fiscal_period, e.entry_type = 'Closing'`);
     await db.execute(sql`
       insert into account_month_balances (organization_id, company_id, account_id, month_start, is_closing,
-        debit_total, credit_total)
+        is_adjustment, debit_total, credit_total)
       select organization_id, company_id, account_id, date_trunc('month', balance_date)::date, is_closing,
-        sum(debit_total), sum(credit_total)
+        fiscal_period = 13, sum(debit_total), sum(credit_total)
       from account_balances where organization_id = ${organizationId}
-      group by organization_id, company_id, account_id, date_trunc('month', balance_date)::date, is_closing`);
+      group by organization_id, company_id, account_id, date_trunc('month', balance_date)::date, is_closing,
+        fiscal_period = 13`);
     await db.execute(sql.raw('analyze account_balances, account_month_balances, accounts, entry_counters'));
   });
 

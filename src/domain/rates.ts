@@ -32,6 +32,9 @@ export const ANY_RATE_TYPE_ORDER: readonly RateType[] = ['Spot', 'YearEnd', 'Ave
 /** Types of a period's closing rate (`period-closing`, translation of monetary items): YearEnd preferred. */
 export const CLOSING_RATE_TYPES: readonly RateType[] = ['YearEnd', 'Spot'];
 
+/** Types of a historical rate HR(d) (translation of equity and non-monetary items, 3.12.4), preferred first. */
+export const HISTORICAL_RATE_TYPES: readonly RateType[] = ['Historical', 'Spot', 'YearEnd'];
+
 /** Decimals of every rate the service derives (inverse, triangulated product, computed average; 1.7). */
 export const DERIVED_RATE_DECIMALS = 10;
 

@@ -227,17 +227,20 @@ export async function balanceMismatches(t: TestContext, organizationId: string):
           and l.fiscal_period = s.fiscal_period and l.is_closing = s.is_closing
         where s.debit is distinct from l.debit or s.credit is distinct from l.credit
         union all
-        -- the monthly roll-up must equal the daily balances summed per month (fiscal year/period 0)
+        -- the monthly roll-up must equal the daily balances summed per month and adjustment flag
+        -- (fiscal year 0, fiscal period 13 for adjustment totals, else 0)
         select coalesce(m.company_id, d.company_id), coalesce(m.account_id, d.account_id),
-               coalesce(m.month_start, d.month_start)::text, 0, 0, coalesce(m.is_closing, d.is_closing),
+               coalesce(m.month_start, d.month_start)::text, 0,
+               case when coalesce(m.is_adjustment, d.is_adjustment) then 13 else 0 end,
+               coalesce(m.is_closing, d.is_closing),
                m.debit_total::text, m.credit_total::text, d.debit::text, d.credit::text
         from (select * from account_month_balances where organization_id = ${organizationId}) m
         full join (
           select company_id, account_id, date_trunc('month', balance_date)::date as month_start, is_closing,
-                 sum(debit_total) as debit, sum(credit_total) as credit
-          from account_balances where organization_id = ${organizationId} group by 1, 2, 3, 4
+                 fiscal_period = 13 as is_adjustment, sum(debit_total) as debit, sum(credit_total) as credit
+          from account_balances where organization_id = ${organizationId} group by 1, 2, 3, 4, 5
         ) d on d.company_id = m.company_id and d.account_id = m.account_id and d.month_start = m.month_start
-          and d.is_closing = m.is_closing
+          and d.is_closing = m.is_closing and d.is_adjustment = m.is_adjustment
         where m.debit_total is distinct from d.debit or m.credit_total is distinct from d.credit`,
   );
 }

@@ -323,9 +323,11 @@ export const accountBalances = pgTable(
 
 /**
  * Monthly roll-up of `account_balances` (same totals, summed per calendar month of the transaction
- * date), written in the same statement sequence as the daily rows. Reports read whole months from here
- * and only the months cut by one of their dates from the daily rows, so a balance at a month end costs
- * accounts × months, however many entries and days the ledger holds.
+ * date, apart for adjustment-period entries), written in the same statement sequence as the daily
+ * rows. Reports and consolidation runs read whole months from here and only the months cut by one of
+ * their dates from the daily rows, so a balance at a month end costs accounts × months, however many
+ * entries and days the ledger holds. `is_adjustment` (fiscal period 13) lets a run leave out the
+ * adjustment entries of the current year (3.12.4) without reading daily rows.
  */
 export const accountMonthBalances = pgTable(
   'account_month_balances',
@@ -335,8 +337,13 @@ export const accountMonthBalances = pgTable(
     accountId: uuid('account_id').notNull(),
     monthStart: day('month_start').notNull(),
     isClosing: boolean('is_closing').notNull(),
+    isAdjustment: boolean('is_adjustment').notNull(),
     debitTotal: amount('debit_total').notNull(),
     creditTotal: amount('credit_total').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.organizationId, t.companyId, t.accountId, t.monthStart, t.isClosing] })],
+  (t) => [
+    primaryKey({
+      columns: [t.organizationId, t.companyId, t.accountId, t.monthStart, t.isClosing, t.isAdjustment],
+    }),
+  ],
 );

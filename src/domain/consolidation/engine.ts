@@ -5,7 +5,7 @@
  * check for cancellation between steps; `runConsolidation(input)` runs all seven steps at once.
  */
 import { dec, formatPercentage, money, ZERO } from '../money.ts';
-import { buildSetup, cmpAccountNumber, type Setup } from './setup.ts';
+import { buildSetup, cmpAccountNumber, figureAmount, type Setup } from './setup.ts';
 import {
   type ConsolidationInput,
   type ConsolidationResult,
@@ -83,7 +83,7 @@ export function validationIssues(setup: Setup): ValidationIssue[] {
   const totals = new Map<string, ReturnType<typeof dec>>();
   for (const l of input.closing.ledgers) {
     let t = totals.get(l.companyId) ?? ZERO;
-    for (const f of l.figures) t = t.plus(dec(f.amount));
+    for (const f of l.figures) t = t.plus(figureAmount(f));
     totals.set(l.companyId, t);
   }
   for (const c of setup.included) {

@@ -12,7 +12,21 @@ import type {
   ConsolidationInput,
   EliminationRuleInput,
   GroupPeriod,
+  LedgerFigure,
 } from './types.ts';
+
+/** Parsed figure amounts: Validate and Translate read every figure, decimal parsing is their main cost. */
+const parsedAmounts = new WeakMap<LedgerFigure, Decimal>();
+
+/** The figure's amount as a Decimal, parsed once per figure. */
+export function figureAmount(f: LedgerFigure): Decimal {
+  let v = parsedAmounts.get(f);
+  if (v === undefined) {
+    v = dec(f.amount);
+    parsedAmounts.set(f, v);
+  }
+  return v;
+}
 
 export const RE_SYNTHETIC = 'RETAINED_EARNINGS';
 export const CTA_KEY = 'CTA';

@@ -13,6 +13,7 @@ import {
   cmpAccountNumber,
   cmpCompany,
   cmpStr,
+  figureAmount,
   groupPeriodOf,
   NCI_KEY,
   RE_SYNTHETIC,
@@ -188,7 +189,7 @@ export class ViewComputation {
       const a = accounts.get(f.accountNumber);
       if (!a)
         throw new Error(`Ledger figure for unknown account ${f.accountNumber} of company ${c.companyId}`);
-      const amt = dec(f.amount);
+      const amt = figureAmount(f);
       functionalTotal = functionalTotal.plus(amt);
       const t = a.accountType;
       if ((t === 'Asset' || t === 'Liability') && !a.isNonMonetary) {

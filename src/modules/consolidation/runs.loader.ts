@@ -36,7 +36,7 @@ import type {
   RunMember,
   ViewData,
 } from '../../domain/consolidation/index.ts';
-import { addDays, minDate } from '../../domain/dates.ts';
+import { addDays, daysInMonth, makeDate, minDate, parts } from '../../domain/dates.ts';
 import {
   type FiscalYearEnd,
   fiscalYearOf,
@@ -46,7 +46,7 @@ import {
   periodsOfYear,
 } from '../../domain/fiscal-calendar.ts';
 import { dec, formatRate } from '../../domain/money.ts';
-import { CLOSING_RATE_TYPES, type RateResolution } from '../../domain/rates.ts';
+import { CLOSING_RATE_TYPES, HISTORICAL_RATE_TYPES, type RateResolution } from '../../domain/rates.ts';
 import { loadRateBook, type RateBook, type RateQuery } from '../exchange-rates/service.ts';
 import { loadTransactionsForRun } from '../intercompany/repo.ts';
 import { loadRuleInputs } from './rules.repo.ts';
@@ -111,19 +111,27 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
   const openingYearStart = fiscalYearStartDate(groupFye, run.year - 1);
 
   // Period-13 exclusion of the closing view (p ≤ 12): per company, its own fiscal year containing
-  // asOfDate. Companies are grouped by that year (usually one group).
-  const exclusion = new Map<number, string[]>();
+  // asOfDate. Companies are grouped by that year and its first day (usually one group).
+  const exclusionGroups = new Map<string, AdjustmentExclusion>();
   if (run.period <= 12) {
     for (const c of companyRows) {
       const fy = fiscalYearOf(fyeOf(c), asOfDate);
-      exclusion.set(fy, [...(exclusion.get(fy) ?? []), c.id]);
+      const fromDate = fiscalYearStartDate(fyeOf(c), fy);
+      const key = `${fy}|${fromDate}`;
+      const group = exclusionGroups.get(key) ?? { fiscalYear: fy, fromDate, companyIds: [] };
+      group.companyIds.push(c.id);
+      exclusionGroups.set(key, group);
     }
   }
+  const exclusions = [...exclusionGroups.values()];
 
   // Statements run one after the other: a transaction has one connection (node-postgres refuses
   // overlapping queries on it). The aggregations join 10^5+ balance rows with the accounts: hash joins
   // and in-memory aggregation, whatever the (often poor) row estimates say.
+  // No JIT: the disabled nested loops inflate plan costs past jit_above_cost, and compiling the
+  // expressions costs far more than running these queries.
   await tx.execute(sql`set local enable_nestloop = off`);
+  await tx.execute(sql`set local jit = off`);
   await tx.execute(sql`set local work_mem = '64MB'`);
   const accountRows = await loadAccounts(tx, orgId, ids);
   const periodRows = await queryRows<{ company_id: string; status: string }>(
@@ -141,20 +149,14 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
           and transaction_date <= ${asOfDate}::date
         group by company_id`,
   );
+  const [earliestRow] = await queryRows<{ d: string | null }>(
+    tx,
+    sql`select min(start_date)::text as d from fiscal_years
+        where organization_id = ${orgId} and company_id in (${idList(ids)})`,
+  );
+  const earliestDate = minDate(earliestRow?.d ?? openingYearStart, openingYearStart);
   const accountRefs = new Map(
     accountRows.map((a) => [a.id, { companyId: a.companyId, number: a.accountNumber }]),
-  );
-  const figureQuery = (view: { asOfDate: string; yearStartDate: string }, exclusion: Map<number, string[]>) =>
-    loadFigures(
-      tx,
-      { organizationId: orgId, ids, reportingCurrency: G, groupFye, ...view },
-      exclusion,
-      accountRefs,
-    );
-  const closingFigures = await figureQuery({ asOfDate, yearStartDate }, exclusion);
-  const openingFigures = await figureQuery(
-    { asOfDate: openingAsOf, yearStartDate: openingYearStart },
-    new Map(),
   );
   const icRows = await loadTransactionsForRun(tx, {
     organizationId: orgId,
@@ -164,6 +166,32 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
     statuses: ALL_MATCHING_STATUSES,
   });
   const rules = await loadRuleInputs(tx, orgId, run.groupId);
+  // Rates: every currency involved, effective up to the end of the group period containing asOfDate
+  // (an average rate of that period may be dated after asOfDate but within the period).
+  const currencies = new Set<string>([G, ...companyRows.map((c) => c.functionalCurrency)]);
+  for (const r of icRows) currencies.add(r.currency);
+  const last = periodOf(groupFye, asOfDate);
+  const untilDate = periodRange(groupFye, last.year, last.period).endDate;
+  const book = await loadRateBook(tx, orgId, [...currencies], untilDate);
+  // A historical rate HR(d) can only change on the effective date of a rate it may be resolved from.
+  const rateChangeDates = [
+    ...new Set(
+      book.rates.filter((r) => HISTORICAL_RATE_TYPES.includes(r.rateType)).map((r) => r.effectiveDate),
+    ),
+  ].sort();
+
+  const figureQuery = (
+    view: { asOfDate: string; yearStartDate: string },
+    exclusions: readonly AdjustmentExclusion[],
+  ) =>
+    loadFigures(
+      tx,
+      { organizationId: orgId, ids, reportingCurrency: G, groupFye, rateChangeDates, earliestDate, ...view },
+      exclusions,
+      accountRefs,
+    );
+  const closingFigures = await figureQuery({ asOfDate, yearStartDate }, exclusions);
+  const openingFigures = await figureQuery({ asOfDate: openingAsOf, yearStartDate: openingYearStart }, []);
 
   const accountsByCompany = new Map<string, AccountInfo[]>(ids.map((id) => [id, []]));
   const accountNumberById = new Map<string, string>();
@@ -254,14 +282,6 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
     }
   }
 
-  // Rates: every currency involved, effective up to the end of the group period containing asOfDate
-  // (an average rate of that period may be dated after asOfDate but within the period).
-  const currencies = new Set<string>([G, ...companyRows.map((c) => c.functionalCurrency)]);
-  for (const t of ic) currencies.add(t.currency);
-  const last = periodOf(groupFye, asOfDate);
-  const untilDate = periodRange(groupFye, last.year, last.period).endDate;
-  const book = await loadRateBook(tx, orgId, [...currencies], untilDate);
-
   return {
     reportingCurrency: G,
     periodRef: { year: run.year, period: run.period },
@@ -339,12 +359,39 @@ interface FigureScope {
   /** the view's asOfDate and yearStartDate */
   asOfDate: string;
   yearStartDate: string;
+  /**
+   * Sorted effective dates of the rates a historical rate may be resolved from: HR(d) is constant
+   * between two consecutive ones.
+   */
+  rateChangeDates: readonly string[];
+  /** First day of the earliest fiscal year of any member (how far back group-period cuts go). */
+  earliestDate: string;
+}
+
+/** Per exclusion group: the companies whose adjustment entries dated from `fromDate` are left out. */
+export interface AdjustmentExclusion {
+  fiscalYear: number;
+  fromDate: string;
+  companyIds: string[];
 }
 
 const EPOCH = '1970-01-01';
 
 /**
- * One GROUP BY over `account_balances` for all companies of the run, as of the view's `asOfDate`:
+ * The days on which the group-period key of a Revenue/Expense figure (see `loadFigures`) changes
+ * inside a calendar month: with a group year end of day d in month m, d < that month's last day,
+ * days 1..d of month m belong to period 12 and the later ones to period 1 of the next year.
+ */
+function groupPeriodCuts(fye: FiscalYearEnd, fromDate: string, toDate: string): string[] {
+  const cuts: string[] = [];
+  for (let y = parts(fromDate).year; y <= parts(toDate).year; y++) {
+    if (fye.day < daysInMonth(y, fye.month)) cuts.push(makeDate(y, fye.month, fye.day + 1));
+  }
+  return cuts;
+}
+
+/**
+ * One aggregation over the posted balances of all companies of the run, as of the view's `asOfDate`:
  * Σ (debit − credit) per account and date key (see the module comment). The date key is a day number
  * (days since 1970-01-01) or null:
  *   - Revenue/Expense of a company not in G: the representative date of the line's GROUP period — the
@@ -352,62 +399,145 @@ const EPOCH = '1970-01-01';
  *     month's last day: they belong to period 12, which starts on the 1st of the previous month, so
  *     that month's last day;
  *   - Revenue/Expense of a company in G: the view's yearStartDate − 1 (prior years) or yearStartDate;
- *   - Equity and `isNonMonetary` accounts of a company not in G: the transaction date;
+ *   - Equity and `isNonMonetary` accounts of a company not in G: a date with the same historical rate
+ *     as the transaction dates it stands for (below);
  *   - otherwise null (cumulative).
+ * Whole months come from the monthly roll-up `account_month_balances`, so the cost grows with
+ * accounts × months, not with entries or active days. Daily rows of `account_balances` are read only
+ * for the "split" months in which a key other than the historical one changes value (the month of
+ * asOfDate when it is not a month end, of yearStartDate and of each adjustment exclusion when they
+ * are not a 1st, of a group year end that is not a month end), and for the historical keys: a month
+ * whose only rate change (if any) falls on its 1st has one historical rate, so its roll-up row keyed
+ * by the month's first day stands for all its days; in a month with a rate change on day b > 1, the
+ * daily rows from b on (the "tail") keep their own dates and are taken out of the roll-up row.
+ * Adjustment-period rows are kept apart in the roll-up (`is_adjustment`), so the period-13 exclusion
+ * needs no daily rows either.
  * The result comes back as ONE delimited string (`account,day,amount;…`): an embedded database
  * answers one large value far faster than tens of thousands of rows.
  */
 async function loadFigures(
   tx: Queryable,
   scope: FigureScope,
-  period13Exclusion: Map<number, string[]>,
+  exclusions: readonly AdjustmentExclusion[],
   accountRefs: Map<string, { companyId: string; number: string }>,
 ): Promise<CompanyLedger[]> {
   const { organizationId, ids, reportingCurrency, groupFye } = scope;
   if (ids.length === 0) return [];
+  const monthOf = (date: string) => `${date.slice(0, 8)}01`;
+  const cuts = [
+    addDays(scope.asOfDate, 1),
+    scope.yearStartDate,
+    ...exclusions.map((e) => e.fromDate),
+    ...groupPeriodCuts(groupFye, scope.earliestDate, scope.asOfDate),
+  ];
+  const splitMonths = [...new Set(cuts.filter((c) => !c.endsWith('-01')).map(monthOf))]
+    .filter((m) => m <= scope.asOfDate)
+    .sort();
+  const split = new Set(splitMonths);
+  // Per month outside the split ones: the first day > 1 on which the historical rate may change.
+  const tails = new Map<string, string>();
+  for (const d of scope.rateChangeDates) {
+    if (d.endsWith('-01') || d > scope.asOfDate || split.has(monthOf(d))) continue;
+    if (!tails.has(monthOf(d))) tails.set(monthOf(d), d);
+  }
   const m = sql.raw(String(Math.trunc(groupFye.month)));
   const d = sql.raw(String(Math.trunc(groupFye.day)));
-  const monthStart = sql`date_trunc('month', ab.balance_date::timestamp)`;
+  const monthStart = sql`date_trunc('month', s.day::timestamp)`;
   const monthEnd = sql`(${monthStart} + interval '1 month' - interval '1 day')`;
   const periodDate = sql`(case
-      when extract(month from ab.balance_date) = ${m} and extract(day from ab.balance_date) <= ${d}
+      when extract(month from s.day) = ${m} and extract(day from s.day) <= ${d}
         and ${d} < extract(day from ${monthEnd})
       then (${monthStart} - interval '1 day')::date
       else ${monthEnd}::date end)`;
   const priorDay = addDays(scope.yearStartDate, -1);
-  const exclusions = [...period13Exclusion.entries()].map(
-    ([fy, companyIds]) =>
-      sql`(ab.fiscal_year = ${sql.raw(String(Math.trunc(fy)))} and ab.company_id in (${idList(companyIds)}))`,
-  );
-  const excludePeriod13 =
-    exclusions.length === 0
-      ? sql``
-      : sql`and not (ab.fiscal_period = 13 and (${sql.join(exclusions, sql` or `)}))`;
-  const [row] = await queryRows<{ f: string | null }>(
-    tx,
-    sql`select string_agg(x.account_id::text || ',' || coalesce(x.k::text, '') || ',' || x.amount::text, ';') as f
+  const dateList = (dates: readonly string[]) =>
+    sql.join(
+      dates.map((x) => sql`${x}::date`),
+      sql`, `,
+    );
+  const ranges = (pairs: readonly (readonly [string, string])[]) =>
+    sql.join(
+      pairs.map(
+        ([from, month]) =>
+          sql`(ab.balance_date >= ${from}::date and ab.balance_date < (${month}::date + interval '1 month'))`,
+      ),
+      sql` or `,
+    );
+  const dailyCommon = [
+    sql`ab.organization_id = ${organizationId}`,
+    sql`ab.company_id in (${idList(ids)})`,
+    sql`not ab.is_closing`,
+    sql`ab.balance_date <= ${scope.asOfDate}::date`,
+  ];
+  if (exclusions.length > 0) {
+    const excluded = exclusions.map(
+      (e) =>
+        sql`(ab.fiscal_year = ${sql.raw(String(Math.trunc(e.fiscalYear)))} and ab.company_id in (${idList(e.companyIds)}))`,
+    );
+    dailyCommon.push(sql`not (ab.fiscal_period = 13 and (${sql.join(excluded, sql` or `)}))`);
+  }
+
+  // Monthly roll-up: every month outside the split ones, less the excluded adjustment rows.
+  const monthly = [
+    sql`mb.organization_id = ${organizationId}`,
+    sql`mb.company_id in (${idList(ids)})`,
+    sql`not mb.is_closing`,
+    sql`mb.month_start <= ${scope.asOfDate}::date`,
+  ];
+  if (splitMonths.length > 0) monthly.push(sql`mb.month_start not in (${dateList(splitMonths)})`);
+  if (exclusions.length > 0) {
+    const excluded = exclusions.map(
+      (e) => sql`(mb.company_id in (${idList(e.companyIds)}) and mb.month_start >= ${e.fromDate}::date)`,
+    );
+    monthly.push(sql`not (mb.is_adjustment and (${sql.join(excluded, sql` or `)}))`);
+  }
+  const branches = [
+    sql`select mb.account_id, mb.company_id, mb.month_start as day, mb.debit_total - mb.credit_total as amount
+        from account_month_balances mb where ${sql.join(monthly, sql` and `)}`,
+  ];
+  if (splitMonths.length > 0) {
+    branches.push(sql`select ab.account_id, ab.company_id, ab.balance_date, ab.debit_total - ab.credit_total
+        from account_balances ab
+        where ${sql.join(dailyCommon, sql` and `)} and (${ranges(splitMonths.map((x) => [x, x] as const))})`);
+  }
+  if (tails.size > 0) {
+    // Tail rows of the historical-key accounts: once with their own date, once taken out of the
+    // month's roll-up row (keyed by the month's first day).
+    branches.push(sql`select t.account_id, t.company_id, v.day, v.amount
         from (
-          select ab.account_id,
-            (case
-              when a.account_type in ('Revenue', 'Expense') then
-                (case when c.functional_currency <> ${reportingCurrency} then ${periodDate}
-                      when ab.balance_date < ${scope.yearStartDate}::date then ${priorDay}::date
-                      else ${scope.yearStartDate}::date end) - date '${sql.raw(EPOCH)}'
-              when c.functional_currency <> ${reportingCurrency}
-                and (a.account_type = 'Equity' or a.is_non_monetary)
-                then ab.balance_date - date '${sql.raw(EPOCH)}'
-              else null end) as k,
-            sum(ab.debit_total - ab.credit_total) as amount
+          select ab.account_id, ab.company_id, ab.balance_date, ab.debit_total - ab.credit_total as amount
           from account_balances ab
           join accounts a on a.organization_id = ab.organization_id and a.id = ab.account_id
           join companies c on c.organization_id = ab.organization_id and c.id = ab.company_id
-          where ab.organization_id = ${organizationId}
-            and ab.company_id in (${idList(ids)})
-            and ab.balance_date <= ${scope.asOfDate}::date
-            and not ab.is_closing
-            ${excludePeriod13}
+          where ${sql.join(dailyCommon, sql` and `)} and (${ranges([...tails].map(([month, from]) => [from, month] as const))})
+            and c.functional_currency <> ${reportingCurrency}
+            and (a.account_type = 'Equity' or a.is_non_monetary)
+        ) t
+        cross join lateral (values (t.balance_date, t.amount),
+          (date_trunc('month', t.balance_date)::date, -t.amount)) v(day, amount)`);
+  }
+
+  const [row] = await queryRows<{ f: string | null }>(
+    tx,
+    sql`with s(account_id, company_id, day, amount) as (${sql.join(branches, sql` union all `)})
+        select string_agg(x.account_id::text || ',' || coalesce(x.k::text, '') || ',' || trim_scale(x.amount)::text, ';') as f
+        from (
+          select s.account_id,
+            (case
+              when a.account_type in ('Revenue', 'Expense') then
+                (case when c.functional_currency <> ${reportingCurrency} then ${periodDate}
+                      when s.day < ${scope.yearStartDate}::date then ${priorDay}::date
+                      else ${scope.yearStartDate}::date end) - date '${sql.raw(EPOCH)}'
+              when c.functional_currency <> ${reportingCurrency}
+                and (a.account_type = 'Equity' or a.is_non_monetary)
+                then s.day - date '${sql.raw(EPOCH)}'
+              else null end) as k,
+            sum(s.amount) as amount
+          from s
+          join accounts a on a.organization_id = ${organizationId} and a.id = s.account_id
+          join companies c on c.organization_id = ${organizationId} and c.id = s.company_id
           group by 1, 2
-          having sum(ab.debit_total - ab.credit_total) <> 0
+          having sum(s.amount) <> 0
         ) x`,
   );
   const byCompany = new Map<string, CompanyLedger>();
@@ -485,7 +615,7 @@ export function rateProvider(book: RateBook): RateProvider {
       get(`H|${from}|${to}|${date}`, {
         from,
         to,
-        types: ['Historical', 'Spot', 'YearEnd'],
+        types: HISTORICAL_RATE_TYPES,
         condition: { kind: 'onOrBefore', date },
       }),
   };

@@ -434,6 +434,7 @@ export async function addToBalances(
         accountId,
         monthStart: `${target.balanceDate.slice(0, 8)}01`,
         isClosing: target.isClosing,
+        isAdjustment: target.fiscalPeriod === 13,
         debitTotal: totals.get(accountId)!.debit.toFixed(),
         creditTotal: totals.get(accountId)!.credit.toFixed(),
       })),
@@ -445,6 +446,7 @@ export async function addToBalances(
         accountMonthBalances.accountId,
         accountMonthBalances.monthStart,
         accountMonthBalances.isClosing,
+        accountMonthBalances.isAdjustment,
       ],
       set: {
         debitTotal: sql`${accountMonthBalances.debitTotal} + excluded.debit_total`,
