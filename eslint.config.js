@@ -3,7 +3,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/', 'src/db/migrations/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'data/',
+      'coverage/',
+      'bench/results/',
+      'src/db/migrations/',
+      'dist/',
+      'scratch/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -4,13 +4,13 @@
  * Prepares a fresh database (a temporary PGlite data directory, or a new PostgreSQL database
  * `groupbook_bench_<ts>` on the server of DATABASE_URL, default postgres://postgres@127.0.0.1:5432),
  * generates two organizations (10 k and 1 M posted lines, 50 companies × 200 accounts in 3 currencies
- * each), measures cold start, starts the server as a separate process (`node --import tsx
- * src/main.ts`, LOG_LEVEL=warn), runs every scenario on loopback for a bounded time while sampling
+ * each), measures cold start, starts the server as a separate process (`node dist/server.mjs`, the
+ * bundle `npm start` builds and runs; LOG_LEVEL=warn), runs every scenario on loopback for a bounded time while sampling
  * the server's RSS from /proc, stops everything, drops the database and prints one table. The
  * results are also written as JSON to bench/results/.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -46,6 +46,8 @@ const only = option('only')?.split(',');
 const coldRuns = quick ? 1 : 3;
 /** Another checkout to start the server from (before/after comparisons); default this one. */
 const serverDir = option('server-dir') ?? ROOT;
+/** Extra Node.js options of the server process, e.g. `--node-args "--cpu-prof --cpu-prof-dir=prof"`. */
+const nodeArgs = option('node-args')?.split(' ').filter(Boolean) ?? [];
 const wants = (name: string) => !only || only.some((o) => name.startsWith(o));
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
@@ -127,12 +129,29 @@ async function healthy(url: string): Promise<boolean> {
 
 const serverLog = join(ROOT, 'bench', 'results', 'server.log');
 
+/**
+ * The server's command line: the production bundle that `npm start` runs (built once here), or
+ * `tsx src/main.ts` for a `--server-dir` checkout that predates the bundle.
+ */
+let serverArgs: string[] | null = null;
+function serverCommand(): string[] {
+  if (serverArgs) return serverArgs;
+  if (existsSync(join(serverDir, 'scripts', 'build.mjs'))) {
+    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: serverDir, stdio: 'inherit' });
+    serverArgs = ['dist/server.mjs'];
+  } else {
+    serverArgs = ['--import', 'tsx', 'src/main.ts'];
+  }
+  return serverArgs;
+}
+
 async function startServer(env: Record<string, string>, serverWorkers: number): Promise<Server> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const out = openSync(serverLog, 'a');
+  const args = [...nodeArgs, ...serverCommand()];
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, args, {
     cwd: serverDir,
     env: {
       PATH: process.env.PATH ?? '',

@@ -1,5 +1,6 @@
 /**
- * Crash safety (issue 11, docs/security.md): starts the real server (src/main.ts) as a child process,
+ * Crash safety (issue 11, docs/security.md): starts the real server (the production bundle
+ * `dist/server.mjs` that `npm start` builds and runs) as a child process,
  * runs a concurrent posting load (creates with Idempotency-Keys, posts, reversals on the same
  * accounts), SIGKILLs the server in the middle of it, and checks the database as the crash left it:
  *
@@ -20,7 +21,7 @@
  * (postgres://postgres@127.0.0.1:5432; the database `postgres` is used to create the test database),
  * CRASH_SEED. Exit code 0 when every cycle passed.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -68,7 +69,7 @@ async function freePort(): Promise<number> {
 
 async function startServer(env: Record<string, string>): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['dist/server.mjs'], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', WORKERS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -436,6 +437,7 @@ async function duplicateDescriptions(port: number, tenant: Tenant): Promise<stri
 }
 
 async function main(): Promise<void> {
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
   const started = Date.now();
   let failed = 0;
   let passed = 0;

@@ -15,7 +15,12 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyRequest, type RouteOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyRequest,
+  LogController,
+  type RouteOptions,
+} from 'fastify';
 import { v4 as uuidv4 } from 'uuid';
 import type { Database, Db } from './db/client.ts';
 import { DomainError, ValidationError } from './domain/errors.ts';
@@ -47,7 +52,7 @@ import {
   registerSecurity,
   setSecurityHeaders,
 } from './http/security.ts';
-import { validatorCompiler } from './http/validation.ts';
+import { lazySerializerFactory, validatorCompiler } from './http/validation.ts';
 import { registerModules } from './modules/index.ts';
 import { VERSION } from './version.ts';
 
@@ -107,7 +112,8 @@ const REQUEST_ID_RE = /^[\x21-\x7E]{1,128}$/;
 export async function buildApp(options: BuildOptions): Promise<App> {
   const app = Fastify({
     logger: options.logger === false ? false : { level: options.logLevel ?? 'info' },
-    disableRequestLogging: true, // one line per request instead: http/request-log.ts
+    // one line per request instead: http/request-log.ts
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: MAX_BODY_BYTES,
     exposeHeadRoutes: false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: false },
@@ -117,6 +123,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       return typeof header === 'string' && REQUEST_ID_RE.test(header) ? header : uuidv4();
     },
     ajv: { customOptions: { strict: false } },
+    schemaController: {
+      compilersFactory: {
+        buildSerializer: lazySerializerFactory(),
+      },
+    },
     return503OnClosing: false,
     // Undecodable URLs and over-long path segments: the contract's 404s, never Fastify's own bodies.
     frameworkErrors: (_err, request, reply) => {

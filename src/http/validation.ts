@@ -4,6 +4,7 @@
  * from text after `queryIssues` (body.ts) has refused non-decimal integers and repeated parameters.
  */
 
+import { type SerializerFactory, SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
@@ -111,6 +112,25 @@ export function withBodyCheck<T>(check: (body: T) => unknown): FastifySchemaComp
       } catch (err) {
         return { error: err as Error };
       }
+    };
+  };
+}
+
+/**
+ * Fastify's own response serializers (fast-json-stringify), built on a route's first response with
+ * that status instead of at start-up: compiling about 300 response schemas is most of the time
+ * between `listen` and the first answer. The serialized output is unchanged.
+ */
+export function lazySerializerFactory(): SerializerFactory {
+  const defaultFactory = SerializerSelector();
+  return (externalSchemas, options) => {
+    const compile = defaultFactory(externalSchemas, options);
+    return (route) => {
+      let serialize: ((data: unknown) => string) | undefined;
+      return (data) => {
+        serialize ??= compile(route);
+        return serialize(data);
+      };
     };
   };
 }
