@@ -4,15 +4,16 @@
  * everything the pure engine needs and returns its `ConsolidationInput`.
  *
  * Queries (each over all companies of the group at once — no per-company or per-account queries):
- *   companies, accounts, fiscal-period status, unposted-entry counts, the ledger figures of each view
- *   (one GROUP BY over `account_balances` per view — never journal lines), intercompany transactions
- *   (one query for both views), elimination rules, and the exchange rates (one rate book for every
- *   currency involved, resolved in memory).
+ *   companies, accounts, fiscal-period status, unposted-entry counts, intercompany transactions (one
+ *   query for both views), elimination rules, the exchange rates (one rate book for every currency
+ *   involved, resolved in memory) and the ledger figures of each view (one GROUP BY per view over the
+ *   monthly balance roll-up, with daily balance rows only where a month is cut — never journal lines).
  *
  * Ledger figures follow the engine's ViewData contract (domain/consolidation/types.ts):
  *   - Revenue/Expense: one figure per account and GROUP period (dated with a representative date
  *     inside that period), prior years included;
- *   - Equity and `isNonMonetary` accounts of companies not in the reporting currency: one per date;
+ *   - Equity and `isNonMonetary` accounts of companies not in the reporting currency: one per date
+ *     on which the historical rate may differ (see `loadFigures`);
  *   - everything else: one cumulative figure (date null).
  * Closing entries (and their reversals) are excluded (`is_closing`); in the closing view of a run for
  * a period 1–12 the period-13 entries of each company's own fiscal year containing asOfDate are
