@@ -30,6 +30,7 @@ import {
 import { getTemplate, hierarchyLevels, sortByHierarchy } from '../src/domain/templates/index.ts';
 import { hashPassword, newToken, TOKEN_TTL_MS } from '../src/http/auth.ts';
 import { ensureFiscalYear } from '../src/modules/fiscal/ensure.ts';
+import { rebuildMonthBalances } from '../src/modules/journal/repo.ts';
 import { DEFAULT_SETTINGS } from '../src/modules/organizations/service.ts';
 
 export interface GenerateOptions {
@@ -355,14 +356,7 @@ export async function generateDataset(
       where l.organization_id = ${organizationId} and e.status in ('Posted', 'Reversed')
       group by l.organization_id, l.company_id, l.account_id, e.transaction_date, e.fiscal_year,
         e.fiscal_period, e.entry_type = 'Closing'`);
-    await db.execute(sql`
-      insert into account_month_balances (organization_id, company_id, account_id, month_start, is_closing,
-        is_adjustment, debit_total, credit_total)
-      select organization_id, company_id, account_id, date_trunc('month', balance_date)::date, is_closing,
-        fiscal_period = 13, sum(debit_total), sum(credit_total)
-      from account_balances where organization_id = ${organizationId}
-      group by organization_id, company_id, account_id, date_trunc('month', balance_date)::date, is_closing,
-        fiscal_period = 13`);
+    await rebuildMonthBalances(db, organizationId);
     await db.execute(sql.raw('analyze account_balances, account_month_balances, accounts, entry_counters'));
   });
 

@@ -29,6 +29,7 @@ import {
 } from '../../src/domain/fiscal-calendar.ts';
 import { loadRunInput } from '../../src/modules/consolidation/runs.loader.ts';
 import type { RunRow } from '../../src/modules/consolidation/runs.repo.ts';
+import { rebuildMonthBalances } from '../../src/modules/journal/repo.ts';
 import { createTestContext, type TestContext } from '../helpers/app.ts';
 import { type Company, createAccount, createCompany, insertRate } from '../helpers/ledger.ts';
 
@@ -124,10 +125,9 @@ async function writeRates(rates: { offset: number; historical: boolean; gbp: boo
   return [...dates].sort();
 }
 
-/** Replaces the organization's balances by `rows` (daily table) and their roll-up (as posting keeps it). */
+/** Replaces the organization's balances by `rows` (daily table) and rebuilds their monthly roll-up. */
 async function writeLedger(rows: BalanceRow[]): Promise<void> {
   const db = t.database.db;
-  await db.execute(sql`delete from account_month_balances where organization_id = ${orgId}`);
   await db.execute(sql`delete from account_balances where organization_id = ${orgId}`);
   for (const r of rows) {
     const m = members[r.member]!;
@@ -145,13 +145,7 @@ async function writeLedger(rows: BalanceRow[]): Promise<void> {
       do update set debit_total = account_balances.debit_total + excluded.debit_total,
         credit_total = account_balances.credit_total + excluded.credit_total`);
   }
-  await db.execute(sql`
-    insert into account_month_balances (organization_id, company_id, account_id, month_start, is_closing,
-      is_adjustment, debit_total, credit_total)
-    select organization_id, company_id, account_id, date_trunc('month', balance_date)::date, is_closing,
-      fiscal_period = 13, sum(debit_total), sum(credit_total)
-    from account_balances where organization_id = ${orgId}
-    group by 1, 2, 3, 4, 5, 6`);
+  await rebuildMonthBalances(db, orgId);
 }
 
 /** The run as the runs module stores it before execution (only what the loader reads matters). */

@@ -380,6 +380,22 @@ export interface BalanceTarget {
 }
 
 /**
+ * Rebuilds an organization's monthly roll-up from its daily balances (the invariant `addToBalances`
+ * keeps: the daily rows summed per calendar month, closing flag and adjustment period). For ledgers
+ * written in bulk (the benchmark generator, tests); posting never needs it.
+ */
+export async function rebuildMonthBalances(db: Queryable, organizationId: string): Promise<void> {
+  await db.execute(sql`delete from account_month_balances where organization_id = ${organizationId}`);
+  await db.execute(sql`
+    insert into account_month_balances (organization_id, company_id, account_id, month_start, is_closing,
+      is_adjustment, debit_total, credit_total)
+    select organization_id, company_id, account_id, date_trunc('month', balance_date)::date, is_closing,
+      fiscal_period = 13, sum(debit_total), sum(credit_total)
+    from account_balances where organization_id = ${organizationId}
+    group by 1, 2, 3, 4, 5, 6`);
+}
+
+/**
  * Adds an entry's functional line amounts to `account_balances` and to its monthly roll-up
  * `account_month_balances`, in the caller's transaction. Lines are aggregated per account in code, and
  * the rows of each table are upserted in one statement in ascending account-id order (every key of one
