@@ -43,7 +43,7 @@ import {
   idempotencyKeyOf,
 } from './http/idempotency.ts';
 import { createOpenApiHooks } from './http/openapi.ts';
-import { registerRequestLog } from './http/request-log.ts';
+import { organizationIdOf, registerRequestLog } from './http/request-log.ts';
 import { isUuid } from './http/schemas.ts';
 import {
   DEFAULT_LOGIN_THROTTLE,
@@ -79,6 +79,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     user: AuthUser | null;
     tokenHash: string | null;
+    /** The bearer token of a protected request until preValidation has looked it up. */
+    pendingToken: string | null;
     idempotencyClaim: ClaimedKey | null;
     idempotencyFingerprint: string | null;
     /** The authorization path for this request's caller (contract 1.14, section 2). */
@@ -145,6 +147,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   });
   app.decorateRequest('user', null);
   app.decorateRequest('tokenHash', null);
+  app.decorateRequest('pendingToken', null);
   app.decorateRequest('idempotencyClaim', null);
   app.decorateRequest('idempotencyFingerprint', null);
   app.decorateRequest('access', {
@@ -207,15 +210,34 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       });
     }
     if (request.routeOptions.config?.public || request.is404) return;
-    const token = bearerToken(request);
-    const { user, tokenHash } = await authenticate(options.database.db, token);
-    request.user = user;
-    request.tokenHash = tokenHash;
+    // The token's form is checked now; it is looked up at the start of preValidation, once the body
+    // has been read, so that the same query can also read the organization the request names.
+    request.pendingToken = bearerToken(request);
   });
 
   app.addHook('preValidation', async (request, reply) => {
     const config = request.routeOptions.config;
     const params = (request.params ?? {}) as Record<string, string>;
+    const schema = request.routeOptions.schema;
+    // The body is parsed first, but a malformed one is only reported at step 5, after authentication
+    // and the path checks.
+    let parsed: { value: unknown } | { error: unknown } | null = null;
+    if (schema?.body) {
+      try {
+        parsed = { value: readJsonObject(request) };
+      } catch (error) {
+        parsed = { error };
+      }
+    }
+    const token = request.pendingToken;
+    if (token !== null) {
+      request.pendingToken = null;
+      const organizationId = organizationIdOf(request, parsed && 'value' in parsed ? parsed.value : null);
+      const { user, tokenHash, organization } = await authenticate(options.database.db, token, organizationId);
+      request.user = user;
+      request.tokenHash = tokenHash;
+      if (organization) request.access.prime(organization.organizationId, organization);
+    }
     if (config?.pathIds) {
       const path = request.url.split('?', 1)[0]!.replace(/\/$/, '');
       const methods = staticPaths.get(path);
@@ -250,27 +272,17 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     for (const [name, value] of Object.entries(params)) {
       if (config?.pathIds?.[name] && isUuid(value)) params[name] = value.toLowerCase();
     }
-    const schema = request.routeOptions.schema;
     if (schema?.querystring) {
       const issues = queryIssues(schema.querystring as never, request.query as Record<string, unknown>);
       if (issues.length > 0) throw new ValidationError(issues);
       normalizeQuery(schema.querystring as never, request.query as Record<string, unknown>);
     }
-    if (!schema?.body) {
+    if (!schema?.body || parsed === null) {
       request.body = undefined;
       return;
     }
-    const raw = typeof request.body === 'string' ? request.body : '';
-    let body: unknown = {};
-    if (raw.trim() !== '') {
-      if (!isJsonContentType(request.headers['content-type'])) {
-        throw new ValidationError([{ path: '', message: 'Content-Type must be application/json' }]);
-      }
-      body = parseJsonBody(raw);
-    }
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw new ValidationError([{ path: '', message: 'Request body must be a JSON object' }]);
-    }
+    if ('error' in parsed) throw parsed.error;
+    const body = parsed.value as object;
     if (idempotencyApplies(request) && request.headers['idempotency-key'] !== undefined) {
       request.idempotencyFingerprint = fingerprintOf(request, body);
     }
@@ -307,6 +319,22 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   });
 
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
+
+  /** The request body as a JSON object (1.2): content type, JSON syntax, top-level object. */
+  function readJsonObject(request: FastifyRequest): unknown {
+    const raw = typeof request.body === 'string' ? request.body : '';
+    let body: unknown = {};
+    if (raw.trim() !== '') {
+      if (!isJsonContentType(request.headers['content-type'])) {
+        throw new ValidationError([{ path: '', message: 'Content-Type must be application/json' }]);
+      }
+      body = parseJsonBody(raw);
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new ValidationError([{ path: '', message: 'Request body must be a JSON object' }]);
+    }
+    return body;
+  }
 
   /**
    * A URL the router cannot decode (bad percent-encoding) or with an over-long segment: on a route

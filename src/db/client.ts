@@ -63,6 +63,10 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   // A dropped idle connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  runners.set(db, async (statement, params) => {
+    const result = await pool.query({ name: statement.name, text: statement.text, values: params as unknown[] });
+    return result.rows;
+  });
   return {
     db,
     kind: 'postgres',
@@ -86,6 +90,12 @@ async function openPglite(dataDir: string, snapshot?: Blob): Promise<Database> {
   });
   await client.waitReady;
   const db = drizzlePglite(client, { schema }) as unknown as Db;
+  runners.set(db, async (statement, params) => {
+    const result = await client.query<Record<string, unknown>>(statement.text, params as unknown[], {
+      parsers: PGLITE_PARSERS,
+    });
+    return result.rows;
+  });
   return {
     db,
     kind: 'pglite',
@@ -150,6 +160,47 @@ export function pgConstraint(err: unknown): string | undefined {
     e = (e as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Prepared statements
+
+/**
+ * A fixed SQL text with `$n` parameters, run as a named prepared statement: on a PostgreSQL server it
+ * is parsed and planned once per pooled connection, and no query builder runs per request. Used for
+ * the statements of the hot request paths (authentication, journal create and workflow). Every
+ * statement runs on its own (autocommit): one statement is one transaction, so a multi-table write
+ * expressed as one statement (data-modifying CTEs) is atomic.
+ */
+export interface Statement {
+  readonly name: string;
+  readonly text: string;
+}
+
+const statementNames = new Set<string>();
+
+/** Declares a statement; names are unique per process (they name server-side prepared statements). */
+export function statement(name: string, text: string): Statement {
+  if (statementNames.has(name)) throw new Error(`duplicate statement name ${name}`);
+  statementNames.add(name);
+  return { name, text };
+}
+
+type Runner = (statement: Statement, params: readonly unknown[]) => Promise<Record<string, unknown>[]>;
+const runners = new WeakMap<object, Runner>();
+
+/** PGlite's result types aligned with the `pg` pool's: dates stay `YYYY-MM-DD` strings. */
+const PGLITE_PARSERS = { 1082: (value: string) => value };
+
+/**
+ * Runs a statement on the database (not inside a Drizzle transaction) and returns its rows: NUMERIC as
+ * decimal strings, `date` as `YYYY-MM-DD`, `timestamptz` as Date, `int4`/`int2` as numbers on both
+ * drivers (avoid `int8` results: the drivers differ).
+ */
+export async function run<T>(db: Db, statement: Statement, params: readonly unknown[]): Promise<T[]> {
+  const runner = runners.get(db);
+  if (!runner) throw new Error('not a database handle opened by openDatabase');
+  return (await runner(statement, params)) as T[];
 }
 
 /** Runs a raw SQL query and returns its rows (same shape on both drivers). */

@@ -77,6 +77,8 @@ export function organizationNotFound(organizationId: string): DomainError {
 interface OrgLookup {
   exists: boolean;
   role: Role | null;
+  /** The organization's stored settings when known (the caller is a member); undefined: not read. */
+  settings?: unknown;
 }
 
 export class Access {
@@ -86,6 +88,26 @@ export class Access {
     private readonly db: Queryable,
     readonly userId: string,
   ) {}
+
+  /**
+   * Records what authentication already read of an organization (auth.ts `authenticate`), so that the
+   * checks of this request need no query of their own.
+   */
+  prime(organizationId: string, found: { exists: boolean; role: string | null; settings: unknown }): void {
+    this.cache.set(organizationId.toLowerCase(), {
+      exists: found.exists,
+      role: (found.role as Role | null) ?? null,
+      ...(found.role !== null ? { settings: found.settings } : {}),
+    });
+  }
+
+  /**
+   * The stored settings of an organization the caller belongs to, when this request already read them
+   * (undefined otherwise: the caller reads them itself).
+   */
+  knownSettings(organizationId: string): unknown {
+    return this.cache.get(organizationId.toLowerCase())?.settings;
+  }
 
   /** Existence of the organization and the caller's role in it, one query, cached per request. */
   async lookup(organizationId: string): Promise<OrgLookup> {

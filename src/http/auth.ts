@@ -4,9 +4,8 @@
  */
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import { sql } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
-import { type Queryable, queryRows } from '../db/client.ts';
+import { type Db, run, statement } from '../db/client.ts';
 import { DomainError } from '../domain/errors.ts';
 
 const scrypt = promisify(scryptCb) as (
@@ -63,20 +62,56 @@ export function bearerToken(request: FastifyRequest): string {
   return token;
 }
 
-/** Resolves a presented token to its user; unknown, revoked or expired → 401. */
+/** What authentication learned of the organization a request names (see `authenticate`). */
+export interface OrganizationContext {
+  organizationId: string;
+  exists: boolean;
+  role: string | null;
+  /** The organization's stored settings; null unless the caller is a member. */
+  settings: unknown;
+}
+
+const AUTHENTICATE = statement(
+  'auth_session',
+  `select u.id, u.email, u.display_name, o.id is not null as org_exists, m.role,
+          case when m.role is not null then o.settings end as settings
+   from sessions s
+   join users u on u.id = s.user_id
+   left join organizations o on o.id = $2::uuid
+   left join memberships m on m.organization_id = o.id and m.user_id = u.id
+   where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()`,
+);
+
+/**
+ * Resolves a presented token to its user; unknown, revoked or expired → 401. When the request names an
+ * organization (`organizationId`), the same query also reads whether it exists and the caller's role
+ * and settings there, so the authorization steps of the request (1.12.3 steps 7 and 9) need no query
+ * of their own. That part is only looked at by those later steps, never before the checks in between.
+ */
 export async function authenticate(
-  db: Queryable,
+  db: Db,
   token: string,
-): Promise<{ user: AuthUser; tokenHash: string }> {
+  organizationId: string | null = null,
+): Promise<{ user: AuthUser; tokenHash: string; organization: OrganizationContext | null }> {
   const tokenHash = hashToken(token);
-  const rows = await queryRows<{ id: string; email: string; display_name: string }>(
-    db,
-    sql`select u.id, u.email, u.display_name from sessions s join users u on u.id = s.user_id
-        where s.token_hash = ${tokenHash} and s.revoked_at is null and s.expires_at > now()`,
-  );
+  const rows = await run<{
+    id: string;
+    email: string;
+    display_name: string;
+    org_exists: boolean;
+    role: string | null;
+    settings: unknown;
+  }>(db, AUTHENTICATE, [tokenHash, organizationId]);
   const row = rows[0];
   if (!row) throw unauthorized('Invalid or expired token');
-  return { user: { id: row.id, email: row.email, displayName: row.display_name }, tokenHash };
+  return {
+    user: { id: row.id, email: row.email, displayName: row.display_name },
+    tokenHash,
+    organization:
+      organizationId === null
+        ? null
+        : { organizationId, exists: row.org_exists, role: row.role, settings: row.settings ?? null },
+  };
 }
 
 // scrypt parameters: N=2^15, r=8, p=1 (64 MiB-class memory-hard hash, ~50 ms here).

@@ -19,14 +19,17 @@ function pick(source: unknown, name: string): string | null {
   return typeof value === 'string' && isUuid(value) ? value.toLowerCase() : null;
 }
 
-/** The organization a request names (path, query, then body), or null. */
-export function organizationIdOf(request: FastifyRequest): string | null {
+/**
+ * The organization a request names (path, query, then body), or null. `body` is the parsed body when
+ * `request.body` is not parsed yet.
+ */
+export function organizationIdOf(request: FastifyRequest, body: unknown = request.body): string | null {
   const route = request.routeOptions.url ?? '';
   return (
     pick(request.params, 'organizationId') ??
     (route.startsWith('/api/v1/organizations/:id') ? pick(request.params, 'id') : null) ??
     pick(request.query, 'organizationId') ??
-    pick(request.body, 'organizationId')
+    pick(body, 'organizationId')
   );
 }
 

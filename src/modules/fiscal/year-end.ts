@@ -201,7 +201,7 @@ export async function closeYear(db: Db, access: Access, path: YearPathParams): P
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:manage');
   await requireFiscalYear(db, organizationId, companyId, fiscalYearId);
   await access.requireRole(organizationId, 'fiscal_period:manage');
-  const settings = await organizationSettings(db, organizationId);
+  const settings = await organizationSettings(db, organizationId, access);
 
   return inTransaction(db, async (tx) => {
     const year = await requireFiscalYear(tx, organizationId, companyId, fiscalYearId, 'update');

@@ -14,7 +14,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
+import { type Db, inTransaction, pgErrorCode, type Queryable, type Tx } from '../../db/client.ts';
 import { fiscalPeriods } from '../../db/schema/index.ts';
 import { type IsoDate, todayIn } from '../../domain/dates.ts';
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
@@ -29,7 +29,14 @@ import {
   type UnbalancedEntry,
 } from '../../domain/journal.ts';
 import { type Decimal, dec, formatRate, type Money, money } from '../../domain/money.ts';
-import { type Access, type Action, ROLE_RANK, type Role } from '../../http/access.ts';
+import {
+  type Access,
+  type Action,
+  PERMISSIONS,
+  ROLE_RANK,
+  type Role,
+  roleAtLeast,
+} from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { type AuditInput, diffChanges, recordAudit } from '../audit/service.ts';
 import { type CompanyRow, companyInactive, companyNotFound, fiscalYearEndOf } from '../companies/lookup.ts';
@@ -38,6 +45,8 @@ import { ensurePeriod } from '../fiscal/ensure.ts';
 import { organizationSettings } from '../organizations/service.ts';
 import type { EntryRow, LineRow, NewEntryRow, NewLineRow } from './repo.ts';
 import * as repo from './repo.ts';
+import * as statements from './statements.ts';
+import type { LineAccount } from './statements.ts';
 
 export const ENTRY_STATUSES = ['Draft', 'PendingApproval', 'Approved', 'Posted', 'Reversed'] as const;
 export type EntryStatus = (typeof ENTRY_STATUSES)[number];
@@ -516,20 +525,38 @@ async function checkLineAccounts(
   company: CompanyRow,
   lines: DraftLine[],
 ): Promise<Map<number, string | null>> {
-  const accounts = await repo.accountsByIds(
-    tx,
-    organizationId,
-    lines.map((l) => l.accountId),
-  );
+  const [accounts, known] = [
+    await repo.accountsByIds(
+      tx,
+      organizationId,
+      lines.map((l) => l.accountId),
+    ),
+    await repo.existingCompanyIds(tx, organizationId, partnerIdsOf(lines)),
+  ];
+  return checkLineAccountsWith(accounts, known, company.id, lines);
+}
+
+const partnerIdsOf = (lines: DraftLine[]) =>
+  lines.map((l) => l.partner).filter((p): p is string => p !== null);
+
+/**
+ * R2 and R3 on read data: `accounts` are the organization's accounts among the line accounts,
+ * `knownCompanies` the organization's companies among the lines' partner ids. Returns each line's
+ * effective intercompany partner.
+ */
+function checkLineAccountsWith(
+  accounts: ReadonlyMap<string, LineAccount>,
+  knownCompanies: ReadonlySet<string>,
+  companyId: string,
+  lines: DraftLine[],
+): Map<number, string | null> {
   for (const l of lines) {
     const a = accounts.get(l.accountId);
     if (!a) throw lineAccountError(l.lineNumber, l.accountId, 'NotFound');
-    if (a.companyId !== company.id) throw lineAccountError(l.lineNumber, l.accountId, 'DifferentCompany');
+    if (a.companyId !== companyId) throw lineAccountError(l.lineNumber, l.accountId, 'DifferentCompany');
     if (!a.isActive) throw lineAccountError(l.lineNumber, l.accountId, 'Inactive');
     if (!a.isPostable) throw lineAccountError(l.lineNumber, l.accountId, 'NotPostable');
   }
-  const given = lines.map((l) => l.partner).filter((p): p is string => p !== null);
-  const known = await repo.existingCompanyIds(tx, organizationId, given);
   const partners = new Map<number, string | null>();
   for (const l of lines) {
     const a = accounts.get(l.accountId)!;
@@ -539,8 +566,8 @@ async function checkLineAccounts(
       if (accountPartner !== null && accountPartner !== l.partner) {
         throw invalid(path, "Must equal the account's intercompany partner");
       }
-      if (!known.has(l.partner)) throw invalid(path, 'Not a company of the organization');
-      if (l.partner === company.id) throw invalid(path, "Must differ from the entry's company");
+      if (!knownCompanies.has(l.partner)) throw invalid(path, 'Not a company of the organization');
+      if (l.partner === companyId) throw invalid(path, "Must differ from the entry's company");
     }
     partners.set(l.lineNumber, l.partner ?? accountPartner);
   }
@@ -683,69 +710,144 @@ export async function createEntry(
   access: Access,
   input: CreateEntryInput,
 ): Promise<JournalEntryRecord> {
-  const organizationId = input.organizationId;
-  await access.authorize(organizationId, 'journal_entry:edit');
-  return inTransaction(db, async (tx) => {
-    // R1
-    const company = await repo.companyForShare(tx, organizationId, input.companyId);
-    if (!company) throw companyNotFound(input.companyId);
-    if (!company.isActive) throw companyInactive(company.id);
-    const drafts = input.lines.map(draftFromInput);
-    // R2, R3
-    const partners = await checkLineAccounts(tx, organizationId, company, drafts);
-    // R4
-    const ref = resolveFiscalPeriod(company, input.transactionDate, input.fiscalPeriod ?? null);
-    await lockPeriod(tx, { organizationId, company, ref, userId: access.userId, requireOpen: true });
-    // R5, R6
-    const fc = company.functionalCurrency;
-    const lines = await convertAndBalance(
-      tx,
-      organizationId,
-      fc,
-      input.transactionDate,
-      drafts,
-      partners,
-      true,
-    );
+  await access.authorize(input.organizationId, 'journal_entry:edit');
+  return (
+    (await createEntryFast(db, access, input)) ??
+    inTransaction(db, (tx) => createEntryInTransaction(tx, access, input))
+  );
+}
 
-    const id = uuidv7();
-    const now = new Date();
-    // The audit entry first: the entry number is drawn last, so the company's counter row stays
-    // locked only for the header and line inserts and the commit.
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Create',
-      entityType: 'JournalEntry',
-      entityId: id,
-    });
-    const stored = await repo.insertNumberedEntry(
-      tx,
-      {
-        id,
-        organizationId,
-        companyId: company.id,
-        referenceNumber: input.referenceNumber ?? null,
-        description: input.description,
-        transactionDate: input.transactionDate,
-        documentDate: input.documentDate ?? null,
-        postingDate: null,
-        fiscalYear: ref.year,
-        fiscalPeriod: ref.period,
-        entryType: input.entryType ?? 'Standard',
-        sourceModule: input.sourceModule ?? 'GeneralLedger',
-        sourceDocumentRef: input.sourceDocumentRef ?? null,
-        isMultiCurrency: isMultiCurrency(lines),
-        status: 'Draft',
-        ...totalsOf(lines, fc),
-        createdBy: access.userId,
-        createdAt: now,
-        updatedAt: now,
-      },
-      lineRows(organizationId, company.id, id, lines, fc),
-    );
-    return entryRecord(stored.row, stored.lines, fc);
+/** The header row of a new entry (everything but the number, drawn when it is written). */
+function newEntryHeader(
+  access: Access,
+  input: CreateEntryInput,
+  companyId: string,
+  ref: PeriodRef,
+  lines: DerivedLine[],
+  fc: string,
+) {
+  const now = new Date();
+  return {
+    id: uuidv7(),
+    organizationId: input.organizationId,
+    companyId,
+    referenceNumber: input.referenceNumber ?? null,
+    description: input.description,
+    transactionDate: input.transactionDate,
+    documentDate: input.documentDate ?? null,
+    postingDate: null,
+    fiscalYear: ref.year,
+    fiscalPeriod: ref.period,
+    entryType: input.entryType ?? 'Standard',
+    sourceModule: input.sourceModule ?? 'GeneralLedger',
+    sourceDocumentRef: input.sourceDocumentRef ?? null,
+    isMultiCurrency: isMultiCurrency(lines),
+    status: 'Draft',
+    ...totalsOf(lines, fc),
+    createdBy: access.userId,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * The common case of a create in two statements (journal/statements.ts): one read of everything
+ * R1–R4 need, the checks in code, then one guarded write. Returns null — nothing written — when the
+ * transactional path must run instead: the fiscal year of the entry does not exist yet (it is created
+ * in the entry's transaction, 3.6.1), or the company or period changed between the read and the write
+ * (the transactional path then reports the new state's error).
+ */
+async function createEntryFast(
+  db: Db,
+  access: Access,
+  input: CreateEntryInput,
+): Promise<JournalEntryRecord | null> {
+  const organizationId = input.organizationId;
+  const drafts = input.lines.map(draftFromInput);
+  const ctx = await statements.createContext(
+    db,
+    organizationId,
+    input.companyId,
+    drafts.map((d) => d.accountId),
+    partnerIdsOf(drafts),
+    input.transactionDate,
+  );
+  // R1
+  if (!ctx) throw companyNotFound(input.companyId);
+  const company = ctx.company;
+  if (!company.isActive) throw companyInactive(company.id);
+  // R2, R3
+  const partners = checkLineAccountsWith(ctx.accounts, ctx.partnerCompanies, company.id, drafts);
+  // R4
+  const ref = resolveFiscalPeriod(company, input.transactionDate, input.fiscalPeriod ?? null);
+  const period = ctx.periods.find((p) => p.year === ref.year && p.period === ref.period);
+  if (!period) return null;
+  if (period.status !== 'Open') throw fiscalPeriodClosed(company.id, ref.year, ref.period);
+  // R5, R6
+  const fc = company.functionalCurrency;
+  const lines = await convertAndBalance(
+    db,
+    organizationId,
+    fc,
+    input.transactionDate,
+    drafts,
+    partners,
+    true,
+  );
+  const header = newEntryHeader(access, input, company.id, ref, lines, fc);
+  const stored = await statements.insertEntry(
+    db,
+    header,
+    lineRows(organizationId, company.id, header.id, lines, fc),
+    uuidv7(),
+  );
+  return stored && entryRecord(stored.row, stored.lines, fc);
+}
+
+/** A create in one transaction, with the row locks, creating the fiscal year when it is missing. */
+async function createEntryInTransaction(
+  tx: Tx,
+  access: Access,
+  input: CreateEntryInput,
+): Promise<JournalEntryRecord> {
+  const organizationId = input.organizationId;
+  // R1
+  const company = await repo.companyForShare(tx, organizationId, input.companyId);
+  if (!company) throw companyNotFound(input.companyId);
+  if (!company.isActive) throw companyInactive(company.id);
+  const drafts = input.lines.map(draftFromInput);
+  // R2, R3
+  const partners = await checkLineAccounts(tx, organizationId, company, drafts);
+  // R4
+  const ref = resolveFiscalPeriod(company, input.transactionDate, input.fiscalPeriod ?? null);
+  await lockPeriod(tx, { organizationId, company, ref, userId: access.userId, requireOpen: true });
+  // R5, R6
+  const fc = company.functionalCurrency;
+  const lines = await convertAndBalance(
+    tx,
+    organizationId,
+    fc,
+    input.transactionDate,
+    drafts,
+    partners,
+    true,
+  );
+  const header = newEntryHeader(access, input, company.id, ref, lines, fc);
+  // The audit entry first: the entry number is drawn last, so the company's counter row stays
+  // locked only for the header and line inserts and the commit.
+  await recordAudit(tx, {
+    organizationId,
+    userId: access.userId,
+    action: 'Create',
+    entityType: 'JournalEntry',
+    entityId: header.id,
   });
+  const stored = await repo.insertNumberedEntry(
+    tx,
+    header,
+    lineRows(organizationId, company.id, header.id, lines, fc),
+  );
+  return entryRecord(stored.row, stored.lines, fc);
 }
 
 export interface UpdateEntryInput {
@@ -938,6 +1040,42 @@ export async function listEntries(db: Db, access: Access, q: ListEntriesQuery, p
 // ---------------------------------------------------------------------------------------------------
 // Workflow
 
+/**
+ * The one-statement form of a workflow operation (journal/statements.ts), for a request that names
+ * the entry's organization and whose caller has the role (so that steps 7–9 of 1.12.3 cannot fail
+ * for any other reason than a missing entry, which the statement also detects). Null — nothing
+ * written — when the request does not qualify, or the statement's guard refused: the transactional
+ * path then runs and reports the error of the state it finds.
+ */
+async function fastPath<T>(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationIdParam: string | undefined,
+  action: Action,
+  write: (organizationId: string) => Promise<T | null>,
+): Promise<T | null> {
+  let organizationId = organizationIdParam;
+  if (organizationId === undefined) {
+    // Addressed by id alone: the entry's own organization, and the caller's role there, in one query.
+    const found = await statements.entryOrganization(db, id, access.userId);
+    if (!found || found.role === null) return null;
+    organizationId = found.organizationId;
+    access.prime(organizationId, found);
+    if (!roleAtLeast(found.role as Role, PERMISSIONS[action].minRole)) return null;
+  } else if (!roleAtLeast(await access.roleIn(organizationId), PERMISSIONS[action].minRole)) {
+    return null;
+  }
+  try {
+    return await write(organizationId);
+  } catch (err) {
+    // A deadlock or serialization failure: the transactional path retries.
+    const code = pgErrorCode(err);
+    if (code === '40P01' || code === '40001') return null;
+    throw err;
+  }
+}
+
 async function simpleTransition(
   db: Db,
   access: Access,
@@ -946,9 +1084,22 @@ async function simpleTransition(
   action: Action,
   operation: 'submit' | 'approve' | 'reject',
   apply: (row: EntryRow, settings: { enforceSegregationOfDuties: boolean }) => Partial<NewEntryRow>,
+  extra?: (settings: { enforceSegregationOfDuties: boolean }) => unknown,
 ): Promise<JournalEntryRecord> {
+  const fast = await fastPath(db, access, id, organizationIdParam, action, async (organizationId) => {
+    const settings = await organizationSettings(db, organizationId, access);
+    const stored = await statements.transitionEntry(db, operation, {
+      organizationId,
+      id,
+      userId: access.userId,
+      auditId: uuidv7(),
+      extra: extra?.(settings),
+    });
+    return stored && entryRecord(stored.row, stored.lines, stored.functionalCurrency);
+  });
+  if (fast) return fast;
   const organizationId = await locateEntry(db, access, id, organizationIdParam, action);
-  const settings = await organizationSettings(db, organizationId);
+  const settings = await organizationSettings(db, organizationId, access);
   return inTransaction(db, async (tx) => {
     const row = await repo.findEntry(tx, organizationId, id, true);
     if (!row) throw entryNotFound(id);
@@ -984,12 +1135,21 @@ function segregationViolation(entryId: string, userId: string): DomainError {
 }
 
 export function approveEntry(db: Db, access: Access, id: string, organizationId: string | undefined) {
-  return simpleTransition(db, access, id, organizationId, 'journal_entry:approve', 'approve', (row, s) => {
-    if (s.enforceSegregationOfDuties && row.createdBy === access.userId) {
-      throw segregationViolation(row.id, access.userId);
-    }
-    return { status: 'Approved', approvedBy: access.userId, approvedAt: new Date() };
-  });
+  return simpleTransition(
+    db,
+    access,
+    id,
+    organizationId,
+    'journal_entry:approve',
+    'approve',
+    (row, s) => {
+      if (s.enforceSegregationOfDuties && row.createdBy === access.userId) {
+        throw segregationViolation(row.id, access.userId);
+      }
+      return { status: 'Approved', approvedBy: access.userId, approvedAt: new Date() };
+    },
+    (s) => s.enforceSegregationOfDuties,
+  );
 }
 
 export function rejectEntry(
@@ -999,12 +1159,21 @@ export function rejectEntry(
   organizationId: string | undefined,
   reason: string | null | undefined,
 ) {
-  return simpleTransition(db, access, id, organizationId, 'journal_entry:approve', 'reject', () => ({
-    status: 'Draft',
-    rejectedBy: access.userId,
-    rejectedAt: new Date(),
-    rejectionReason: reason ?? null,
-  }));
+  return simpleTransition(
+    db,
+    access,
+    id,
+    organizationId,
+    'journal_entry:approve',
+    'reject',
+    () => ({
+      status: 'Draft',
+      rejectedBy: access.userId,
+      rejectedAt: new Date(),
+      rejectionReason: reason ?? null,
+    }),
+    () => reason ?? null,
+  );
 }
 
 export interface PostInput {
@@ -1016,20 +1185,47 @@ export interface PostInput {
 /** Closing-related for `account_balances.is_closing`: type `Closing` (the reversal case is set by reversal). */
 const closingFlagOf = (row: Pick<EntryRow, 'entryType'>) => row.entryType === 'Closing';
 
+/** The statuses from which an entry may be posted (3.7.5; `requireApproval`). */
+function postableStatuses(settings: { requireApproval: boolean }): EntryStatus[] {
+  return settings.requireApproval ? ['Approved'] : ['Draft', 'PendingApproval', 'Approved'];
+}
+
 export async function postEntry(
   db: Db,
   access: Access,
   id: string,
   input: PostInput,
 ): Promise<JournalEntryRecord> {
+  const fast = await fastPath(
+    db,
+    access,
+    id,
+    input.organizationId,
+    'journal_entry:post',
+    async (organizationId) => {
+      // A posting user other than the caller is checked by the transactional path (decision 95).
+      if (input.postedBy != null && input.postedBy !== access.userId) return null;
+      const settings = await organizationSettings(db, organizationId, access);
+      const stored = await statements.postEntry(db, {
+        organizationId,
+        id,
+        userId: access.userId,
+        auditId: uuidv7(),
+        allowedStatuses: postableStatuses(settings),
+        segregation: settings.enforceSegregationOfDuties,
+        postingDate: input.postingDate ?? todayIn(settings.defaultTimezone),
+        postedBy: access.userId,
+      });
+      return stored && entryRecord(stored.row, stored.lines, stored.functionalCurrency);
+    },
+  );
+  if (fast) return fast;
   const organizationId = await locateEntry(db, access, id, input.organizationId, 'journal_entry:post');
-  const settings = await organizationSettings(db, organizationId);
+  const settings = await organizationSettings(db, organizationId, access);
   return inTransaction(db, async (tx) => {
     const row = await repo.findEntry(tx, organizationId, id, true);
     if (!row) throw entryNotFound(id);
-    const allowed: EntryStatus[] = settings.requireApproval
-      ? ['Approved']
-      : ['Draft', 'PendingApproval', 'Approved'];
+    const allowed = postableStatuses(settings);
     if (!allowed.includes(row.status as EntryStatus)) throw invalidTransition(row, 'post', allowed);
     const postedBy = input.postedBy ?? access.userId;
     if (postedBy !== access.userId) await checkActor(tx, organizationId, postedBy);

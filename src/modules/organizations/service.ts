@@ -49,7 +49,19 @@ export function organizationRecord(row: OrgRow): OrganizationRecord {
 }
 
 /** Loads an organization's settings (for services of other modules: approval, SoD, "today"). */
-export async function organizationSettings(db: Db, organizationId: string): Promise<OrganizationSettings> {
+/**
+ * The effective settings of an organization (defaults filled in). With `access`, settings that the
+ * request's authentication already read are used instead of a query.
+ */
+export async function organizationSettings(
+  db: Db,
+  organizationId: string,
+  access?: Access,
+): Promise<OrganizationSettings> {
+  const known = access?.knownSettings(organizationId);
+  if (known !== undefined && known !== null) {
+    return { ...DEFAULT_SETTINGS, ...(known as Partial<OrganizationSettings>) };
+  }
   const [row] = await db
     .select({ settings: organizations.settings })
     .from(organizations)

@@ -1,0 +1,492 @@
+/**
+ * The journal's hot-path SQL as prepared statements (db/client.ts `statement`): creating an entry and
+ * moving it through the workflow are one read and one write statement each, instead of a transaction
+ * of many builder queries. Each write is ONE statement — one transaction — whose data-modifying CTEs
+ * all depend on a guard that re-checks, under the same row locks the transactional path takes, the
+ * state the service validated: when the guard finds the state changed, the statement writes nothing
+ * and returns no row, and the service falls back to its transactional path, which reports the error
+ * of the new state (contract 1.16: concurrent requests are serialised and each sees the state left by
+ * the previous one).
+ *
+ * Results come back as table rows (`entryRowOf`) and the lines as a JSON array whose amounts are text
+ * (`LINES_JSON`, `lineRowOf`): NUMERIC never passes through a JS number.
+ */
+import { type Db, run, statement } from '../../db/client.ts';
+import type { EntryRow, LineRow, NewEntryRow, NewLineRow } from './repo.ts';
+
+/** `journal_entries` columns (snake_case, as a statement returns them) → the Drizzle row shape. */
+export function entryRowOf(r: Record<string, unknown>): EntryRow {
+  return {
+    id: r.id as string,
+    organizationId: r.organization_id as string,
+    companyId: r.company_id as string,
+    entryNumber: Number(r.entry_number),
+    referenceNumber: r.reference_number as string | null,
+    description: r.description as string,
+    transactionDate: r.transaction_date as string,
+    documentDate: r.document_date as string | null,
+    postingDate: r.posting_date as string | null,
+    fiscalYear: Number(r.fiscal_year),
+    fiscalPeriod: Number(r.fiscal_period),
+    entryType: r.entry_type as string,
+    sourceModule: r.source_module as string,
+    sourceDocumentRef: r.source_document_ref as string | null,
+    isMultiCurrency: r.is_multi_currency as boolean,
+    status: r.status as string,
+    isReversing: r.is_reversing as boolean,
+    reversedEntryId: r.reversed_entry_id as string | null,
+    reversingEntryId: r.reversing_entry_id as string | null,
+    totalDebits: r.total_debits as string,
+    totalCredits: r.total_credits as string,
+    createdBy: r.created_by as string,
+    submittedBy: r.submitted_by as string | null,
+    submittedAt: r.submitted_at as Date | null,
+    approvedBy: r.approved_by as string | null,
+    approvedAt: r.approved_at as Date | null,
+    rejectedBy: r.rejected_by as string | null,
+    rejectedAt: r.rejected_at as Date | null,
+    rejectionReason: r.rejection_reason as string | null,
+    postedBy: r.posted_by as string | null,
+    postedAt: r.posted_at as Date | null,
+    reversedBy: r.reversed_by as string | null,
+    reversedAt: r.reversed_at as Date | null,
+    createdAt: r.created_at as Date,
+    updatedAt: r.updated_at as Date,
+  };
+}
+
+/**
+ * A JSON array of the lines of relation `l` (a `journal_lines` row source), amounts and rates as
+ * text, ordered by line number; `[]` when there are none.
+ */
+const LINES_JSON = (l: string) => `coalesce(json_agg(json_build_object(
+    'id', ${l}.id, 'organizationId', ${l}.organization_id, 'journalEntryId', ${l}.journal_entry_id,
+    'companyId', ${l}.company_id, 'lineNumber', ${l}.line_number, 'accountId', ${l}.account_id,
+    'currency', ${l}.currency, 'debitAmount', ${l}.debit_amount::text,
+    'creditAmount', ${l}.credit_amount::text, 'functionalDebitAmount', ${l}.functional_debit_amount::text,
+    'functionalCreditAmount', ${l}.functional_credit_amount::text, 'exchangeRate', ${l}.exchange_rate::text,
+    'exchangeRateId', ${l}.exchange_rate_id, 'exchangeRateLegIds', ${l}.exchange_rate_leg_ids,
+    'memo', ${l}.memo, 'dimensions', ${l}.dimensions, 'intercompanyPartnerId', ${l}.intercompany_partner_id)
+    order by ${l}.line_number), '[]'::json)`;
+
+/** A line of `LINES_JSON` → the Drizzle row shape. */
+export function lineRowOf(j: Record<string, unknown>): LineRow {
+  return {
+    id: j.id as string,
+    organizationId: j.organizationId as string,
+    journalEntryId: j.journalEntryId as string,
+    companyId: j.companyId as string,
+    lineNumber: Number(j.lineNumber),
+    accountId: j.accountId as string,
+    currency: j.currency as string,
+    debitAmount: j.debitAmount as string | null,
+    creditAmount: j.creditAmount as string | null,
+    functionalDebitAmount: j.functionalDebitAmount as string | null,
+    functionalCreditAmount: j.functionalCreditAmount as string | null,
+    exchangeRate: j.exchangeRate as string,
+    exchangeRateId: j.exchangeRateId as string | null,
+    exchangeRateLegIds: (j.exchangeRateLegIds as string[] | null) ?? [],
+    memo: j.memo as string | null,
+    dimensions: j.dimensions ?? null,
+    intercompanyPartnerId: j.intercompanyPartnerId as string | null,
+  };
+}
+
+/** A returned `journal_entries` row with its `lines` JSON column → entry and lines. */
+function entryWithLines(r: Record<string, unknown>): { row: EntryRow; lines: LineRow[] } {
+  const lines = (typeof r.lines === 'string' ? JSON.parse(r.lines) : r.lines) as Record<string, unknown>[];
+  return { row: entryRowOf(r), lines: lines.map(lineRowOf) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Create
+
+/** What R1–R4 of a create need, read in one statement (no locks; the write re-checks under locks). */
+export interface CreateContext {
+  company: {
+    id: string;
+    isActive: boolean;
+    functionalCurrency: string;
+    fiscalYearEndMonth: number;
+    fiscalYearEndDay: number;
+  };
+  /** The line accounts found in the organization, by id. */
+  accounts: Map<string, LineAccount>;
+  /** Which of the given partner ids are companies of the organization. */
+  partnerCompanies: Set<string>;
+  /** Status of the periods that may hold the date: the regular period of each candidate fiscal year
+   * containing it, and the adjustment periods of those years. */
+  periods: { year: number; period: number; status: string }[];
+}
+
+export interface LineAccount {
+  id: string;
+  companyId: string;
+  isActive: boolean;
+  isPostable: boolean;
+  isIntercompany: boolean;
+  intercompanyPartnerId: string | null;
+}
+
+const CREATE_CONTEXT = statement(
+  'journal_create_context',
+  `select c.id, c.is_active, c.functional_currency, c.fiscal_year_end_month, c.fiscal_year_end_day,
+     (select coalesce(json_agg(json_build_object('id', a.id, 'companyId', a.company_id,
+         'isActive', a.is_active, 'isPostable', a.is_postable, 'isIntercompany', a.is_intercompany,
+         'intercompanyPartnerId', a.intercompany_partner_id)), '[]'::json)
+      from accounts a where a.organization_id = $1 and a.id = any($3::uuid[])) as accounts,
+     (select coalesce(json_agg(x.id), '[]'::json)
+      from companies x where x.organization_id = $1 and x.id = any($4::uuid[])) as partners,
+     (select coalesce(json_agg(json_build_object('year', p.fiscal_year, 'period', p.period_number,
+         'status', p.status)), '[]'::json)
+      from fiscal_periods p
+      where p.organization_id = $1 and p.company_id = $2 and p.fiscal_year between $5::int - 1 and $5::int + 1
+        and (p.period_number = 13 or (p.start_date <= $6::date and p.end_date >= $6::date))) as periods
+   from companies c where c.organization_id = $1 and c.id = $2`,
+);
+
+const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+
+/** The create context, or null when the company is not one of the organization. */
+export async function createContext(
+  db: Db,
+  organizationId: string,
+  companyId: string,
+  accountIds: string[],
+  partnerIds: string[],
+  transactionDate: string,
+): Promise<CreateContext | null> {
+  const [r] = await run<Record<string, unknown>>(db, CREATE_CONTEXT, [
+    organizationId,
+    companyId,
+    [...new Set(accountIds)],
+    [...new Set(partnerIds)],
+    Number(transactionDate.slice(0, 4)),
+    transactionDate,
+  ]);
+  if (!r) return null;
+  return {
+    company: {
+      id: r.id as string,
+      isActive: r.is_active as boolean,
+      functionalCurrency: r.functional_currency as string,
+      fiscalYearEndMonth: Number(r.fiscal_year_end_month),
+      fiscalYearEndDay: Number(r.fiscal_year_end_day),
+    },
+    accounts: new Map(json<LineAccount[]>(r.accounts).map((a) => [a.id, a])),
+    partnerCompanies: new Set(json<string[]>(r.partners)),
+    periods: json<{ year: number; period: number; status: string }[]>(r.periods),
+  };
+}
+
+const CREATE = statement(
+  'journal_create',
+  `with guard as (
+     select c.id from companies c
+     join fiscal_periods p on p.organization_id = c.organization_id and p.company_id = c.id
+       and p.fiscal_year = $4 and p.period_number = $5
+     where c.organization_id = $1 and c.id = $2 and c.is_active and p.status = 'Open'
+     for share of c, p),
+   counter as (
+     insert into entry_counters as ec (organization_id, company_id, last_number)
+     select $1, $2, 1 from guard
+     on conflict (organization_id, company_id) do update set last_number = ec.last_number + 1
+     returning last_number),
+   header as (
+     insert into journal_entries (id, organization_id, company_id, entry_number, reference_number,
+       description, transaction_date, document_date, fiscal_year, fiscal_period, entry_type,
+       source_module, source_document_ref, is_multi_currency, status, total_debits, total_credits,
+       created_by, created_at, updated_at)
+     select $3, $1, $2, last_number, $6, $7, $8, $9, $4, $5, $10, $11, $12, $13, 'Draft', $14, $15,
+       $16, $17, $17
+     from counter
+     returning *),
+   lines as (
+     insert into journal_lines (id, organization_id, journal_entry_id, company_id, line_number,
+       account_id, currency, debit_amount, credit_amount, functional_debit_amount,
+       functional_credit_amount, exchange_rate, exchange_rate_id, exchange_rate_leg_ids, memo,
+       dimensions, intercompany_partner_id)
+     select l.id, $1, header.id, $2, l.line_number, l.account_id, l.currency, l.debit_amount,
+       l.credit_amount, l.functional_debit_amount, l.functional_credit_amount, l.exchange_rate,
+       l.exchange_rate_id, l.exchange_rate_leg_ids, l.memo, l.dimensions, l.intercompany_partner_id
+     from header, jsonb_to_recordset($18::jsonb) as l(id uuid, line_number smallint, account_id uuid,
+       currency text, debit_amount numeric, credit_amount numeric, functional_debit_amount numeric,
+       functional_credit_amount numeric, exchange_rate numeric, exchange_rate_id uuid,
+       exchange_rate_leg_ids uuid[], memo text, dimensions jsonb, intercompany_partner_id uuid)
+     returning *),
+   audit as (
+     insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
+     select $19, $1, $16, 'Create', 'JournalEntry', header.id, null from header)
+   select header.*, (select ${LINES_JSON('lines')} from lines) as lines from header`,
+);
+
+/**
+ * Writes a validated new entry in ONE statement: under share locks on the company and the fiscal
+ * period (as the transactional path takes them) it re-checks that the company is active and the
+ * period `{fiscalYear, fiscalPeriod}` exists and is open, then draws the entry number (the counter
+ * row stays locked only until this statement commits), inserts header and lines and the `Create`
+ * audit entry. Returns null, having written nothing, when the re-check fails.
+ */
+export async function insertEntry(
+  db: Db,
+  entry: Omit<NewEntryRow, 'entryNumber'> & { createdAt: Date },
+  lines: NewLineRow[],
+  auditId: string,
+): Promise<{ row: EntryRow; lines: LineRow[] } | null> {
+  const [r] = await run<Record<string, unknown>>(db, CREATE, [
+    entry.organizationId,
+    entry.companyId,
+    entry.id,
+    entry.fiscalYear,
+    entry.fiscalPeriod,
+    entry.referenceNumber ?? null,
+    entry.description,
+    entry.transactionDate,
+    entry.documentDate ?? null,
+    entry.entryType ?? 'Standard',
+    entry.sourceModule ?? 'GeneralLedger',
+    entry.sourceDocumentRef ?? null,
+    entry.isMultiCurrency ?? false,
+    entry.totalDebits,
+    entry.totalCredits,
+    entry.createdBy,
+    entry.createdAt,
+    JSON.stringify(
+      lines.map((l) => ({
+        id: l.id,
+        line_number: l.lineNumber,
+        account_id: l.accountId,
+        currency: l.currency,
+        debit_amount: l.debitAmount ?? null,
+        credit_amount: l.creditAmount ?? null,
+        functional_debit_amount: l.functionalDebitAmount ?? null,
+        functional_credit_amount: l.functionalCreditAmount ?? null,
+        exchange_rate: l.exchangeRate,
+        exchange_rate_id: l.exchangeRateId ?? null,
+        exchange_rate_leg_ids: l.exchangeRateLegIds ?? [],
+        memo: l.memo ?? null,
+        dimensions: l.dimensions ?? null,
+        intercompany_partner_id: l.intercompanyPartnerId ?? null,
+      })),
+    ),
+    auditId,
+  ]);
+  return r ? entryWithLines(r) : null;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Workflow
+
+/**
+ * The entry as this statement's snapshot saw it (`snap`) must be the version now locked (`locked`):
+ * then everything read from the snapshot — its lines above all — is current. A concurrent change
+ * (a PUT replacing the lines, another transition) gives the row a new version, and the statement
+ * writes nothing.
+ */
+const SAME_VERSION = `(select xmin from journal_entries where organization_id = $1 and id = $2) = locked.v`;
+
+/** The returned entry, its company's functional currency and its lines. */
+const RETURN_ENTRY = `select u.*, c.functional_currency,
+     (select ${LINES_JSON('l')} from journal_lines l
+      where l.organization_id = $1 and l.journal_entry_id = u.id) as lines
+   from u join companies c on c.organization_id = u.organization_id and c.id = u.company_id`;
+
+/**
+ * Submit, approve or reject: `$1` organization, `$2` entry, `$3` caller, `$4` now, `$5` audit id,
+ * `$6` audit changes; `extra` adds conditions on the locked row `e` (with its own parameters from $7).
+ */
+function transition(name: string, from: string, to: string, set: string, action: string, extra = '') {
+  return statement(
+    name,
+    `with locked as (
+       select e.id, e.xmin as v from journal_entries e
+       where e.organization_id = $1 and e.id = $2 and e.status = '${from}' ${extra}
+       for update),
+     u as (
+       update journal_entries j set status = '${to}', ${set}, updated_at = $4
+       from locked where j.organization_id = $1 and j.id = locked.id and ${SAME_VERSION}
+       returning j.*),
+     audit as (
+       insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
+       select $5, $1, $3, '${action}', 'JournalEntry', u.id, $6::jsonb from u)
+     ${RETURN_ENTRY}`,
+  );
+}
+
+const TRANSITIONS = {
+  submit: transition(
+    'journal_submit',
+    'Draft',
+    'PendingApproval',
+    'submitted_by = $3, submitted_at = $4',
+    'Submit',
+  ),
+  // $7: segregation of duties enforced (the creator may not approve).
+  approve: transition(
+    'journal_approve',
+    'PendingApproval',
+    'Approved',
+    'approved_by = $3, approved_at = $4',
+    'Approve',
+    'and not ($7::boolean and e.created_by = $3)',
+  ),
+  // $7: the rejection reason.
+  reject: transition(
+    'journal_reject',
+    'PendingApproval',
+    'Draft',
+    'rejected_by = $3, rejected_at = $4, rejection_reason = $7::text',
+    'Reject',
+  ),
+};
+
+export type StoredEntry = { row: EntryRow; lines: LineRow[]; functionalCurrency: string };
+
+function storedEntry(r: Record<string, unknown>): StoredEntry {
+  return { ...entryWithLines(r), functionalCurrency: r.functional_currency as string };
+}
+
+/**
+ * Submit, approve or reject in ONE statement: the entry is locked, and only when it is still in the
+ * transition's source status (and, for approve, `segregation` does not forbid the caller) and
+ * unchanged since the statement's snapshot is it moved and the audit entry written. Null when nothing
+ * was written.
+ */
+export async function transitionEntry(
+  db: Db,
+  operation: keyof typeof TRANSITIONS,
+  p: { organizationId: string; id: string; userId: string; auditId: string; extra?: unknown },
+): Promise<StoredEntry | null> {
+  const from = operation === 'submit' ? 'Draft' : 'PendingApproval';
+  const to = operation === 'submit' ? 'PendingApproval' : operation === 'approve' ? 'Approved' : 'Draft';
+  const params: unknown[] = [
+    p.organizationId,
+    p.id,
+    p.userId,
+    new Date(),
+    p.auditId,
+    JSON.stringify({ status: { from, to } }),
+  ];
+  if (operation !== 'submit') params.push(p.extra ?? null);
+  const [r] = await run<Record<string, unknown>>(db, TRANSITIONS[operation], params);
+  return r ? storedEntry(r) : null;
+}
+
+const POST = statement(
+  'journal_post',
+  `with locked as (
+     select e.id, e.xmin as v, e.status, e.company_id, e.fiscal_year, e.fiscal_period
+     from journal_entries e
+     where e.organization_id = $1 and e.id = $2 and e.status = any($6::text[])
+       and not ($7::boolean and e.status <> 'Approved' and (e.created_by = $3 or e.created_by = $9))
+     for update),
+   guard as (
+     select locked.id, locked.status from locked
+     join companies c on c.organization_id = $1 and c.id = locked.company_id and c.is_active
+     join fiscal_periods p on p.organization_id = $1 and p.company_id = locked.company_id
+       and p.fiscal_year = locked.fiscal_year and p.period_number = locked.fiscal_period
+       and p.status = 'Open'
+     where ${SAME_VERSION}
+       and not exists (
+         select 1 from journal_lines l
+         left join accounts a on a.organization_id = $1 and a.id = l.account_id
+         where l.organization_id = $1 and l.journal_entry_id = locked.id
+           and (a.id is null or a.company_id <> locked.company_id or not a.is_active or not a.is_postable))
+     for share of c, p),
+   u as (
+     update journal_entries j
+     set status = 'Posted', posting_date = $8::date, posted_by = $9, posted_at = $4, updated_at = $4
+     from guard where j.organization_id = $1 and j.id = guard.id
+     returning j.*),
+   totals as (
+     select l.account_id, coalesce(sum(l.functional_debit_amount), 0) as debit,
+            coalesce(sum(l.functional_credit_amount), 0) as credit
+     from u join journal_lines l on l.organization_id = $1 and l.journal_entry_id = u.id
+     group by l.account_id),
+   daily as (
+     insert into account_balances as b (organization_id, company_id, account_id, balance_date,
+       fiscal_year, fiscal_period, is_closing, debit_total, credit_total)
+     select $1, u.company_id, t.account_id, u.transaction_date, u.fiscal_year, u.fiscal_period,
+       u.entry_type = 'Closing', t.debit, t.credit
+     from u, totals t order by t.account_id
+     on conflict (organization_id, company_id, account_id, balance_date, fiscal_year, fiscal_period,
+       is_closing)
+     do update set debit_total = b.debit_total + excluded.debit_total,
+       credit_total = b.credit_total + excluded.credit_total),
+   monthly as (
+     insert into account_month_balances as m (organization_id, company_id, account_id, month_start,
+       is_closing, is_adjustment, debit_total, credit_total)
+     select $1, u.company_id, t.account_id, date_trunc('month', u.transaction_date)::date,
+       u.entry_type = 'Closing', u.fiscal_period = 13, t.debit, t.credit
+     from u, totals t order by t.account_id
+     on conflict (organization_id, company_id, account_id, month_start, is_closing, is_adjustment)
+     do update set debit_total = m.debit_total + excluded.debit_total,
+       credit_total = m.credit_total + excluded.credit_total),
+   audit as (
+     insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
+     select $5, $1, $3, 'Post', 'JournalEntry', u.id,
+       jsonb_build_object('status', jsonb_build_object('from', guard.status, 'to', 'Posted'))
+     from u, guard)
+   ${RETURN_ENTRY}`,
+);
+
+/**
+ * Posts an entry in ONE statement (3.7.7): the entry is locked; only when it is in an allowed status,
+ * segregation of duties allows the caller and the posting user, it is unchanged since the snapshot,
+ * its company is active, its fiscal period open (both share-locked, as the transactional path does)
+ * and every line account belongs to the company, is active and postable, is it posted, its lines'
+ * functional amounts added per account to the daily and monthly balances (rows upserted in account
+ * order, as `repo.addToBalances` does) and the audit entry written. Null when nothing was written.
+ */
+export async function postEntry(
+  db: Db,
+  p: {
+    organizationId: string;
+    id: string;
+    userId: string;
+    auditId: string;
+    allowedStatuses: readonly string[];
+    segregation: boolean;
+    postingDate: string;
+    postedBy: string;
+  },
+): Promise<StoredEntry | null> {
+  const [r] = await run<Record<string, unknown>>(db, POST, [
+    p.organizationId,
+    p.id,
+    p.userId,
+    new Date(),
+    p.auditId,
+    p.allowedStatuses,
+    p.segregation,
+    p.postingDate,
+    p.postedBy,
+  ]);
+  return r ? storedEntry(r) : null;
+}
+
+const ENTRY_ORGANIZATION = statement(
+  'journal_entry_organization',
+  `select e.organization_id, m.role, case when m.role is not null then o.settings end as settings
+   from journal_entries e
+   join organizations o on o.id = e.organization_id
+   left join memberships m on m.organization_id = e.organization_id and m.user_id = $2
+   where e.id = $1`,
+);
+
+/**
+ * The organization of an entry addressed by id alone, with the caller's role there (null: not a
+ * member) and, for a member, the organization's settings.
+ */
+export async function entryOrganization(
+  db: Db,
+  id: string,
+  userId: string,
+): Promise<{ organizationId: string; exists: true; role: string | null; settings: unknown } | null> {
+  const [r] = await run<{ organization_id: string; role: string | null; settings: unknown }>(
+    db,
+    ENTRY_ORGANIZATION,
+    [id, userId],
+  );
+  return r ? { organizationId: r.organization_id, exists: true, role: r.role, settings: r.settings } : null;
+}
