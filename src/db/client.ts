@@ -64,7 +64,11 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   runners.set(db, async (statement, params) => {
-    const result = await pool.query({ name: statement.name, text: statement.text, values: params as unknown[] });
+    const result = await pool.query({
+      name: statement.name,
+      text: statement.text,
+      values: params as unknown[],
+    });
     return result.rows;
   });
   return {

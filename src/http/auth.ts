@@ -6,6 +6,7 @@ import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'no
 import { promisify } from 'node:util';
 import type { FastifyRequest } from 'fastify';
 import { type Db, run, statement } from '../db/client.ts';
+import { Combiner } from '../db/combiner.ts';
 import { DomainError } from '../domain/errors.ts';
 
 const scrypt = promisify(scryptCb) as (
@@ -72,15 +73,45 @@ export interface OrganizationContext {
 }
 
 const AUTHENTICATE = statement(
-  'auth_session',
-  `select u.id, u.email, u.display_name, o.id is not null as org_exists, m.role,
+  'auth_sessions',
+  `select q.ord::int as ord, u.id, u.email, u.display_name, o.id is not null as org_exists, m.role,
           case when m.role is not null then o.settings end as settings
-   from sessions s
+   from unnest($1::text[], $2::uuid[]) with ordinality as q(token_hash, organization_id, ord)
+   join sessions s on s.token_hash = q.token_hash and s.revoked_at is null and s.expires_at > now()
    join users u on u.id = s.user_id
-   left join organizations o on o.id = $2::uuid
-   left join memberships m on m.organization_id = o.id and m.user_id = u.id
-   where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()`,
+   left join organizations o on o.id = q.organization_id
+   left join memberships m on m.organization_id = o.id and m.user_id = u.id`,
 );
+
+interface SessionRow {
+  id: string;
+  email: string;
+  display_name: string;
+  org_exists: boolean;
+  role: string | null;
+  settings: unknown;
+}
+
+type Lookup = { tokenHash: string; organizationId: string | null };
+
+/** Session look-ups of concurrent requests go to the database together (db/combiner.ts). */
+const lookups = new WeakMap<Db, Combiner<Lookup, SessionRow | null>>();
+
+function sessionLookups(db: Db): Combiner<Lookup, SessionRow | null> {
+  let combiner = lookups.get(db);
+  if (!combiner) {
+    combiner = new Combiner<Lookup, SessionRow | null>(async (items) => {
+      const rows = await run<SessionRow & { ord: number }>(db, AUTHENTICATE, [
+        items.map((i) => i.tokenHash),
+        items.map((i) => i.organizationId),
+      ]);
+      const byOrd = new Map(rows.map((r) => [r.ord, r]));
+      return items.map((_, i) => byOrd.get(i + 1) ?? null);
+    }, 100);
+    lookups.set(db, combiner);
+  }
+  return combiner;
+}
 
 /**
  * Resolves a presented token to its user; unknown, revoked or expired → 401. When the request names an
@@ -94,15 +125,7 @@ export async function authenticate(
   organizationId: string | null = null,
 ): Promise<{ user: AuthUser; tokenHash: string; organization: OrganizationContext | null }> {
   const tokenHash = hashToken(token);
-  const rows = await run<{
-    id: string;
-    email: string;
-    display_name: string;
-    org_exists: boolean;
-    role: string | null;
-    settings: unknown;
-  }>(db, AUTHENTICATE, [tokenHash, organizationId]);
-  const row = rows[0];
+  const row = await sessionLookups(db).run('', { tokenHash, organizationId });
   if (!row) throw unauthorized('Invalid or expired token');
   return {
     user: { id: row.id, email: row.email, displayName: row.display_name },

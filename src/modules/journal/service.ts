@@ -15,6 +15,7 @@
 import { and, eq } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgErrorCode, type Queryable, type Tx } from '../../db/client.ts';
+import { Combiner } from '../../db/combiner.ts';
 import { fiscalPeriods } from '../../db/schema/index.ts';
 import { type IsoDate, todayIn } from '../../domain/dates.ts';
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
@@ -764,14 +765,13 @@ async function createEntryFast(
 ): Promise<JournalEntryRecord | null> {
   const organizationId = input.organizationId;
   const drafts = input.lines.map(draftFromInput);
-  const ctx = await statements.createContext(
-    db,
+  const ctx = await statements.createContext(db, {
     organizationId,
-    input.companyId,
-    drafts.map((d) => d.accountId),
-    partnerIdsOf(drafts),
-    input.transactionDate,
-  );
+    companyId: input.companyId,
+    accountIds: drafts.map((d) => d.accountId),
+    partnerIds: partnerIdsOf(drafts),
+    transactionDate: input.transactionDate,
+  });
   // R1
   if (!ctx) throw companyNotFound(input.companyId);
   const company = ctx.company;
@@ -795,13 +795,27 @@ async function createEntryFast(
     true,
   );
   const header = newEntryHeader(access, input, company.id, ref, lines, fc);
-  const stored = await statements.insertEntry(
-    db,
-    header,
-    lineRows(organizationId, company.id, header.id, lines, fc),
-    uuidv7(),
-  );
+  const stored = await entryWriter(db).run(`${organizationId}/${company.id}`, {
+    entry: header,
+    lines: lineRows(organizationId, company.id, header.id, lines, fc),
+    auditId: uuidv7(),
+  });
   return stored && entryRecord(stored.row, stored.lines, fc);
+}
+
+const entryWriters = new WeakMap<Db, Combiner<statements.NewEntry, statements.StoredRows | null>>();
+
+/**
+ * The group-commit writer of new entries of a database (db/combiner.ts): concurrent creates in one
+ * company share one statement, and so one commit and one hold of the company's counter row.
+ */
+function entryWriter(db: Db): Combiner<statements.NewEntry, statements.StoredRows | null> {
+  let writer = entryWriters.get(db);
+  if (!writer) {
+    writer = new Combiner((entries) => statements.insertEntries(db, entries));
+    entryWriters.set(db, writer);
+  }
+  return writer;
 }
 
 /** A create in one transaction, with the row locks, creating the fiscal year when it is missing. */

@@ -12,6 +12,7 @@
  * (`LINES_JSON`, `lineRowOf`): NUMERIC never passes through a JS number.
  */
 import { type Db, run, statement } from '../../db/client.ts';
+import { Combiner } from '../../db/combiner.ts';
 import type { EntryRow, LineRow, NewEntryRow, NewLineRow } from './repo.ts';
 
 /** `journal_entries` columns (snake_case, as a statement returns them) → the Drizzle row shape. */
@@ -92,8 +93,14 @@ export function lineRowOf(j: Record<string, unknown>): LineRow {
   };
 }
 
+/** An entry and its lines as stored. */
+export interface StoredRows {
+  row: EntryRow;
+  lines: LineRow[];
+}
+
 /** A returned `journal_entries` row with its `lines` JSON column → entry and lines. */
-function entryWithLines(r: Record<string, unknown>): { row: EntryRow; lines: LineRow[] } {
+function entryWithLines(r: Record<string, unknown>): StoredRows {
   const lines = (typeof r.lines === 'string' ? JSON.parse(r.lines) : r.lines) as Record<string, unknown>[];
   return { row: entryRowOf(r), lines: lines.map(lineRowOf) };
 }
@@ -130,41 +137,67 @@ export interface LineAccount {
 
 const CREATE_CONTEXT = statement(
   'journal_create_context',
-  `select c.id, c.is_active, c.functional_currency, c.fiscal_year_end_month, c.fiscal_year_end_day,
+  `select q.ord, c.id, c.is_active, c.functional_currency, c.fiscal_year_end_month,
+     c.fiscal_year_end_day,
      (select coalesce(json_agg(json_build_object('id', a.id, 'companyId', a.company_id,
          'isActive', a.is_active, 'isPostable', a.is_postable, 'isIntercompany', a.is_intercompany,
          'intercompanyPartnerId', a.intercompany_partner_id)), '[]'::json)
-      from accounts a where a.organization_id = $1 and a.id = any($3::uuid[])) as accounts,
+      from accounts a where a.organization_id = q.organization_id and a.id = any(q.account_ids)) as accounts,
      (select coalesce(json_agg(x.id), '[]'::json)
-      from companies x where x.organization_id = $1 and x.id = any($4::uuid[])) as partners,
+      from companies x where x.organization_id = q.organization_id and x.id = any(q.partner_ids)) as partners,
      (select coalesce(json_agg(json_build_object('year', p.fiscal_year, 'period', p.period_number,
          'status', p.status)), '[]'::json)
       from fiscal_periods p
-      where p.organization_id = $1 and p.company_id = $2 and p.fiscal_year between $5::int - 1 and $5::int + 1
-        and (p.period_number = 13 or (p.start_date <= $6::date and p.end_date >= $6::date))) as periods
-   from companies c where c.organization_id = $1 and c.id = $2`,
+      where p.organization_id = q.organization_id and p.company_id = q.company_id
+        and p.fiscal_year between q.year - 1 and q.year + 1
+        and (p.period_number = 13 or (p.start_date <= q.date and p.end_date >= q.date))) as periods
+   from jsonb_to_recordset($1::jsonb) as q(ord int, organization_id uuid, company_id uuid,
+     account_ids uuid[], partner_ids uuid[], year int, date date)
+   join companies c on c.organization_id = q.organization_id and c.id = q.company_id`,
 );
 
 const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
 
-/** The create context, or null when the company is not one of the organization. */
-export async function createContext(
-  db: Db,
-  organizationId: string,
-  companyId: string,
-  accountIds: string[],
-  partnerIds: string[],
-  transactionDate: string,
-): Promise<CreateContext | null> {
-  const [r] = await run<Record<string, unknown>>(db, CREATE_CONTEXT, [
-    organizationId,
-    companyId,
-    [...new Set(accountIds)],
-    [...new Set(partnerIds)],
-    Number(transactionDate.slice(0, 4)),
-    transactionDate,
-  ]);
-  if (!r) return null;
+interface ContextQuery {
+  organizationId: string;
+  companyId: string;
+  accountIds: string[];
+  partnerIds: string[];
+  transactionDate: string;
+}
+
+/** Create contexts of concurrent requests are read together (db/combiner.ts). */
+const contexts = new WeakMap<Db, Combiner<ContextQuery, CreateContext | null>>();
+
+function contextReader(db: Db): Combiner<ContextQuery, CreateContext | null> {
+  let combiner = contexts.get(db);
+  if (!combiner) {
+    combiner = new Combiner<ContextQuery, CreateContext | null>(async (queries) => {
+      const rows = await run<Record<string, unknown>>(db, CREATE_CONTEXT, [
+        JSON.stringify(
+          queries.map((q, ord) => ({
+            ord,
+            organization_id: q.organizationId,
+            company_id: q.companyId,
+            account_ids: [...new Set(q.accountIds)],
+            partner_ids: [...new Set(q.partnerIds)],
+            year: Number(q.transactionDate.slice(0, 4)),
+            date: q.transactionDate,
+          })),
+        ),
+      ]);
+      const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
+      return queries.map((_, ord) => {
+        const r = byOrd.get(ord);
+        return r ? contextOf(r) : null;
+      });
+    }, 100);
+    contexts.set(db, combiner);
+  }
+  return combiner;
+}
+
+function contextOf(r: Record<string, unknown>): CreateContext {
   return {
     company: {
       id: r.id as string,
@@ -179,27 +212,48 @@ export async function createContext(
   };
 }
 
+/**
+ * The create context, or null when the company is not one of the organization. The reads of
+ * concurrent creates (of any company) share one statement.
+ */
+export function createContext(db: Db, query: ContextQuery): Promise<CreateContext | null> {
+  return contextReader(db).run('', query);
+}
+
 const CREATE = statement(
   'journal_create',
-  `with guard as (
-     select c.id from companies c
+  `with items as (
+     select * from jsonb_to_recordset($3::jsonb) as i(ord int, id uuid, fiscal_year int,
+       fiscal_period smallint, reference_number text, description text, transaction_date date,
+       document_date date, entry_type text, source_module text, source_document_ref text,
+       is_multi_currency boolean, total_debits numeric, total_credits numeric, created_by uuid,
+       created_at timestamptz, audit_id uuid)),
+   open_periods as (
+     select p.fiscal_year, p.period_number from companies c
      join fiscal_periods p on p.organization_id = c.organization_id and p.company_id = c.id
-       and p.fiscal_year = $4 and p.period_number = $5
      where c.organization_id = $1 and c.id = $2 and c.is_active and p.status = 'Open'
+       and (p.fiscal_year, p.period_number) in (select fiscal_year, fiscal_period from items)
      for share of c, p),
+   accepted as (
+     select i.*, row_number() over (order by i.ord)::int as rn, count(*) over ()::int as n
+     from items i
+     where exists (select 1 from open_periods o
+                   where o.fiscal_year = i.fiscal_year and o.period_number = i.fiscal_period)),
    counter as (
      insert into entry_counters as ec (organization_id, company_id, last_number)
-     select $1, $2, 1 from guard
-     on conflict (organization_id, company_id) do update set last_number = ec.last_number + 1
+     select $1, $2, count(*)::int from accepted having count(*) > 0
+     on conflict (organization_id, company_id) do update set last_number = ec.last_number + excluded.last_number
      returning last_number),
    header as (
      insert into journal_entries (id, organization_id, company_id, entry_number, reference_number,
        description, transaction_date, document_date, fiscal_year, fiscal_period, entry_type,
        source_module, source_document_ref, is_multi_currency, status, total_debits, total_credits,
        created_by, created_at, updated_at)
-     select $3, $1, $2, last_number, $6, $7, $8, $9, $4, $5, $10, $11, $12, $13, 'Draft', $14, $15,
-       $16, $17, $17
-     from counter
+     select a.id, $1, $2, counter.last_number - a.n + a.rn, a.reference_number, a.description,
+       a.transaction_date, a.document_date, a.fiscal_year, a.fiscal_period, a.entry_type,
+       a.source_module, a.source_document_ref, a.is_multi_currency, 'Draft', a.total_debits,
+       a.total_credits, a.created_by, a.created_at, a.created_at
+     from accepted a, counter
      returning *),
    lines as (
      insert into journal_lines (id, organization_id, journal_entry_id, company_id, line_number,
@@ -209,69 +263,87 @@ const CREATE = statement(
      select l.id, $1, header.id, $2, l.line_number, l.account_id, l.currency, l.debit_amount,
        l.credit_amount, l.functional_debit_amount, l.functional_credit_amount, l.exchange_rate,
        l.exchange_rate_id, l.exchange_rate_leg_ids, l.memo, l.dimensions, l.intercompany_partner_id
-     from header, jsonb_to_recordset($18::jsonb) as l(id uuid, line_number smallint, account_id uuid,
-       currency text, debit_amount numeric, credit_amount numeric, functional_debit_amount numeric,
-       functional_credit_amount numeric, exchange_rate numeric, exchange_rate_id uuid,
-       exchange_rate_leg_ids uuid[], memo text, dimensions jsonb, intercompany_partner_id uuid)
+     from jsonb_to_recordset($4::jsonb) as l(entry_id uuid, id uuid, line_number smallint,
+       account_id uuid, currency text, debit_amount numeric, credit_amount numeric,
+       functional_debit_amount numeric, functional_credit_amount numeric, exchange_rate numeric,
+       exchange_rate_id uuid, exchange_rate_leg_ids uuid[], memo text, dimensions jsonb,
+       intercompany_partner_id uuid)
+     join header on header.id = l.entry_id
      returning *),
    audit as (
      insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
-     select $19, $1, $16, 'Create', 'JournalEntry', header.id, null from header)
-   select header.*, (select ${LINES_JSON('lines')} from lines) as lines from header`,
+     select a.audit_id, $1, a.created_by, 'Create', 'JournalEntry', a.id, null
+     from accepted a join header on header.id = a.id)
+   select header.*,
+     (select ${LINES_JSON('l')} from lines l where l.journal_entry_id = header.id) as lines
+   from header`,
 );
 
+/** A validated new entry of one company, ready to be written (see `insertEntries`). */
+export interface NewEntry {
+  entry: Omit<NewEntryRow, 'entryNumber'> & { createdAt: Date };
+  lines: NewLineRow[];
+  auditId: string;
+}
+
 /**
- * Writes a validated new entry in ONE statement: under share locks on the company and the fiscal
- * period (as the transactional path takes them) it re-checks that the company is active and the
- * period `{fiscalYear, fiscalPeriod}` exists and is open, then draws the entry number (the counter
- * row stays locked only until this statement commits), inserts header and lines and the `Create`
- * audit entry. Returns null, having written nothing, when the re-check fails.
+ * Writes validated new entries of ONE company in ONE statement: under share locks on the company and
+ * the entries' fiscal periods (as the transactional path takes them) it re-checks that the company is
+ * active and each entry's period exists and is open; the accepted entries, in the given order, draw
+ * consecutive numbers (the counter row stays locked only until this statement commits) and their
+ * headers, lines and `Create` audit entries are inserted. Returns, per given entry, its stored row and
+ * lines, or null — nothing written for it — when its re-check failed.
  */
-export async function insertEntry(
-  db: Db,
-  entry: Omit<NewEntryRow, 'entryNumber'> & { createdAt: Date },
-  lines: NewLineRow[],
-  auditId: string,
-): Promise<{ row: EntryRow; lines: LineRow[] } | null> {
-  const [r] = await run<Record<string, unknown>>(db, CREATE, [
-    entry.organizationId,
-    entry.companyId,
-    entry.id,
-    entry.fiscalYear,
-    entry.fiscalPeriod,
-    entry.referenceNumber ?? null,
-    entry.description,
-    entry.transactionDate,
-    entry.documentDate ?? null,
-    entry.entryType ?? 'Standard',
-    entry.sourceModule ?? 'GeneralLedger',
-    entry.sourceDocumentRef ?? null,
-    entry.isMultiCurrency ?? false,
-    entry.totalDebits,
-    entry.totalCredits,
-    entry.createdBy,
-    entry.createdAt,
+export async function insertEntries(db: Db, entries: NewEntry[]): Promise<(StoredRows | null)[]> {
+  const first = entries[0]!.entry;
+  const rows = await run<Record<string, unknown>>(db, CREATE, [
+    first.organizationId,
+    first.companyId,
     JSON.stringify(
-      lines.map((l) => ({
-        id: l.id,
-        line_number: l.lineNumber,
-        account_id: l.accountId,
-        currency: l.currency,
-        debit_amount: l.debitAmount ?? null,
-        credit_amount: l.creditAmount ?? null,
-        functional_debit_amount: l.functionalDebitAmount ?? null,
-        functional_credit_amount: l.functionalCreditAmount ?? null,
-        exchange_rate: l.exchangeRate,
-        exchange_rate_id: l.exchangeRateId ?? null,
-        exchange_rate_leg_ids: l.exchangeRateLegIds ?? [],
-        memo: l.memo ?? null,
-        dimensions: l.dimensions ?? null,
-        intercompany_partner_id: l.intercompanyPartnerId ?? null,
+      entries.map(({ entry: e, auditId }, ord) => ({
+        ord,
+        id: e.id,
+        fiscal_year: e.fiscalYear,
+        fiscal_period: e.fiscalPeriod,
+        reference_number: e.referenceNumber ?? null,
+        description: e.description,
+        transaction_date: e.transactionDate,
+        document_date: e.documentDate ?? null,
+        entry_type: e.entryType ?? 'Standard',
+        source_module: e.sourceModule ?? 'GeneralLedger',
+        source_document_ref: e.sourceDocumentRef ?? null,
+        is_multi_currency: e.isMultiCurrency ?? false,
+        total_debits: e.totalDebits,
+        total_credits: e.totalCredits,
+        created_by: e.createdBy,
+        created_at: e.createdAt.toISOString(),
+        audit_id: auditId,
       })),
     ),
-    auditId,
+    JSON.stringify(
+      entries.flatMap(({ entry, lines }) =>
+        lines.map((l) => ({
+          entry_id: entry.id,
+          id: l.id,
+          line_number: l.lineNumber,
+          account_id: l.accountId,
+          currency: l.currency,
+          debit_amount: l.debitAmount ?? null,
+          credit_amount: l.creditAmount ?? null,
+          functional_debit_amount: l.functionalDebitAmount ?? null,
+          functional_credit_amount: l.functionalCreditAmount ?? null,
+          exchange_rate: l.exchangeRate,
+          exchange_rate_id: l.exchangeRateId ?? null,
+          exchange_rate_leg_ids: l.exchangeRateLegIds ?? [],
+          memo: l.memo ?? null,
+          dimensions: l.dimensions ?? null,
+          intercompany_partner_id: l.intercompanyPartnerId ?? null,
+        })),
+      ),
+    ),
   ]);
-  return r ? entryWithLines(r) : null;
+  const stored = new Map(rows.map((r) => [r.id as string, entryWithLines(r)]));
+  return entries.map((e) => stored.get(e.entry.id) ?? null);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -340,7 +412,7 @@ const TRANSITIONS = {
   ),
 };
 
-export type StoredEntry = { row: EntryRow; lines: LineRow[]; functionalCurrency: string };
+export type StoredEntry = StoredRows & { functionalCurrency: string };
 
 function storedEntry(r: Record<string, unknown>): StoredEntry {
   return { ...entryWithLines(r), functionalCurrency: r.functional_currency as string };
