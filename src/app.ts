@@ -233,7 +233,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     if (token !== null) {
       request.pendingToken = null;
       const organizationId = organizationIdOf(request, parsed && 'value' in parsed ? parsed.value : null);
-      const { user, tokenHash, organization } = await authenticate(options.database.db, token, organizationId);
+      const { user, tokenHash, organization } = await authenticate(
+        options.database.db,
+        token,
+        organizationId,
+      );
       request.user = user;
       request.tokenHash = tokenHash;
       if (organization) request.access.prime(organization.organizationId, organization);
