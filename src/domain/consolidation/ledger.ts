@@ -43,26 +43,47 @@ export class Cells<K extends string | number> {
     this.amounts.push(amount);
   }
 
-  /** Calls `f` once per key, in key order, with the key's total. */
-  forEach(f: (key: K, amount: bigint) => void): void {
-    if (this.ordered) {
-      for (let i = 0; i < this.keys.length; i++) f(this.keys[i]!, this.amounts[i]!);
-      return;
+  /** Orders the cells by key and merges equal keys, in place (once). */
+  normalize(): this {
+    if (this.ordered) return this;
+    const { keys, amounts } = this;
+    if (keys.length > 64) {
+      const order = keys
+        .map((_, i) => i)
+        .sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+      const k = order.map((i) => keys[i]!);
+      const v = order.map((i) => amounts[i]!);
+      for (let i = 0; i < k.length; i++) {
+        keys[i] = k[i]!;
+        amounts[i] = v[i]!;
+      }
     }
-    const order = this.keys
-      .map((_, i) => i)
-      .sort((a, b) => {
-        const ka = this.keys[a]!;
-        const kb = this.keys[b]!;
-        return ka < kb ? -1 : ka > kb ? 1 : 0;
-      });
-    let i = 0;
-    while (i < order.length) {
-      const key = this.keys[order[i]!]!;
-      let total = 0n;
-      while (i < order.length && this.keys[order[i]!] === key) total += this.amounts[order[i++]!]!;
-      f(key, total);
+    // insertion sort (a no-op after the sort above): an account has a few cells per month
+    for (let i = 1; i < keys.length; i++) {
+      const k = keys[i]!;
+      const v = amounts[i]!;
+      let j = i - 1;
+      while (j >= 0 && keys[j]! > k) {
+        keys[j + 1] = keys[j]!;
+        amounts[j + 1] = amounts[j]!;
+        j--;
+      }
+      keys[j + 1] = k;
+      amounts[j + 1] = v;
     }
+    let n = 0;
+    for (let i = 0; i < keys.length; i++) {
+      if (n > 0 && keys[n - 1] === keys[i]) amounts[n - 1]! += amounts[i]!;
+      else {
+        keys[n] = keys[i]!;
+        amounts[n] = amounts[i]!;
+        n++;
+      }
+    }
+    keys.length = n;
+    amounts.length = n;
+    this.ordered = true;
+    return this;
   }
 }
 
@@ -154,30 +175,49 @@ function prepareAt(setup: Setup, data: ViewData, scale: number): PreparedView {
     const c = p.company;
     const foreign = c.functionalCurrency !== setup.G;
     const accounts = setup.accounts.get(c.companyId) ?? new Map<string, AccountInfo>();
+    // Figures of one account usually come one after the other: its look-ups are kept for the next.
+    let lastNumber: string | null = null;
+    let a: AccountInfo | undefined;
+    let kind = 0; // 1 monetary, 2 historical, 3 revenue/expense
+    let historical: Cells<string> | null = null;
+    let ytd: Cells<number> | null = null;
+    let prior: Cells<number> | null = null;
     /** Files one figure (amount at `scale`) under its account and key. */
     const file = (accountNumber: string, date: string | null, amount: bigint): void => {
       p.total += amount;
       if (p.error) return;
-      const a = accounts.get(accountNumber);
+      if (accountNumber !== lastNumber) {
+        lastNumber = accountNumber;
+        a = accounts.get(accountNumber);
+        historical = ytd = prior = null;
+        const t = a?.accountType;
+        kind =
+          (t === 'Asset' || t === 'Liability') && !a!.isNonMonetary
+            ? 1
+            : t === 'Asset' || t === 'Liability' || t === 'Equity'
+              ? 2
+              : 3;
+      }
       if (!a) {
         p.error = new Error(`Ledger figure for unknown account ${accountNumber} of company ${c.companyId}`);
         return;
       }
-      const t = a.accountType;
-      if ((t === 'Asset' || t === 'Liability') && !a.isNonMonetary) {
+      if (kind === 1) {
         p.monetary.set(a.accountNumber, (p.monetary.get(a.accountNumber) ?? 0n) + amount);
-      } else if (t === 'Asset' || t === 'Liability' || t === 'Equity') {
+      } else if (kind === 2) {
         if (foreign && date === null) {
           p.error = new Error(
             `Ledger figure of account ${a.accountNumber} of company ${c.companyId} needs a date`,
           );
           return;
         }
-        cellsOf(p.historical, a).add(foreign ? date! : '', amount);
+        historical ??= cellsOf(p.historical, a);
+        historical.add(foreign ? date! : '', amount);
       } else {
         const q = incomeKey(setup, data, c, a, date, foreign, periodIndex);
         if (q instanceof Error) p.error = q;
-        else cellsOf(date! < data.yearStartDate ? p.prior : p.ytd, a).add(q, amount);
+        else if (date! < data.yearStartDate) (prior ??= cellsOf(p.prior, a)).add(q, amount);
+        else (ytd ??= cellsOf(p.ytd, a)).add(q, amount);
       }
     };
     const cols = l.columns;

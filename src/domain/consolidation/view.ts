@@ -246,28 +246,34 @@ export class ViewComputation {
     }
     // Equity and non-monetary lines × HR(transaction date), summed exactly, rounded once.
     for (const n of sorted(p.historical)) {
-      const cells = p.historical.get(n)!;
+      const { info, keys, amounts } = p.historical.get(n)!.normalize();
       const total = new ExactSum(scale);
-      cells.forEach((d, amt) => {
-        if (amt === 0n) return;
+      for (let i = 0; i < keys.length; i++) {
+        const amt = amounts[i]!;
+        if (amt === 0n) continue;
         if (!foreign) total.add(amt);
         else {
-          const r = this.historicalRate(cur, d);
+          const r = this.historicalRate(cur, keys[i]!);
           if (r) total.addProduct(amt, r);
         }
-      });
-      push(n, 'account', cells.info.accountType, total.rounded(minor));
+      }
+      push(n, 'account', info.accountType, total.rounded(minor));
     }
     // Revenue and expense: each group-period part × AR(q).
+    const averages = foreign ? this.averageRatesOf(cur) : [];
     const translatePeriods = (cells: Cells<number>, total: ExactSum) => {
-      cells.forEach((q, amt) => {
-        if (amt === 0n) return;
+      const { keys, amounts } = cells.normalize();
+      for (let i = 0; i < keys.length; i++) {
+        const amt = amounts[i]!;
+        if (amt === 0n) continue;
         if (!foreign) total.add(amt);
         else {
-          const r = this.averageRate(cur, q);
+          const q = keys[i]!;
+          let r = averages[q];
+          if (r === undefined) r = this.averageRate(cur, q);
           if (r) total.addProduct(amt, r);
         }
-      });
+      }
     };
     for (const n of sorted(p.ytd)) {
       const cells = p.ytd.get(n)!;
@@ -311,13 +317,19 @@ export class ViewComputation {
     return r;
   }
 
-  /** AR(q) (with its fallback) for a currency and the group period of index q, as a scaled multiplier. */
-  private averageRate(cur: string, q: number): ScaledValue | null {
+  /** The AR(q) multipliers of a currency resolved so far, by group-period index. */
+  private averageRatesOf(cur: string): (ScaledValue | null | undefined)[] {
     let byPeriod = this.averageRates.get(cur);
     if (!byPeriod) {
       byPeriod = [];
       this.averageRates.set(cur, byPeriod);
     }
+    return byPeriod;
+  }
+
+  /** AR(q) (with its fallback) for a currency and the group period of index q, as a scaled multiplier. */
+  private averageRate(cur: string, q: number): ScaledValue | null {
+    const byPeriod = this.averageRatesOf(cur);
     let r = byPeriod[q];
     if (r === undefined) {
       const rate = this.rates.average(cur, this.setup.periods[q]!);

@@ -39,7 +39,7 @@ import {
   type RunMember,
   type ViewData,
 } from '../../domain/consolidation/index.ts';
-import { addDays, daysBetween, daysInMonth, makeDate, minDate, parts } from '../../domain/dates.ts';
+import { addDays, daysInMonth, makeDate, minDate, parts } from '../../domain/dates.ts';
 import {
   type FiscalYearEnd,
   fiscalYearOf,
@@ -48,7 +48,6 @@ import {
   periodRange,
   periodsOfYear,
 } from '../../domain/fiscal-calendar.ts';
-import { toScaled } from '../../domain/consolidation/scaled.ts';
 import { dec, formatRate } from '../../domain/money.ts';
 import { CLOSING_RATE_TYPES, HISTORICAL_RATE_TYPES, type RateResolution } from '../../domain/rates.ts';
 import { loadRateBook, type RateBook, type RateQuery } from '../exchange-rates/service.ts';
@@ -612,7 +611,7 @@ async function loadFigures(
     tx,
     sql`select x.part, string_agg(x.line, ';') as text
         from (
-          select 0 as part, g.account_id::text || ',' || g.p::text || ',' || g.amount::text as line
+          select 0 as part, g.account_id::text || ',' || g.p::text || ',' || ${units(sql`g.amount`)} as line
           from (
             select s.account_id, (s.day >= ${scope.yearStartDate}::date)::int as p, sum(s.amount) as amount
             from ${rows}
@@ -623,7 +622,7 @@ async function loadFigures(
           union all
           select 1, k.account_id::text || ':' || k.cells
           from (
-            select s.account_id, string_agg(${day} || '=' || s.amount::text, ',') as cells
+            select s.account_id, string_agg(${day} || '=' || ${units(sql`s.amount`)}, ',') as cells
             from ${rows}
             where ${inList(sql`s.account_id`, accounts.keyedIds)}
             group by 1
@@ -631,7 +630,7 @@ async function loadFigures(
           ${
             tailRows
               ? sql`union all
-          select 2, s.account_id::text || ',' || ${day} || ',' || s.amount::text
+          select 2, s.account_id::text || ',' || ${day} || ',' || ${units(sql`s.amount`)}
           from (${tailRows}) s(account_id, day, amount)`
               : sql``
           }
@@ -690,19 +689,20 @@ async function loadFigures(
     }
     return date;
   };
-  const periods = new Map<number, { date: string; day: number }>();
+  /** per day: its group period's representative date, and where the current account's figure of it is */
+  const periods = new Map<number, { date: string; account: FigureAccount | null; at: number }>();
   let earliestPeriodDate: string | null = null;
   const periodOfDay = (d: number) => {
     let q = periods.get(d);
     if (q === undefined) {
       const date = groupPeriodDate(groupFye, dateOf(d));
-      q = { date, day: daysBetween(EPOCH, date) };
+      const same = [...periods.values()].find((p) => p.date === date);
+      q = same ?? { date, account: null, at: -1 };
       periods.set(d, q);
       if (earliestPeriodDate === null || date < earliestPeriodDate) earliestPeriodDate = date;
     }
     return q;
   };
-  const periodAt = new Map<number, number>();
   const keyed = text(1);
   for (let i = 0; i < keyed.length;) {
     const colon = keyed.indexOf(':', i);
@@ -711,21 +711,26 @@ async function loadFigures(
     const ref = accounts.byId.get(keyed.slice(i, colon));
     if (ref) {
       const cols = columnsOf(ref.companyId);
-      periodAt.clear();
       for (let j = colon + 1; j < end;) {
-        const eq = keyed.indexOf('=', j);
+        // day: a (possibly negative) integer, read digit by digit
+        let eq = j;
+        let d = 0;
+        const negative = keyed.charCodeAt(eq) === 45;
+        if (negative) eq++;
+        for (let c = keyed.charCodeAt(eq); c !== 61; c = keyed.charCodeAt(++eq)) d = d * 10 + (c - 48);
+        if (negative) d = -d;
         let next = keyed.indexOf(',', eq + 1);
         if (next < 0 || next > end) next = end;
-        const d = Number(keyed.slice(j, eq));
         const units = unitsAt(keyed, eq + 1, next);
         if (ref.cls === 'historical') push(cols, ref.number, dateOf(d), units);
         else {
           const q = periodOfDay(d);
-          const at = periodAt.get(q.day);
-          // Another row of the same group period (an adjustment row, another month): one figure.
-          if (at !== undefined) cols.units[at]! += units;
+          // Another row of the same group period (an adjustment row, another month) adds to its
+          // figure (the rows of one account come together).
+          if (q.account === ref) cols.units[q.at]! += units;
           else {
-            periodAt.set(q.day, cols.units.length);
+            q.account = ref;
+            q.at = cols.units.length;
             push(cols, ref.number, q.date, units);
           }
         }
@@ -765,12 +770,16 @@ function push(cols: LedgerColumns, accountNumber: string, date: string | null, u
 }
 
 /**
- * The amount written in `text` from `start` to `end` in units of 10^-8: a NUMERIC(28, 8) value, which
- * PostgreSQL always writes with exactly 8 decimals.
+ * An amount of the figure statement as an integer of 10^-8 units: the text of a NUMERIC(28, 8) sum or
+ * difference — always written with exactly 8 decimals — without its decimal point.
  */
+function units(amount: SQL): SQL {
+  return sql`replace(${amount}::text, '.', '')`;
+}
+
+/** The integer written in `text` from `start` to `end` (see `units`). */
 function unitsAt(text: string, start: number, end: number): bigint {
-  if (text.charCodeAt(end - 9) === 46) return BigInt(text.slice(start, end - 9) + text.slice(end - 8, end));
-  return toScaled(text.slice(start, end), AMOUNT_SCALE)!;
+  return BigInt(text.slice(start, end));
 }
 
 function resolved(from: string, to: string, r: RateResolution): ResolvedRate {
