@@ -331,3 +331,63 @@ describe('scaled-integer engine', () => {
     ]);
   });
 });
+
+describe('figures the engine refuses', () => {
+  const base = () =>
+    buildTestInput({
+      reportingCurrency: 'USD',
+      asOfDate: '2026-06-30',
+      periodRef: { year: 2026, period: 6 },
+      companies: [
+        { companyId: ids(0), companyName: 'Parent', functionalCurrency: 'USD', accounts: CHART, lines: [] },
+        { companyId: ids(1), companyName: 'Sub', functionalCurrency: 'EUR', accounts: CHART, lines: [] },
+      ],
+      rates: [
+        {
+          id: 'r1',
+          fromCurrency: 'EUR',
+          toCurrency: 'USD',
+          rateType: 'Spot',
+          effectiveDate: '2024-01-01',
+          rate: '1.1',
+        },
+      ],
+    });
+  const cases: [string, LedgerFigure][] = [
+    ['an unknown account', { accountNumber: '9999', date: '2026-01-10', amount: '5' }],
+    [
+      'an equity figure of a foreign member without a date',
+      { accountNumber: '3000', date: null, amount: '5' },
+    ],
+    ['a revenue figure without a date', { accountNumber: '4000', date: null, amount: '5' }],
+    ['a figure dated after the view', { accountNumber: '4000', date: '2026-07-01', amount: '5' }],
+    [
+      'a revenue figure outside the group periods',
+      { accountNumber: '4000', date: '1990-01-01', amount: '5' },
+    ],
+  ];
+  for (const [what, figure] of cases) {
+    it(`fails Translate for ${what} exactly as the decimal.js engine did`, () => {
+      const make = () => {
+        const input = base();
+        input.closing.ledgers = [
+          {
+            companyId: ids(1),
+            figures: [
+              { accountNumber: '1000', date: '2026-01-05', amount: '-6.5' },
+              figure,
+              { accountNumber: '1200', date: '2026-01-06', amount: '1.5' },
+            ],
+          },
+        ];
+        return input;
+      };
+      const expected = legacyRun(make());
+      expect(expected.steps.find((s) => s.status === 'Failed')?.stepType).toBe('Translate');
+      expect(runConsolidation(make())).toEqual(expected);
+      const columns = make();
+      columns.closing.ledgers = columns.closing.ledgers.map(asColumns);
+      expect(runConsolidation(columns)).toEqual(expected);
+    });
+  }
+});

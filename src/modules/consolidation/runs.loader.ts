@@ -6,10 +6,12 @@
  * Queries (each over all companies of the group at once — no per-company or per-account queries):
  *   companies, accounts, fiscal-period status, unposted-entry counts, intercompany transactions (one
  *   query for both views), elimination rules, the exchange rates (one rate book for every currency
- *   involved, resolved in memory) and the ledger figures of each view (one GROUP BY per view over the
- *   monthly balance roll-up, with daily balance rows only where a month is cut — never journal lines).
+ *   involved, resolved in memory) and the ledger figures of each view (one statement per view over the
+ *   monthly balance roll-up, with daily balance rows only where a month is cut — never journal lines;
+ *   see `loadFigures`).
  *
- * Ledger figures follow the engine's ViewData contract (domain/consolidation/types.ts):
+ * Ledger figures follow the engine's ViewData contract (domain/consolidation/types.ts) and are handed
+ * over as columns of exact scaled amounts (`columnLedger`; the figure objects are built only if read):
  *   - Revenue/Expense: one figure per account and GROUP period (dated with a representative date
  *     inside that period), prior years included;
  *   - Equity and `isNonMonetary` accounts of companies not in the reporting currency: one per date
@@ -132,7 +134,8 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
   // overlapping queries on it). The aggregations join 10^5+ balance rows with the accounts: hash joins
   // and in-memory aggregation, whatever the (often poor) row estimates say.
   // No JIT: the disabled nested loops inflate plan costs past jit_above_cost, and compiling the
-  // expressions costs far more than running these queries.
+  // expressions costs far more than running these queries (measured again with the figure statement:
+  // still slower).
   await tx.execute(sql`set local enable_nestloop = off`);
   await tx.execute(sql`set local jit = off`);
   await tx.execute(sql`set local work_mem = '64MB'`);
@@ -389,9 +392,9 @@ const EPOCH = '1970-01-01';
  *   - `historical`: Equity and `isNonMonetary` accounts of a company not in the reporting currency: one
  *     figure per date on which the historical rate may differ.
  */
-export type FigureClass = 'cumulative' | 'domestic' | 'period' | 'historical';
+type FigureClass = 'cumulative' | 'domestic' | 'period' | 'historical';
 
-export interface FigureAccount {
+interface FigureAccount {
   id: string;
   companyId: string;
   number: string;
@@ -401,25 +404,23 @@ export interface FigureAccount {
 }
 
 /** The figure class of every account of the run, and the id lists the figure query needs. */
-export interface FigureAccounts {
+interface FigureAccounts {
   byId: Map<string, FigureAccount>;
   /**
-   * PostgreSQL array literals of the ids of the accounts summed in the database (`cumulative` and
-   * `domestic`), of those read row by row (`period` and `historical`) and of the `historical` ones
+   * PostgreSQL array literals of the ids of the accounts read row by row (`period` and `historical`;
+   * the others are summed in the database) and of the `historical` ones
    */
-  summedIds: string;
   keyedIds: string;
   historicalIds: string;
   /** companies not in the reporting currency that have `historical` accounts */
   historicalCompanyIds: string[];
 }
 
-export function classifyAccounts(
+function classifyAccounts(
   accounts: readonly AccountRow[],
   foreignCompanyIds: ReadonlySet<string>,
 ): FigureAccounts {
   const byId = new Map<string, FigureAccount>();
-  const summed: string[] = [];
   const keyed: string[] = [];
   const historical: string[] = [];
   const historicalCompanies = new Set<string>();
@@ -432,7 +433,6 @@ export function classifyAccounts(
     else cls = 'cumulative';
     byId.set(a.id, { id: a.id, companyId: a.companyId, number: a.accountNumber, cls, ordinal: byId.size });
     if (cls === 'period' || cls === 'historical') keyed.push(a.id);
-    else summed.push(a.id);
     if (cls === 'historical') {
       historical.push(a.id);
       historicalCompanies.add(a.companyId);
@@ -441,7 +441,6 @@ export function classifyAccounts(
   const literal = (ids: string[]) => `{${ids.join(',')}}`;
   return {
     byId,
-    summedIds: literal(summed),
     keyedIds: literal(keyed),
     historicalIds: literal(historical),
     historicalCompanyIds: [...historicalCompanies],
