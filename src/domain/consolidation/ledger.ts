@@ -224,7 +224,8 @@ function prepareAt(setup: Setup, data: ViewData, scale: number): PreparedView {
     if (cols) {
       const up = cols.scale === scale ? 1n : pow10(scale - cols.scale);
       for (let i = 0; i < cols.units.length; i++) {
-        file(cols.accountNumbers[i]!, cols.dates[i]!, up === 1n ? cols.units[i]! : cols.units[i]! * up);
+        const units = cols.units[i]!;
+        file(cols.accountNumbers[i]!, cols.dates[i] ?? null, up === 1n ? units : units * up);
       }
     } else {
       for (const f of l.figures) file(f.accountNumber, f.date, parse(f.amount, scale));
@@ -286,7 +287,7 @@ export function columnLedger(companyId: string, columns: LedgerColumns): Company
     get figures(): LedgerFigure[] {
       figures ??= columns.units.map((u, i) => ({
         accountNumber: columns.accountNumbers[i]!,
-        date: columns.dates[i]!,
+        date: columns.dates[i] ?? null,
         amount: scaledToString(u, columns.scale),
       }));
       return figures;
