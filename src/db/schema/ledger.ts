@@ -327,7 +327,9 @@ export const accountBalances = pgTable(
  * rows. Reports and consolidation runs read whole months from here and only the months cut by one of
  * their dates from the daily rows, so a balance at a month end costs accounts × months, however many
  * entries and days the ledger holds. `is_adjustment` (fiscal period 13) lets a run leave out the
- * adjustment entries of the current year (3.12.4) without reading daily rows.
+ * adjustment entries of the current year (3.12.4) without reading daily rows. The (company, month)
+ * index serves reads of the months before a date (a consolidation run's opening view) without
+ * scanning every month of the companies' accounts.
  */
 export const accountMonthBalances = pgTable(
   'account_month_balances',
@@ -345,5 +347,6 @@ export const accountMonthBalances = pgTable(
     primaryKey({
       columns: [t.organizationId, t.companyId, t.accountId, t.monthStart, t.isClosing, t.isAdjustment],
     }),
+    index('account_month_balances_company_month_idx').on(t.organizationId, t.companyId, t.monthStart),
   ],
 );

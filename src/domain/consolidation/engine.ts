@@ -4,8 +4,10 @@
  * `createConsolidationExecution(input)` lets a caller persist each step as it starts and ends and
  * check for cancellation between steps; `runConsolidation(input)` runs all seven steps at once.
  */
-import { dec, formatPercentage, money, ZERO } from '../money.ts';
-import { buildSetup, cmpAccountNumber, figureAmount, type Setup } from './setup.ts';
+import { dec, formatPercentage, ZERO } from '../money.ts';
+import { preparedView } from './ledger.ts';
+import { scaledToDecimal } from './scaled.ts';
+import { buildSetup, cmpAccountNumber, type Setup } from './setup.ts';
 import {
   type ConsolidationInput,
   type ConsolidationResult,
@@ -80,15 +82,11 @@ export function validationIssues(setup: Setup): ValidationIssue[] {
     });
   }
   // TRIAL_BALANCE_UNBALANCED
-  const totals = new Map<string, ReturnType<typeof dec>>();
-  for (const l of input.closing.ledgers) {
-    let t = totals.get(l.companyId) ?? ZERO;
-    for (const f of l.figures) t = t.plus(figureAmount(f));
-    totals.set(l.companyId, t);
-  }
+  const closing = preparedView(setup, input.closing);
   for (const c of setup.included) {
-    const t = totals.get(c.companyId) ?? ZERO;
-    if (t.isZero()) continue;
+    const total = closing.companies.get(c.companyId)?.total ?? 0n;
+    if (total === 0n) continue;
+    const t = scaledToDecimal(total, closing.scale);
     issues.push({
       severity: 'Error',
       code: 'TRIAL_BALANCE_UNBALANCED',
@@ -279,16 +277,16 @@ class Execution implements ConsolidationExecution {
         const skipped = v.eliminations.length - v.appliedCount;
         return ok(
           `Applied ${v.appliedCount} of ${plural(v.eliminations.length, 'rule', 'rules')} (${skipped} skipped); ` +
-            `total eliminations ${money(v.totalEliminations, G).value} ${G}`,
+            `total eliminations ${v.money(v.totalEliminations).value} ${G}`,
         );
       }
       case 'NCI': {
         const v = this.view;
         v.computeNci();
-        let total = ZERO;
-        for (const d of v.nci) total = total.plus(d.shareOfEquity).plus(d.shareOfNetIncome);
+        let total = 0n;
+        for (const d of v.nci) total += d.shareOfEquity + d.shareOfNetIncome;
         return ok(
-          `Computed non-controlling interest for ${plural(v.nci.length, 'member', 'members')}: ${money(total, G).value} ${G}`,
+          `Computed non-controlling interest for ${plural(v.nci.length, 'member', 'members')}: ${v.money(total).value} ${G}`,
         );
       }
       case 'GenerateTB': {

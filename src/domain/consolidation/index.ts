@@ -5,5 +5,6 @@ export {
   runConsolidation,
   validationIssues,
 } from './engine.ts';
+export { columnLedger } from './ledger.ts';
 export * from './statements.ts';
 export * from './types.ts';

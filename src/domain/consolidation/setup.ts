@@ -12,21 +12,7 @@ import type {
   ConsolidationInput,
   EliminationRuleInput,
   GroupPeriod,
-  LedgerFigure,
 } from './types.ts';
-
-/** Parsed figure amounts: Validate and Translate read every figure, decimal parsing is their main cost. */
-const parsedAmounts = new WeakMap<LedgerFigure, Decimal>();
-
-/** The figure's amount as a Decimal, parsed once per figure. */
-export function figureAmount(f: LedgerFigure): Decimal {
-  let v = parsedAmounts.get(f);
-  if (v === undefined) {
-    v = dec(f.amount);
-    parsedAmounts.set(f, v);
-  }
-  return v;
-}
 
 export const RE_SYNTHETIC = 'RETAINED_EARNINGS';
 export const CTA_KEY = 'CTA';
@@ -58,6 +44,7 @@ export interface Setup {
   investees: CompanyInput[];
   /** consolidated companies and investees */
   included: CompanyInput[];
+  includedIds: Set<string>;
   companies: Map<string, CompanyInput>;
   accounts: Map<string, Map<string, AccountInfo>>;
   weight: Map<string, Decimal>;
@@ -112,6 +99,7 @@ export function buildSetup(input: ConsolidationInput): Setup {
     consolidatedIds: new Set(consolidated.map((c) => c.companyId)),
     investees,
     included: [...consolidated, ...investees],
+    includedIds: new Set([...consolidated, ...investees].map((c) => c.companyId)),
     companies: new Map(input.companies.map((c) => [c.companyId, c])),
     accounts,
     weight,
@@ -126,6 +114,11 @@ export function buildSetup(input: ConsolidationInput): Setup {
 
 /** The regular group period containing `date`; throws when the loader did not supply it. */
 export function groupPeriodOf(setup: Setup, date: string): GroupPeriod {
+  return setup.periods[groupPeriodIndexOf(setup, date)]!;
+}
+
+/** Index in `setup.periods` (ordered by start date) of the period containing `date`; throws when none. */
+export function groupPeriodIndexOf(setup: Setup, date: string): number {
   const ps = setup.periods;
   let lo = 0;
   let hi = ps.length - 1;
@@ -134,7 +127,7 @@ export function groupPeriodOf(setup: Setup, date: string): GroupPeriod {
     const p = ps[mid]!;
     if (date < p.startDate) hi = mid - 1;
     else if (date > p.endDate) lo = mid + 1;
-    else return p;
+    else return mid;
   }
   throw new Error(`No group period supplied for date ${date}`);
 }

@@ -108,6 +108,20 @@ export interface LedgerFigure {
 export interface CompanyLedger {
   companyId: string;
   figures: LedgerFigure[];
+  /**
+   * Optionally, the same figures as columns with exact scaled-integer amounts: a loader that reads
+   * tens of thousands of figures supplies these (and may build `figures` lazily from them, see
+   * `columnLedger`), and the engine then reads the columns instead of parsing one object per figure.
+   */
+  columns?: LedgerColumns;
+}
+
+/** Figures as parallel columns: figure i is (accountNumbers[i], dates[i], units[i] / 10^scale). */
+export interface LedgerColumns {
+  scale: number;
+  accountNumbers: string[];
+  dates: (string | null)[];
+  units: bigint[];
 }
 
 export interface IntercompanyTransactionInput {

@@ -1,19 +1,30 @@
 /**
  * Steps 2–6 of 3.12.4 for one view (closing or opening) and the trial balance of step 7.
  *
- * Working amounts are Decimals in the reporting currency G; every stored amount is rounded to G's
- * minor unit exactly where the contract says so.
+ * Every amount after translation is rounded to G's minor unit (where the contract says so), so the
+ * working amounts are exact integers of that unit (BigInt "units", scaled.ts); they become decimal
+ * text only in the results.
  */
 import type { AccountType } from '../accounts.ts';
-import { type Decimal, dec, money, roundTo, ZERO } from '../money.ts';
+import { type Decimal, dec, type Money, roundTo, ZERO } from '../money.ts';
 import { type AccountPattern, matchesPattern, parsePattern } from '../selectors.ts';
+import { type Cells, type PreparedCompany, preparedView } from './ledger.ts';
 import { ViewRates } from './rate-book.ts';
+import {
+  ExactSum,
+  RATE_SCALE,
+  roundScaled,
+  type ScaledValue,
+  scaledToDecimal,
+  scaledToString,
+  scaledValue,
+  toScaled,
+} from './scaled.ts';
 import {
   CTA_KEY,
   cmpAccountNumber,
   cmpCompany,
   cmpStr,
-  figureAmount,
   groupPeriodOf,
   NCI_KEY,
   RE_SYNTHETIC,
@@ -38,46 +49,50 @@ import type {
 
 export type ItemKind = 'account' | 'priorYear' | 'cta';
 
-/** One translated balance of a company (rounded to G's minor unit). */
+/** One translated balance of a company, in units of G's minor unit. */
 export interface TranslatedItem {
   /** line key: an account number, the RE line key, or CTA */
   key: string;
   kind: ItemKind;
   accountType: AccountType;
-  amount: Decimal;
+  units: bigint;
 }
 
 export interface TranslatedCompany {
   company: CompanyInput;
   items: TranslatedItem[];
-  cta: Decimal;
+  /** CTA(c) in units of G's minor unit */
+  cta: bigint;
   /** Σ of the functional figures (zero for a balanced ledger) */
   functionalTotal: Decimal;
 }
 
+/** A consolidated line under construction; amounts in units of G's minor unit. */
 interface LineAcc {
   id: string;
   key: string;
   lineType: LineType;
   companyId: string | null;
-  aggregated: Decimal;
-  elimination: Decimal;
-  nci: Decimal;
+  aggregated: bigint;
+  elimination: bigint;
+  nci: bigint;
 }
 
 export interface IcItem {
   tx: IntercompanyTransactionInput;
   eliminationType: 'IntercompanySales' | 'IntercompanyDividends';
-  amount: Decimal;
+  /** translated, weighted amount in units of G's minor unit */
+  amount: bigint;
 }
 
+/** NCI of a member; amounts in units of G's minor unit. */
 interface NciCalc {
   company: CompanyInput;
   pct: Decimal;
-  netAssets: Decimal;
-  netIncome: Decimal;
-  shareOfEquity: Decimal;
-  shareOfNetIncome: Decimal;
+  netAssets: bigint;
+  netIncome: bigint;
+  shareOfEquity: bigint;
+  shareOfNetIncome: bigint;
 }
 
 const IC_TYPE_MAP: Record<IntercompanyTransactionType, 'IntercompanySales' | 'IntercompanyDividends' | null> =
@@ -102,15 +117,17 @@ const EM_NUMBERS: Record<(typeof EM_TYPES)[number], string> = {
   EquityMethodReserve: 'EQUITY_METHOD_RESERVE',
 };
 
-function add(map: Map<string, Decimal>, key: string, v: Decimal): void {
-  map.set(key, (map.get(key) ?? ZERO).plus(v));
+function add(map: Map<string, bigint>, key: string, v: bigint): void {
+  map.set(key, (map.get(key) ?? 0n) + v);
 }
+
+const abs = (v: bigint) => (v < 0n ? -v : v);
 
 export class ViewComputation {
   readonly rates: ViewRates;
   readonly translated = new Map<string, TranslatedCompany>();
-  /** weighted contributions of step 3 per company and line key */
-  readonly contributions = new Map<string, Map<string, Decimal>>();
+  /** weighted contributions of step 3 per company and line key (units of G's minor unit) */
+  readonly contributions = new Map<string, Map<string, bigint>>();
   readonly lines = new Map<string, LineAcc>();
   icCollected = 0;
   icItems: IcItem[] = [];
@@ -118,9 +135,15 @@ export class ViewComputation {
   /** warnings of step 5 (IC_TRANSACTION_NOT_ELIMINATED, RULE_ACCOUNT_NOT_CONSOLIDATED) */
   eliminationIssues: ValidationIssue[] = [];
   eliminatedTransactionIds: string[] = [];
-  totalEliminations = ZERO;
+  /** Σ of applied elimination amounts (units of G's minor unit) */
+  totalEliminations = 0n;
   appliedCount = 0;
   nci: NciCalc[] = [];
+
+  /** rates of this view already converted to scaled multipliers (per currency, date or period) */
+  private readonly closingRates = new Map<string, ScaledValue | null>();
+  private readonly historicalRates = new Map<string, Map<string, ScaledValue | null>>();
+  private readonly averageRates = new Map<string, (ScaledValue | null | undefined)[]>();
 
   constructor(
     readonly setup: Setup,
@@ -134,10 +157,27 @@ export class ViewComputation {
     return roundTo(v, this.setup.minor);
   }
 
+  /** A Decimal already rounded to G's minor unit, in units. */
+  private units(v: Decimal): bigint {
+    return toScaled(v, this.setup.minor)!;
+  }
+
+  /** round(m × units), half away from zero, for an exact multiplier (weight, share). */
+  private times(m: ScaledValue, units: bigint): bigint {
+    return m.scale === 0
+      ? m.coef * units
+      : roundScaled(m.coef * units, this.setup.minor + m.scale, this.setup.minor);
+  }
+
+  /** Money of an amount in units of G's minor unit. */
+  money(units: bigint): Money {
+    return { value: scaledToString(units, this.setup.minor), currency: this.setup.G };
+  }
+
   private line(id: string, key: string, lineType: LineType, companyId: string | null = null): LineAcc {
     let l = this.lines.get(id);
     if (!l) {
-      l = { id, key, lineType, companyId, aggregated: ZERO, elimination: ZERO, nci: ZERO };
+      l = { id, key, lineType, companyId, aggregated: 0n, elimination: 0n, nci: 0n };
       this.lines.set(id, l);
     }
     return l;
@@ -161,133 +201,142 @@ export class ViewComputation {
   // ------------------------------------------------------------------------------------------
 
   translate(): { translatedCount: number } {
-    const ledgers = new Map<string, CompanyLedgerFigures>();
-    for (const l of this.data.ledgers) {
-      const list = ledgers.get(l.companyId) ?? [];
-      list.push(...l.figures);
-      ledgers.set(l.companyId, list);
-    }
+    const prepared = preparedView(this.setup, this.data);
     let translatedCount = 0;
     for (const c of this.setup.included) {
       if (c.functionalCurrency !== this.setup.G) translatedCount++;
-      this.translated.set(c.companyId, this.translateCompany(c, ledgers.get(c.companyId) ?? []));
+      const p = prepared.companies.get(c.companyId)!;
+      if (p.error) throw p.error;
+      this.translated.set(c.companyId, this.translateCompany(c, p, prepared.scale));
     }
     return { translatedCount };
   }
 
-  private translateCompany(c: CompanyInput, figures: CompanyLedgerFigures): TranslatedCompany {
-    const { G } = this.setup;
+  /**
+   * Translated balances of one company: per account, Σ amount × rate over its cells, exact in scaled
+   * integers, rounded once to G's minor unit (scaled.ts). Accounts and keys are visited in the order
+   * of 3.12.4 (monetary, equity and non-monetary, revenue/expense, prior-year results; by account
+   * number, then date or period), so that rate look-ups — and the rate issues they record — happen in
+   * a fixed order.
+   */
+  private translateCompany(c: CompanyInput, p: PreparedCompany, scale: number): TranslatedCompany {
+    const { G, minor } = this.setup;
     const cur = c.functionalCurrency;
     const foreign = cur !== G;
-    const accounts = this.setup.accounts.get(c.companyId) ?? new Map();
-    const monetary = new Map<string, Decimal>();
-    const historical = new Map<string, Map<string, Decimal>>();
-    const ytd = new Map<string, Map<string, Decimal>>();
-    const prior = new Map<string, Map<string, Decimal>>();
-    let functionalTotal = ZERO;
-    for (const f of figures) {
-      const a = accounts.get(f.accountNumber);
-      if (!a)
-        throw new Error(`Ledger figure for unknown account ${f.accountNumber} of company ${c.companyId}`);
-      const amt = figureAmount(f);
-      functionalTotal = functionalTotal.plus(amt);
-      const t = a.accountType;
-      if ((t === 'Asset' || t === 'Liability') && !a.isNonMonetary) {
-        add(monetary, a.accountNumber, amt);
-      } else if (t === 'Asset' || t === 'Liability' || t === 'Equity') {
-        if (foreign && f.date === null) {
-          throw new Error(
-            `Ledger figure of account ${a.accountNumber} of company ${c.companyId} needs a date`,
-          );
-        }
-        const byDate = historical.get(a.accountNumber) ?? new Map<string, Decimal>();
-        add(byDate, foreign ? f.date! : '', amt);
-        historical.set(a.accountNumber, byDate);
-      } else {
-        if (f.date === null) {
-          throw new Error(
-            `Revenue/expense figure of account ${a.accountNumber} of company ${c.companyId} needs a date`,
-          );
-        }
-        if (f.date > this.data.asOfDate) {
-          throw new Error(`Ledger figure dated ${f.date} after the view date ${this.data.asOfDate}`);
-        }
-        const target = f.date < this.data.yearStartDate ? prior : ytd;
-        const byPeriod = target.get(a.accountNumber) ?? new Map<string, Decimal>();
-        add(byPeriod, foreign ? groupPeriodOf(this.setup, f.date).startDate : '', amt);
-        target.set(a.accountNumber, byPeriod);
-      }
-    }
-
     const items: TranslatedItem[] = [];
-    const typeOf = (n: string): AccountType => accounts.get(n)!.accountType;
-    const sortedKeys = (m: Map<string, unknown>) => [...m.keys()].sort(cmpAccountNumber);
+    let itemTotal = 0n;
+    const push = (key: string, kind: ItemKind, accountType: AccountType, units: bigint) => {
+      if (units === 0n) return;
+      items.push({ key, kind, accountType, units });
+      itemTotal += units;
+    };
+    const sorted = <V>(m: Map<string, V>) => [...m.keys()].sort(cmpAccountNumber);
 
     // Monetary Asset/Liability balances × CR.
-    for (const n of sortedKeys(monetary)) {
-      const bal = monetary.get(n)!;
-      if (bal.isZero()) continue;
-      let v = bal;
-      if (foreign) {
-        const r = this.rates.closing(cur, this.data.asOfDate);
-        v = r ? bal.times(r) : ZERO;
+    for (const n of sorted(p.monetary)) {
+      const bal = p.monetary.get(n)!;
+      if (bal === 0n) continue;
+      const type = this.setup.accounts.get(c.companyId)!.get(n)!.accountType;
+      if (!foreign) {
+        push(n, 'account', type, roundScaled(bal, scale, minor));
+        continue;
       }
-      items.push({ key: n, kind: 'account', accountType: typeOf(n), amount: this.round(v) });
+      const r = this.closingRate(cur);
+      push(n, 'account', type, r ? roundScaled(bal * r.coef, scale + r.scale, minor) : 0n);
     }
     // Equity and non-monetary lines × HR(transaction date), summed exactly, rounded once.
-    for (const n of sortedKeys(historical)) {
-      let total = ZERO;
-      const byDate = historical.get(n)!;
-      for (const d of [...byDate.keys()].sort(cmpStr)) {
-        const amt = byDate.get(d)!;
-        if (amt.isZero()) continue;
-        if (!foreign) {
-          total = total.plus(amt);
-          continue;
+    for (const n of sorted(p.historical)) {
+      const { info, keys, amounts } = p.historical.get(n)!.normalize();
+      const total = new ExactSum(scale);
+      for (let i = 0; i < keys.length; i++) {
+        const amt = amounts[i]!;
+        if (amt === 0n) continue;
+        if (!foreign) total.add(amt);
+        else {
+          const r = this.historicalRate(cur, keys[i]!);
+          if (r) total.addProduct(amt, r);
         }
-        const r = this.rates.historical(cur, d);
-        if (r) total = total.plus(amt.times(r));
       }
-      items.push({ key: n, kind: 'account', accountType: typeOf(n), amount: this.round(total) });
+      push(n, 'account', info.accountType, total.rounded(minor));
     }
     // Revenue and expense: each group-period part × AR(q).
-    const translatePeriods = (byPeriod: Map<string, Decimal>): Decimal => {
-      let total = ZERO;
-      for (const start of [...byPeriod.keys()].sort(cmpStr)) {
-        const amt = byPeriod.get(start)!;
-        if (amt.isZero()) continue;
-        if (!foreign) {
-          total = total.plus(amt);
-          continue;
+    const averages = foreign ? this.averageRatesOf(cur) : [];
+    const translatePeriods = (cells: Cells<number>, total: ExactSum) => {
+      const { keys, amounts } = cells.normalize();
+      for (let i = 0; i < keys.length; i++) {
+        const amt = amounts[i]!;
+        if (amt === 0n) continue;
+        if (!foreign) total.add(amt);
+        else {
+          const q = keys[i]!;
+          let r = averages[q];
+          if (r === undefined) r = this.averageRate(cur, q);
+          if (r) total.addProduct(amt, r);
         }
-        const r = this.rates.average(cur, groupPeriodOf(this.setup, start));
-        if (r) total = total.plus(amt.times(r));
       }
-      return total;
     };
-    for (const n of sortedKeys(ytd)) {
-      items.push({
-        key: n,
-        kind: 'account',
-        accountType: typeOf(n),
-        amount: this.round(translatePeriods(ytd.get(n)!)),
-      });
+    for (const n of sorted(p.ytd)) {
+      const cells = p.ytd.get(n)!;
+      const total = new ExactSum(scale);
+      translatePeriods(cells, total);
+      push(n, 'account', cells.info.accountType, total.rounded(minor));
     }
-    let priorTotal = ZERO;
-    for (const n of sortedKeys(prior)) priorTotal = priorTotal.plus(translatePeriods(prior.get(n)!));
-    items.push({
-      key: this.setup.reKey,
-      kind: 'priorYear',
-      accountType: 'Equity',
-      amount: this.round(priorTotal),
-    });
+    const prior = new ExactSum(scale);
+    for (const n of sorted(p.prior)) translatePeriods(p.prior.get(n)!, prior);
+    push(this.setup.reKey, 'priorYear', 'Equity', prior.rounded(minor));
 
-    const nonZero = items.filter((i) => !i.amount.isZero());
-    let sum = ZERO;
-    for (const i of nonZero) sum = sum.plus(i.amount);
-    const cta = sum.neg();
-    if (!cta.isZero()) nonZero.push({ key: CTA_KEY, kind: 'cta', accountType: 'Equity', amount: cta });
-    return { company: c, items: nonZero, cta, functionalTotal };
+    const cta = -itemTotal;
+    if (cta !== 0n) items.push({ key: CTA_KEY, kind: 'cta', accountType: 'Equity', units: cta });
+    return { company: c, items, cta, functionalTotal: scaledToDecimal(p.total, scale) };
+  }
+
+  /** CR of the view for a currency, as a scaled multiplier (null when missing; the issue is recorded). */
+  private closingRate(cur: string): ScaledValue | null {
+    let r = this.closingRates.get(cur);
+    if (r === undefined) {
+      const rate = this.rates.closing(cur, this.data.asOfDate);
+      r = rate ? scaledValue(rate, RATE_SCALE) : null;
+      this.closingRates.set(cur, r);
+    }
+    return r;
+  }
+
+  /** HR(d) for a currency, as a scaled multiplier. */
+  private historicalRate(cur: string, d: string): ScaledValue | null {
+    let byDate = this.historicalRates.get(cur);
+    if (!byDate) {
+      byDate = new Map();
+      this.historicalRates.set(cur, byDate);
+    }
+    let r = byDate.get(d);
+    if (r === undefined) {
+      const rate = this.rates.historical(cur, d);
+      r = rate ? scaledValue(rate, RATE_SCALE) : null;
+      byDate.set(d, r);
+    }
+    return r;
+  }
+
+  /** The AR(q) multipliers of a currency resolved so far, by group-period index. */
+  private averageRatesOf(cur: string): (ScaledValue | null | undefined)[] {
+    let byPeriod = this.averageRates.get(cur);
+    if (!byPeriod) {
+      byPeriod = [];
+      this.averageRates.set(cur, byPeriod);
+    }
+    return byPeriod;
+  }
+
+  /** AR(q) (with its fallback) for a currency and the group period of index q, as a scaled multiplier. */
+  private averageRate(cur: string, q: number): ScaledValue | null {
+    const byPeriod = this.averageRatesOf(cur);
+    let r = byPeriod[q];
+    if (r === undefined) {
+      const rate = this.rates.average(cur, this.setup.periods[q]!);
+      r = rate ? scaledValue(rate, RATE_SCALE) : null;
+      byPeriod[q] = r;
+    }
+    return r;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -296,42 +345,39 @@ export class ViewComputation {
 
   aggregate(): void {
     for (const c of this.setup.consolidated) {
-      const w = this.setup.weight.get(c.companyId)!;
+      const w = scaledValue(this.setup.weight.get(c.companyId)!);
       const tc = this.translated.get(c.companyId)!;
-      const contrib = new Map<string, Decimal>();
-      let sum = ZERO;
+      const contrib = new Map<string, bigint>();
+      let sum = 0n;
       for (const item of tc.items) {
         if (item.kind === 'cta') continue;
-        const v = this.round(w.times(item.amount));
+        const v = this.times(w, item.units);
         add(contrib, item.key, v);
-        sum = sum.plus(v);
+        sum += v;
       }
       // round(w × CTA(c)) plus the rounding residual = exactly what makes the weighted balances sum to zero.
-      if (!sum.isZero()) add(contrib, CTA_KEY, sum.neg());
+      if (sum !== 0n) add(contrib, CTA_KEY, -sum);
       this.contributions.set(c.companyId, contrib);
-      for (const [key, v] of contrib) {
-        const l = this.keyLine(key);
-        l.aggregated = l.aggregated.plus(v);
-      }
+      for (const [key, v] of contrib) this.keyLine(key).aggregated += v;
     }
     for (const e of this.setup.investees) {
-      const s = this.setup.ownership.get(e.companyId)!.div(100);
+      const s = scaledValue(this.setup.ownership.get(e.companyId)!.div(100));
       const tc = this.translated.get(e.companyId)!;
-      let na = ZERO;
-      let rev = ZERO;
+      let na = 0n;
+      let rev = 0n;
       for (const i of tc.items) {
         if (i.kind !== 'account') continue;
-        if (i.accountType === 'Asset' || i.accountType === 'Liability') na = na.plus(i.amount);
-        if (i.accountType === 'Revenue' || i.accountType === 'Expense') rev = rev.plus(i.amount);
+        if (i.accountType === 'Asset' || i.accountType === 'Liability') na += i.units;
+        if (i.accountType === 'Revenue' || i.accountType === 'Expense') rev += i.units;
       }
-      const ni = rev.neg();
-      const inv = this.round(s.times(na));
-      const inc = this.round(s.times(ni));
+      const ni = -rev;
+      const inv = this.times(s, na);
+      const inc = this.times(s, ni);
       const lineOf = (t: (typeof EM_TYPES)[number]) =>
         this.line(`${t}|${e.companyId}`, EM_NUMBERS[t], t, e.companyId);
       lineOf('EquityMethodInvestment').aggregated = inv;
-      lineOf('EquityMethodIncome').aggregated = inc.neg();
-      lineOf('EquityMethodReserve').aggregated = inv.minus(inc).neg();
+      lineOf('EquityMethodIncome').aggregated = -inc;
+      lineOf('EquityMethodReserve').aggregated = -(inv - inc);
     }
   }
 
@@ -364,7 +410,7 @@ export class ViewComputation {
       const wFrom = weight.get(tx.fromCompanyId)!;
       const wTo = weight.get(tx.toCompanyId)!;
       const w = wFrom.lessThan(wTo) ? wFrom : wTo;
-      this.icItems.push({ tx, eliminationType: type, amount: this.round(amount.times(w)) });
+      this.icItems.push({ tx, eliminationType: type, amount: this.units(this.round(amount.times(w))) });
     }
   }
 
@@ -373,19 +419,21 @@ export class ViewComputation {
   // ------------------------------------------------------------------------------------------
 
   eliminate(): void {
-    const { G, consolidatedIds } = this.setup;
-    const working = new Map<string, Map<string, Decimal>>();
-    for (const c of this.setup.consolidated) {
-      working.set(c.companyId, new Map(this.contributions.get(c.companyId) ?? []));
+    const { consolidatedIds } = this.setup;
+    const working = new Map<string, Map<string, bigint>>();
+    if (this.setup.rules.length > 0) {
+      for (const c of this.setup.consolidated) {
+        working.set(c.companyId, new Map(this.contributions.get(c.companyId) ?? []));
+      }
     }
     const patternCache = new Map<string, AccountPattern | null>();
     const pattern = (text: string) => {
       if (!patternCache.has(text)) patternCache.set(text, parsePattern(text));
       return patternCache.get(text) ?? null;
     };
-    const matchedSum = (selectors: AccountSelectorInput[]): Decimal => {
+    const matchedSum = (selectors: AccountSelectorInput[]): bigint => {
       const seen = new Set<string>();
-      let total = ZERO;
+      let total = 0n;
       for (const sel of selectors) {
         const p = pattern(sel.accountNumber);
         if (!p) continue;
@@ -398,7 +446,7 @@ export class ViewComputation {
             const id = `${cid}|${key}`;
             if (seen.has(id)) continue;
             seen.add(id);
-            total = total.plus(v);
+            total += v;
           }
         }
       }
@@ -409,23 +457,23 @@ export class ViewComputation {
 
     for (const rule of this.setup.rules) {
       const S = matchedSum(rule.sourceAccounts);
-      const T = rule.targetAccounts.length > 0 ? matchedSum(rule.targetAccounts) : ZERO;
+      const T = rule.targetAccounts.length > 0 ? matchedSum(rule.targetAccounts) : 0n;
       const base = {
         eliminationRuleId: rule.id,
         ruleName: rule.name,
         eliminationType: rule.eliminationType,
         priority: rule.priority,
-        sourceBalance: money(S, G),
-        targetBalance: money(T, G),
+        sourceBalance: this.money(S),
+        targetBalance: this.money(T),
         debitAccountNumber: rule.debitAccount.accountNumber,
         creditAccountNumber: rule.creditAccount.accountNumber,
       };
       if (rule.triggerConditions.length > 0) {
         const holds = rule.triggerConditions.some((cond) => {
-          const sum = matchedSum(cond.sourceAccounts).abs();
+          const sum = abs(matchedSum(cond.sourceAccounts));
           return cond.minimumAmount === null
-            ? !sum.isZero()
-            : sum.greaterThanOrEqualTo(dec(cond.minimumAmount));
+            ? sum !== 0n
+            : scaledToDecimal(sum, this.setup.minor).greaterThanOrEqualTo(dec(cond.minimumAmount));
         });
         if (!holds) {
           this.eliminations.push({
@@ -448,17 +496,17 @@ export class ViewComputation {
           mine.push(item);
         }
       }
-      let A: Decimal;
+      let A: bigint;
       if (mine.length > 0) {
-        A = ZERO;
-        for (const m of mine) A = A.plus(m.amount);
+        A = 0n;
+        for (const m of mine) A += m.amount;
       } else if (rule.targetAccounts.length > 0) {
-        A = S.abs().lessThan(T.abs()) ? S.abs() : T.abs();
+        A = abs(S) < abs(T) ? abs(S) : abs(T);
       } else {
-        A = S.abs();
+        A = abs(S);
       }
       const ids = mine.map((m) => m.tx.id);
-      if (A.isZero()) {
+      if (A === 0n) {
         this.eliminations.push({
           ...base,
           status: 'Skipped',
@@ -490,19 +538,17 @@ export class ViewComputation {
         continue;
       }
       add(working.get(dr.companyId)!, dr.accountNumber, A);
-      add(working.get(cr.companyId)!, cr.accountNumber, A.neg());
-      const dl = this.keyLine(dr.accountNumber);
-      dl.elimination = dl.elimination.plus(A);
-      const cl = this.keyLine(cr.accountNumber);
-      cl.elimination = cl.elimination.minus(A);
-      this.totalEliminations = this.totalEliminations.plus(A);
+      add(working.get(cr.companyId)!, cr.accountNumber, -A);
+      this.keyLine(dr.accountNumber).elimination += A;
+      this.keyLine(cr.accountNumber).elimination -= A;
+      this.totalEliminations += A;
       this.appliedCount++;
       received.push(...mine);
       this.eliminations.push({
         ...base,
         status: 'Applied',
         skipReason: null,
-        amount: money(A, G),
+        amount: this.money(A),
         intercompanyTransactionIds: ids,
       });
     }
@@ -536,34 +582,32 @@ export class ViewComputation {
       .sort(cmpCompany);
     for (const m of members) {
       const pct = dec(100).minus(this.setup.ownership.get(m.companyId)!);
-      const pi = pct.div(100);
+      const pi = scaledValue(pct.div(100));
       const tc = this.translated.get(m.companyId)!;
-      let moved = ZERO;
-      let equity = ZERO;
-      let rev = ZERO;
+      let moved = 0n;
+      let equity = 0n;
+      let rev = 0n;
       for (const item of tc.items) {
         if (item.accountType === 'Revenue' || item.accountType === 'Expense') {
-          rev = rev.plus(item.amount);
+          rev += item.units;
           continue;
         }
         if (item.accountType !== 'Equity') continue;
-        equity = equity.plus(item.amount);
-        const x = this.round(pi.times(item.amount));
-        if (x.isZero()) continue;
-        const l = this.keyLine(item.key);
-        l.nci = l.nci.minus(x);
-        const n = this.keyLine(NCI_KEY);
-        n.nci = n.nci.plus(x);
-        moved = moved.plus(x);
+        equity += item.units;
+        const x = this.times(pi, item.units);
+        if (x === 0n) continue;
+        this.keyLine(item.key).nci -= x;
+        this.keyLine(NCI_KEY).nci += x;
+        moved += x;
       }
-      const netIncome = rev.neg();
+      const netIncome = -rev;
       this.nci.push({
         company: m,
         pct,
         netIncome,
-        netAssets: equity.neg().plus(netIncome),
-        shareOfEquity: moved.neg(),
-        shareOfNetIncome: this.round(pi.times(netIncome)),
+        netAssets: -equity + netIncome,
+        shareOfEquity: -moved,
+        shareOfNetIncome: this.times(pi, netIncome),
       });
     }
   }
@@ -575,19 +619,18 @@ export class ViewComputation {
       if (l === re) continue;
       const type = this.lineAccountType(l);
       if (type !== 'Revenue' && type !== 'Expense') continue;
-      re.aggregated = re.aggregated.plus(l.aggregated);
-      re.elimination = re.elimination.plus(l.elimination);
-      re.nci = re.nci.plus(l.nci);
+      re.aggregated += l.aggregated;
+      re.elimination += l.elimination;
+      re.nci += l.nci;
       this.lines.delete(id);
     }
     for (const d of this.nci) {
-      if (d.shareOfNetIncome.isZero()) continue;
-      re.nci = re.nci.plus(d.shareOfNetIncome);
-      const n = this.keyLine(NCI_KEY);
-      n.nci = n.nci.minus(d.shareOfNetIncome);
-      d.shareOfEquity = d.shareOfEquity.plus(d.shareOfNetIncome);
-      d.shareOfNetIncome = ZERO;
-      d.netIncome = ZERO;
+      if (d.shareOfNetIncome === 0n) continue;
+      re.nci += d.shareOfNetIncome;
+      this.keyLine(NCI_KEY).nci -= d.shareOfNetIncome;
+      d.shareOfEquity += d.shareOfNetIncome;
+      d.shareOfNetIncome = 0n;
+      d.netIncome = 0n;
     }
   }
 
@@ -616,20 +659,20 @@ export class ViewComputation {
 
   trialBalance(): TrialBalanceView {
     const { G } = this.setup;
+    const money = (units: bigint) => this.money(units);
     const out: { line: ConsolidatedLine; rank: [number, string, string, number] }[] = [];
-    let debits = ZERO;
-    let credits = ZERO;
-    let revExp = ZERO;
+    let debits = 0n;
+    let credits = 0n;
+    let revExp = 0n;
     for (const l of this.lines.values()) {
-      if (l.aggregated.isZero() && l.elimination.isZero() && l.nci.isZero()) continue;
-      const consolidated = l.aggregated.plus(l.elimination).plus(l.nci);
+      if (l.aggregated === 0n && l.elimination === 0n && l.nci === 0n) continue;
+      const consolidated = l.aggregated + l.elimination + l.nci;
       const attrs = this.lineAttributes(l);
-      if (attrs.accountType === 'Revenue' || attrs.accountType === 'Expense')
-        revExp = revExp.plus(consolidated);
-      const debit = consolidated.greaterThan(0) ? consolidated : ZERO;
-      const credit = consolidated.lessThan(0) ? consolidated.neg() : ZERO;
-      debits = debits.plus(debit);
-      credits = credits.plus(credit);
+      if (attrs.accountType === 'Revenue' || attrs.accountType === 'Expense') revExp += consolidated;
+      const debit = consolidated > 0n ? consolidated : 0n;
+      const credit = consolidated < 0n ? -consolidated : 0n;
+      debits += debit;
+      credits += credit;
       out.push({
         line: {
           accountNumber: l.key,
@@ -640,23 +683,23 @@ export class ViewComputation {
           companyId: l.companyId,
           isCashEquivalent: attrs.isCashEquivalent,
           cashFlowCategory: attrs.cashFlowCategory,
-          aggregatedBalance: money(l.aggregated, G),
-          eliminationAmount: money(l.elimination, G),
-          nciAmount: money(l.nci, G),
-          consolidatedBalance: money(consolidated, G),
-          debitBalance: money(debit, G),
-          creditBalance: money(credit, G),
+          aggregatedBalance: money(l.aggregated),
+          eliminationAmount: money(l.elimination),
+          nciAmount: money(l.nci),
+          consolidatedBalance: money(consolidated),
+          debitBalance: money(debit),
+          creditBalance: money(credit),
         },
         rank: this.rank(l),
       });
     }
     out.sort((a, b) => compareRank(a.rank, b.rank));
-    const netIncome = revExp.neg();
-    let niNci = ZERO;
-    let shareOfEquity = ZERO;
+    const netIncome = -revExp;
+    let niNci = 0n;
+    let shareOfEquity = 0n;
     for (const d of this.nci) {
-      niNci = niNci.plus(d.shareOfNetIncome);
-      shareOfEquity = shareOfEquity.plus(d.shareOfEquity);
+      niNci += d.shareOfNetIncome;
+      shareOfEquity += d.shareOfEquity;
     }
     return {
       view: this.view,
@@ -665,22 +708,22 @@ export class ViewComputation {
       yearStartDate: this.setup.input.yearStartDate,
       currency: G,
       lineItems: out.map((o) => o.line),
-      totalDebits: money(debits, G),
-      totalCredits: money(credits, G),
-      isBalanced: debits.equals(credits),
-      totalEliminations: money(this.totalEliminations, G),
-      totalNCI: money(shareOfEquity.plus(niNci), G),
-      netIncome: money(netIncome, G),
-      netIncomeAttributableToParent: money(netIncome.minus(niNci), G),
-      netIncomeAttributableToNCI: money(niNci, G),
+      totalDebits: money(debits),
+      totalCredits: money(credits),
+      isBalanced: debits === credits,
+      totalEliminations: money(this.totalEliminations),
+      totalNCI: money(shareOfEquity + niNci),
+      netIncome: money(netIncome),
+      netIncomeAttributableToParent: money(netIncome - niNci),
+      netIncomeAttributableToNCI: money(niNci),
       nonControllingInterests: this.nci.map((d): NciDetail => ({
         companyId: d.company.companyId,
         companyName: d.company.companyName,
         nonControllingInterestPercentage: d.pct.toFixed(2),
-        netAssets: money(d.netAssets, G),
-        netIncome: money(d.netIncome, G),
-        nciShareOfEquity: money(d.shareOfEquity, G),
-        nciShareOfNetIncome: money(d.shareOfNetIncome, G),
+        netAssets: money(d.netAssets),
+        netIncome: money(d.netIncome),
+        nciShareOfEquity: money(d.shareOfEquity),
+        nciShareOfNetIncome: money(d.shareOfNetIncome),
       })),
     };
   }
@@ -766,8 +809,6 @@ export class ViewComputation {
     }
   }
 }
-
-type CompanyLedgerFigures = ViewData['ledgers'][number]['figures'];
 
 function compareRank(a: [number, string, string, number], b: [number, string, string, number]): number {
   if (a[0] !== b[0]) return a[0] - b[0];

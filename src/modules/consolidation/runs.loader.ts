@@ -6,10 +6,12 @@
  * Queries (each over all companies of the group at once — no per-company or per-account queries):
  *   companies, accounts, fiscal-period status, unposted-entry counts, intercompany transactions (one
  *   query for both views), elimination rules, the exchange rates (one rate book for every currency
- *   involved, resolved in memory) and the ledger figures of each view (one GROUP BY per view over the
- *   monthly balance roll-up, with daily balance rows only where a month is cut — never journal lines).
+ *   involved, resolved in memory) and the ledger figures of each view (one statement per view over the
+ *   monthly balance roll-up, with daily balance rows only where a month is cut — never journal lines;
+ *   see `loadFigures`).
  *
- * Ledger figures follow the engine's ViewData contract (domain/consolidation/types.ts):
+ * Ledger figures follow the engine's ViewData contract (domain/consolidation/types.ts) and are handed
+ * over as columns of exact scaled amounts (`columnLedger`; the figure objects are built only if read):
  *   - Revenue/Expense: one figure per account and GROUP period (dated with a representative date
  *     inside that period), prior years included;
  *   - Equity and `isNonMonetary` accounts of companies not in the reporting currency: one per date
@@ -23,19 +25,21 @@ import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { type Db, type Queryable, queryRows } from '../../db/client.ts';
 import { companies } from '../../db/schema/index.ts';
 import type { AccountCategory, AccountType, CashFlowCategory } from '../../domain/accounts.ts';
-import type {
-  AccountInfo,
-  CompanyInput,
-  CompanyLedger,
-  ConsolidationInput,
-  GroupPeriod,
-  IntercompanyTransactionInput,
-  IntercompanyTransactionType,
-  MatchingStatus,
-  RateProvider,
-  ResolvedRate,
-  RunMember,
-  ViewData,
+import {
+  type AccountInfo,
+  type CompanyInput,
+  type CompanyLedger,
+  type ConsolidationInput,
+  columnLedger,
+  type GroupPeriod,
+  type IntercompanyTransactionInput,
+  type IntercompanyTransactionType,
+  type LedgerColumns,
+  type MatchingStatus,
+  type RateProvider,
+  type ResolvedRate,
+  type RunMember,
+  type ViewData,
 } from '../../domain/consolidation/index.ts';
 import { addDays, daysInMonth, makeDate, minDate, parts } from '../../domain/dates.ts';
 import {
@@ -130,10 +134,15 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
   // overlapping queries on it). The aggregations join 10^5+ balance rows with the accounts: hash joins
   // and in-memory aggregation, whatever the (often poor) row estimates say.
   // No JIT: the disabled nested loops inflate plan costs past jit_above_cost, and compiling the
-  // expressions costs far more than running these queries.
+  // expressions costs far more than running these queries (measured again with the figure statement:
+  // still slower).
   await tx.execute(sql`set local enable_nestloop = off`);
   await tx.execute(sql`set local jit = off`);
   await tx.execute(sql`set local work_mem = '64MB'`);
+  // The figure statement's parts are independent aggregations of the same tables: run whole parts side
+  // by side (a parallel append, when they are large enough to pay for the workers), never split one
+  // part's scan between workers (each would build the whole aggregate, then merge them again).
+  await tx.execute(sql`set local min_parallel_table_scan_size = '8GB'`);
   const accountRows = await loadAccounts(tx, orgId, ids);
   const periodRows = await queryRows<{ company_id: string; status: string }>(
     tx,
@@ -156,8 +165,9 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
         where organization_id = ${orgId} and company_id in (${idList(ids)})`,
   );
   const earliestDate = minDate(earliestRow?.d ?? openingYearStart, openingYearStart);
-  const accountRefs = new Map(
-    accountRows.map((a) => [a.id, { companyId: a.companyId, number: a.accountNumber }]),
+  const figureAccounts = classifyAccounts(
+    accountRows,
+    new Set(companyRows.filter((c) => c.functionalCurrency !== G).map((c) => c.id)),
   );
   const icRows = await loadTransactionsForRun(tx, {
     organizationId: orgId,
@@ -187,9 +197,9 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
   ) =>
     loadFigures(
       tx,
-      { organizationId: orgId, ids, reportingCurrency: G, groupFye, rateChangeDates, earliestDate, ...view },
+      { organizationId: orgId, ids, groupFye, rateChangeDates, earliestDate, ...view },
       exclusions,
-      accountRefs,
+      figureAccounts,
     );
   const closingFigures = await figureQuery({ asOfDate, yearStartDate }, exclusions);
   const openingFigures = await figureQuery({ asOfDate: openingAsOf, yearStartDate: openingYearStart }, []);
@@ -245,34 +255,20 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
   const closing: ViewData = {
     asOfDate,
     yearStartDate,
-    ledgers: closingFigures,
+    ledgers: closingFigures.ledgers,
     intercompanyTransactions: ic.filter((t) => t.transactionDate >= yearStartDate),
   };
   const opening: ViewData = {
     asOfDate: openingAsOf,
     yearStartDate: openingYearStart,
-    ledgers: openingFigures,
+    ledgers: openingFigures.ledgers,
     intercompanyTransactions: ic.filter((t) => t.transactionDate < yearStartDate),
   };
 
   // Group periods covering every date that may need an average rate (both views).
   let earliest = openingYearStart;
-  const foreign = new Set(companyRows.filter((c) => c.functionalCurrency !== G).map((c) => c.id));
-  const revenueOrExpense = new Set<string>();
-  for (const c of companyInputs) {
-    for (const a of c.accounts) {
-      if (a.accountType === 'Revenue' || a.accountType === 'Expense') {
-        revenueOrExpense.add(`${c.companyId}|${a.accountNumber}`);
-      }
-    }
-  }
-  for (const ledger of [...closingFigures, ...openingFigures]) {
-    if (!foreign.has(ledger.companyId)) continue;
-    for (const f of ledger.figures) {
-      if (f.date !== null && revenueOrExpense.has(`${ledger.companyId}|${f.accountNumber}`)) {
-        earliest = minDate(earliest, f.date);
-      }
-    }
+  for (const d of [closingFigures.earliestPeriodDate, openingFigures.earliestPeriodDate]) {
+    if (d !== null) earliest = minDate(earliest, d);
   }
   const groupPeriods: GroupPeriod[] = [];
   for (let y = fiscalYearOf(groupFye, earliest); y <= run.year; y++) {
@@ -345,6 +341,15 @@ async function loadAccounts(
   );
 }
 
+/**
+ * `column = any(ids)` for a long list of ids, as one array parameter (hashed by the executor). Wrapped
+ * in a CASE so that the planner does not estimate its selectivity element by element against the
+ * column's statistics: for thousands of ids that took longer than running the query.
+ */
+function inList(column: SQL, arrayLiteral: string): SQL {
+  return sql`(case when ${column} = any(${arrayLiteral}::uuid[]) then true else false end)`;
+}
+
 function idList(ids: readonly string[]): SQL {
   return sql.join(
     ids.map((id) => sql`${id}::uuid`),
@@ -355,7 +360,6 @@ function idList(ids: readonly string[]): SQL {
 interface FigureScope {
   organizationId: string;
   ids: readonly string[];
-  reportingCurrency: string;
   groupFye: FiscalYearEnd;
   /** the view's asOfDate and yearStartDate */
   asOfDate: string;
@@ -379,6 +383,71 @@ export interface AdjustmentExclusion {
 const EPOCH = '1970-01-01';
 
 /**
+ * How the figures of an account are keyed (see `loadFigures`):
+ *   - `cumulative`: one figure, date null (monetary items; equity and non-monetary items of a company
+ *     in the reporting currency);
+ *   - `domestic`: Revenue/Expense of a company in the reporting currency: the view's yearStartDate − 1
+ *     (prior years) or yearStartDate;
+ *   - `period`: Revenue/Expense of a company not in the reporting currency: one figure per GROUP period;
+ *   - `historical`: Equity and `isNonMonetary` accounts of a company not in the reporting currency: one
+ *     figure per date on which the historical rate may differ.
+ */
+type FigureClass = 'cumulative' | 'domestic' | 'period' | 'historical';
+
+interface FigureAccount {
+  id: string;
+  companyId: string;
+  number: string;
+  cls: FigureClass;
+  /** 0, 1, 2 … in the order of the run's accounts (keys of merged figures) */
+  ordinal: number;
+}
+
+/** The figure class of every account of the run, and the id lists the figure query needs. */
+interface FigureAccounts {
+  byId: Map<string, FigureAccount>;
+  /**
+   * PostgreSQL array literals of the ids of the accounts read row by row (`period` and `historical`;
+   * the others are summed in the database) and of the `historical` ones
+   */
+  keyedIds: string;
+  historicalIds: string;
+  /** companies not in the reporting currency that have `historical` accounts */
+  historicalCompanyIds: string[];
+}
+
+function classifyAccounts(
+  accounts: readonly AccountRow[],
+  foreignCompanyIds: ReadonlySet<string>,
+): FigureAccounts {
+  const byId = new Map<string, FigureAccount>();
+  const keyed: string[] = [];
+  const historical: string[] = [];
+  const historicalCompanies = new Set<string>();
+  for (const a of accounts) {
+    const incomeStatement = a.accountType === 'Revenue' || a.accountType === 'Expense';
+    const foreign = foreignCompanyIds.has(a.companyId);
+    let cls: FigureClass;
+    if (incomeStatement) cls = foreign ? 'period' : 'domestic';
+    else if (foreign && (a.accountType === 'Equity' || a.isNonMonetary)) cls = 'historical';
+    else cls = 'cumulative';
+    byId.set(a.id, { id: a.id, companyId: a.companyId, number: a.accountNumber, cls, ordinal: byId.size });
+    if (cls === 'period' || cls === 'historical') keyed.push(a.id);
+    if (cls === 'historical') {
+      historical.push(a.id);
+      historicalCompanies.add(a.companyId);
+    }
+  }
+  const literal = (ids: string[]) => `{${ids.join(',')}}`;
+  return {
+    byId,
+    keyedIds: literal(keyed),
+    historicalIds: literal(historical),
+    historicalCompanyIds: [...historicalCompanies],
+  };
+}
+
+/**
  * The days on which the group-period key of a Revenue/Expense figure (see `loadFigures`) changes
  * inside a calendar month: with a group year end of day d in month m, d < that month's last day,
  * days 1..d of month m belong to period 12 and the later ones to period 1 of the next year.
@@ -392,17 +461,44 @@ function groupPeriodCuts(fye: FiscalYearEnd, fromDate: string, toDate: string): 
 }
 
 /**
- * One aggregation over the posted balances of all companies of the run, as of the view's `asOfDate`:
- * Σ (debit − credit) per account and date key (see the module comment). The date key is a day number
- * (days since 1970-01-01) or null:
- *   - Revenue/Expense of a company not in G: the representative date of the line's GROUP period — the
- *     last day of its calendar month, except for days 1..d of the year-end month m when d is not that
- *     month's last day: they belong to period 12, which starts on the 1st of the previous month, so
- *     that month's last day;
- *   - Revenue/Expense of a company in G: the view's yearStartDate − 1 (prior years) or yearStartDate;
- *   - Equity and `isNonMonetary` accounts of a company not in G: a date with the same historical rate
- *     as the transaction dates it stands for (below);
- *   - otherwise null (cumulative).
+ * The representative date of the GROUP period of `date`: the last day of its calendar month, except
+ * for days 1..d of the year-end month m when d is not that month's last day: they belong to period 12,
+ * which starts on the 1st of the previous month, so that month's last day.
+ */
+function groupPeriodDate(fye: FiscalYearEnd, date: string): string {
+  const { year, month, day } = parts(date);
+  const last = daysInMonth(year, month);
+  if (month === fye.month && day <= fye.day && fye.day < last) return addDays(makeDate(year, month, 1), -1);
+  return makeDate(year, month, last);
+}
+
+/** Daily rows of the ledger data: no closing rows, no excluded adjustment-period (13) rows. */
+function dailyConditions(ab: SQL, exclusions: readonly AdjustmentExclusion[]): SQL {
+  if (exclusions.length === 0) return sql`not ${ab}.is_closing`;
+  const excluded = exclusions.map(
+    (e) =>
+      sql`(${ab}.fiscal_year = ${sql.raw(String(Math.trunc(e.fiscalYear)))} and ${ab}.company_id in (${idList(e.companyIds)}))`,
+  );
+  return sql`not ${ab}.is_closing and not (${ab}.fiscal_period = 13 and (${sql.join(excluded, sql` or `)}))`;
+}
+
+interface ViewFigures {
+  ledgers: CompanyLedger[];
+  /** the earliest representative date of a `period` figure (they need average rates), or null */
+  earliestPeriodDate: string | null;
+}
+
+/** Amounts of the figure query: NUMERIC(28, 8) sums and differences, always written with 8 decimals. */
+const AMOUNT_SCALE = 8;
+
+/**
+ * One statement over the posted balances of all companies of the run, as of the view's `asOfDate`,
+ * answering Σ (debit − credit) per account and key (see `FigureClass`):
+ *   - `cumulative` and `domestic` accounts are summed in the database, per account and (for `domestic`
+ *     only) per side of the view's yearStartDate;
+ *   - the rows of the `period` and `historical` accounts come back as they are stored (a month of the
+ *     roll-up, or a day), and are keyed here: by the representative date of the row's GROUP period
+ *     (`groupPeriodDate`; rows of one period are merged into one figure) or by the row's own date.
  * Whole months come from the monthly roll-up `account_month_balances`, so the cost grows with
  * accounts × months, not with entries or active days. Daily rows of `account_balances` are read only
  * for the "split" months in which a key other than the historical one changes value (the month of
@@ -413,17 +509,18 @@ function groupPeriodCuts(fye: FiscalYearEnd, fromDate: string, toDate: string): 
  * daily rows from b on (the "tail") keep their own dates and are taken out of the roll-up row.
  * Adjustment-period rows are kept apart in the roll-up (`is_adjustment`), so the period-13 exclusion
  * needs no daily rows either.
- * The result comes back as ONE delimited string (`account,day,amount;…`): an embedded database
- * answers one large value far faster than tens of thousands of rows.
+ * The statement joins nothing: the accounts' classes arrive as id arrays, and each part of the answer
+ * is ONE delimited string (`account,key,amount;…`): an embedded database answers one large value far
+ * faster than tens of thousands of rows.
  */
 async function loadFigures(
   tx: Queryable,
   scope: FigureScope,
   exclusions: readonly AdjustmentExclusion[],
-  accountRefs: Map<string, { companyId: string; number: string }>,
-): Promise<CompanyLedger[]> {
-  const { organizationId, ids, reportingCurrency, groupFye } = scope;
-  if (ids.length === 0) return [];
+  accounts: FigureAccounts,
+): Promise<ViewFigures> {
+  const { organizationId, ids, groupFye } = scope;
+  if (ids.length === 0) return { ledgers: [], earliestPeriodDate: null };
   const monthOf = (date: string) => `${date.slice(0, 8)}01`;
   const cuts = [
     addDays(scope.asOfDate, 1),
@@ -437,20 +534,12 @@ async function loadFigures(
   const split = new Set(splitMonths);
   // Per month outside the split ones: the first day > 1 on which the historical rate may change.
   const tails = new Map<string, string>();
-  for (const d of scope.rateChangeDates) {
-    if (d.endsWith('-01') || d > scope.asOfDate || split.has(monthOf(d))) continue;
-    if (!tails.has(monthOf(d))) tails.set(monthOf(d), d);
+  if (accounts.historicalCompanyIds.length > 0) {
+    for (const d of scope.rateChangeDates) {
+      if (d.endsWith('-01') || d > scope.asOfDate || split.has(monthOf(d))) continue;
+      if (!tails.has(monthOf(d))) tails.set(monthOf(d), d);
+    }
   }
-  const m = sql.raw(String(Math.trunc(groupFye.month)));
-  const d = sql.raw(String(Math.trunc(groupFye.day)));
-  const monthStart = sql`date_trunc('month', s.day::timestamp)`;
-  const monthEnd = sql`(${monthStart} + interval '1 month' - interval '1 day')`;
-  const periodDate = sql`(case
-      when extract(month from s.day) = ${m} and extract(day from s.day) <= ${d}
-        and ${d} < extract(day from ${monthEnd})
-      then (${monthStart} - interval '1 day')::date
-      else ${monthEnd}::date end)`;
-  const priorDay = addDays(scope.yearStartDate, -1);
   const dateList = (dates: readonly string[]) =>
     sql.join(
       dates.map((x) => sql`${x}::date`),
@@ -464,19 +553,16 @@ async function loadFigures(
       ),
       sql` or `,
     );
-  const dailyCommon = [
-    sql`ab.organization_id = ${organizationId}`,
-    sql`ab.company_id in (${idList(ids)})`,
-    sql`not ab.is_closing`,
-    sql`ab.balance_date <= ${scope.asOfDate}::date`,
-  ];
-  if (exclusions.length > 0) {
-    const excluded = exclusions.map(
-      (e) =>
-        sql`(ab.fiscal_year = ${sql.raw(String(Math.trunc(e.fiscalYear)))} and ab.company_id in (${idList(e.companyIds)}))`,
+  const dailyCommon = (companyIds: readonly string[]) =>
+    sql.join(
+      [
+        sql`ab.organization_id = ${organizationId}`,
+        sql`ab.company_id in (${idList(companyIds)})`,
+        sql`ab.balance_date <= ${scope.asOfDate}::date`,
+        dailyConditions(sql`ab`, exclusions),
+      ],
+      sql` and `,
     );
-    dailyCommon.push(sql`not (ab.fiscal_period = 13 and (${sql.join(excluded, sql` or `)}))`);
-  }
 
   // Monthly roll-up: every month outside the split ones, less the excluded adjustment rows.
   const monthly = [
@@ -492,79 +578,207 @@ async function loadFigures(
     );
     monthly.push(sql`not (mb.is_adjustment and (${sql.join(excluded, sql` or `)}))`);
   }
-  const branches = [
-    sql`select mb.account_id, mb.company_id, mb.month_start as day, mb.debit_total - mb.credit_total as amount
-        from account_month_balances mb where ${sql.join(monthly, sql` and `)}`,
-  ];
-  if (splitMonths.length > 0) {
-    branches.push(sql`select ab.account_id, ab.company_id, ab.balance_date, ab.debit_total - ab.credit_total
-        from account_balances ab
-        where ${sql.join(dailyCommon, sql` and `)} and (${ranges(splitMonths.map((x) => [x, x] as const))})`);
-  }
-  if (tails.size > 0) {
-    // Tail rows of the historical-key accounts: once with their own date, once taken out of the
-    // month's roll-up row (keyed by the month's first day).
-    branches.push(sql`select t.account_id, t.company_id, v.day, v.amount
-        from (
-          select ab.account_id, ab.company_id, ab.balance_date, ab.debit_total - ab.credit_total as amount
+  const monthRows = sql`select mb.account_id, mb.month_start as day, mb.debit_total - mb.credit_total as amount
+      from account_month_balances mb where ${sql.join(monthly, sql` and `)}`;
+  const splitRows =
+    splitMonths.length > 0
+      ? sql`select ab.account_id, ab.balance_date, ab.debit_total - ab.credit_total
           from account_balances ab
-          join accounts a on a.organization_id = ab.organization_id and a.id = ab.account_id
-          join companies c on c.organization_id = ab.organization_id and c.id = ab.company_id
-          where ${sql.join(dailyCommon, sql` and `)} and (${ranges([...tails].map(([month, from]) => [from, month] as const))})
-            and c.functional_currency <> ${reportingCurrency}
-            and (a.account_type = 'Equity' or a.is_non_monetary)
-        ) t
-        cross join lateral (values (t.balance_date, t.amount),
-          (date_trunc('month', t.balance_date)::date, -t.amount)) v(day, amount)`);
-  }
+          where ${dailyCommon(ids)} and (${ranges(splitMonths.map((x) => [x, x] as const))})`
+      : null;
+  // Tail rows of the historical accounts (each is a figure of its own date, and is taken out of the
+  // month's roll-up row, keyed by the month's first day).
+  const tailRows =
+    tails.size > 0
+      ? sql`select ab.account_id, ab.balance_date, ab.debit_total - ab.credit_total as amount
+          from account_balances ab
+          where ${dailyCommon(accounts.historicalCompanyIds)}
+            and (${ranges([...tails].map(([month, from]) => [from, month] as const))})
+            and ${inList(sql`ab.account_id`, accounts.historicalIds)}`
+      : null;
+  const union = (parts: (SQL | null)[]) =>
+    sql.join(
+      parts.filter((x): x is SQL => x !== null),
+      sql` union all `,
+    );
+  const rows = sql`(${union([monthRows, splitRows])}) s(account_id, day, amount)`;
+  const day = sql`(s.day - date '${sql.raw(EPOCH)}')::text`;
 
-  const [row] = await queryRows<{ f: string | null }>(
+  // Three independent parts, each ONE delimited string: PostgreSQL may run them side by side (a
+  // parallel append) when they are large enough to pay for it.
+  const parts = await queryRows<{ part: number; text: string }>(
     tx,
-    sql`with s(account_id, company_id, day, amount) as (${sql.join(branches, sql` union all `)})
-        select string_agg(x.account_id::text || ',' || coalesce(x.k::text, '') || ',' || trim_scale(x.amount)::text, ';') as f
+    sql`select x.part, string_agg(x.line, ';') as text
         from (
-          select s.account_id,
-            (case
-              when a.account_type in ('Revenue', 'Expense') then
-                (case when c.functional_currency <> ${reportingCurrency} then ${periodDate}
-                      when s.day < ${scope.yearStartDate}::date then ${priorDay}::date
-                      else ${scope.yearStartDate}::date end) - date '${sql.raw(EPOCH)}'
-              when c.functional_currency <> ${reportingCurrency}
-                and (a.account_type = 'Equity' or a.is_non_monetary)
-                then s.day - date '${sql.raw(EPOCH)}'
-              else null end) as k,
-            sum(s.amount) as amount
-          from s
-          join accounts a on a.organization_id = ${organizationId} and a.id = s.account_id
-          join companies c on c.organization_id = ${organizationId} and c.id = s.company_id
-          group by 1, 2
-          having sum(s.amount) <> 0
-        ) x`,
+          select 0 as part, g.account_id::text || ',' || g.p::text || ',' || ${units(sql`g.amount`)} as line
+          from (
+            select s.account_id, (s.day >= ${scope.yearStartDate}::date)::int as p, sum(s.amount) as amount
+            from ${rows}
+            where not ${inList(sql`s.account_id`, accounts.keyedIds)}
+            group by 1, 2
+            having sum(s.amount) <> 0
+          ) g
+          union all
+          select 1, k.account_id::text || ':' || k.cells
+          from (
+            select s.account_id, string_agg(${day} || '=' || ${units(sql`s.amount`)}, ',') as cells
+            from ${rows}
+            where ${inList(sql`s.account_id`, accounts.keyedIds)}
+            group by 1
+          ) k
+          ${
+            tailRows
+              ? sql`union all
+          select 2, s.account_id::text || ',' || ${day} || ',' || ${units(sql`s.amount`)}
+          from (${tailRows}) s(account_id, day, amount)`
+              : sql``
+          }
+        ) x
+        group by x.part`,
   );
-  const byCompany = new Map<string, CompanyLedger>();
-  const dayCache = new Map<string, string>();
-  const text = row?.f ?? '';
-  if (text === '') return [];
-  for (const item of text.split(';')) {
-    const [accountId, k, amount] = item.split(',') as [string, string, string];
-    const ref = accountRefs.get(accountId);
-    if (!ref) continue;
-    let ledger = byCompany.get(ref.companyId);
-    if (!ledger) {
-      ledger = { companyId: ref.companyId, figures: [] };
-      byCompany.set(ref.companyId, ledger);
+  const text = (part: number) => parts.find((r) => Number(r.part) === part)?.text ?? '';
+
+  const ledgers = new Map<string, LedgerColumns>();
+  const columnsOf = (companyId: string): LedgerColumns => {
+    let c = ledgers.get(companyId);
+    if (!c) {
+      c = { scale: AMOUNT_SCALE, accountNumbers: [], dates: [], units: [] };
+      ledgers.set(companyId, c);
     }
-    let date: string | null = null;
-    if (k !== '') {
-      date = dayCache.get(k) ?? null;
-      if (date === null) {
-        date = addDays(EPOCH, Number(k));
-        dayCache.set(k, date);
+    return c;
+  };
+  const priorDay = addDays(scope.yearStartDate, -1);
+
+  // Summed accounts: `account,p,amount` with p = 1 for the rows from the view's yearStartDate on: the
+  // two sides are the prior and current-year figures of a `domestic` account, and are added up for a
+  // `cumulative` one.
+  const cumulative = new Map<number, number>();
+  const summed = text(0);
+  for (let i = 0; i < summed.length;) {
+    const c1 = summed.indexOf(',', i);
+    const c2 = c1 + 2; // p is one digit
+    let end = summed.indexOf(';', c2 + 1);
+    if (end < 0) end = summed.length;
+    const ref = accounts.byId.get(summed.slice(i, c1));
+    if (ref) {
+      const units = unitsAt(summed, c2 + 1, end);
+      const cols = columnsOf(ref.companyId);
+      if (ref.cls === 'domestic') {
+        push(cols, ref.number, summed.charCodeAt(c1 + 1) === 49 ? scope.yearStartDate : priorDay, units);
+      } else {
+        const at = cumulative.get(ref.ordinal);
+        if (at !== undefined) cols.units[at]! += units;
+        else {
+          cumulative.set(ref.ordinal, cols.units.length);
+          push(cols, ref.number, null, units);
+        }
       }
     }
-    ledger.figures.push({ accountNumber: ref.number, date, amount });
+    i = end + 1;
   }
-  return [...byCompany.values()];
+
+  // Keyed rows, per account: `account:day=amount,day=amount,…` (day = days since 1970-01-01): a
+  // historical figure per row, a period figure per GROUP period (rows of one period merged).
+  const dates = new Map<number, string>();
+  const dateOf = (d: number): string => {
+    let date = dates.get(d);
+    if (date === undefined) {
+      date = addDays(EPOCH, d);
+      dates.set(d, date);
+    }
+    return date;
+  };
+  /** per day: its group period's representative date, and where the current account's figure of it is */
+  const periods = new Map<number, { date: string; account: FigureAccount | null; at: number }>();
+  let earliestPeriodDate: string | null = null;
+  const periodOfDay = (d: number) => {
+    let q = periods.get(d);
+    if (q === undefined) {
+      const date = groupPeriodDate(groupFye, dateOf(d));
+      const same = [...periods.values()].find((p) => p.date === date);
+      q = same ?? { date, account: null, at: -1 };
+      periods.set(d, q);
+      if (earliestPeriodDate === null || date < earliestPeriodDate) earliestPeriodDate = date;
+    }
+    return q;
+  };
+  const keyed = text(1);
+  for (let i = 0; i < keyed.length;) {
+    const colon = keyed.indexOf(':', i);
+    let end = keyed.indexOf(';', colon + 1);
+    if (end < 0) end = keyed.length;
+    const ref = accounts.byId.get(keyed.slice(i, colon));
+    if (ref) {
+      const cols = columnsOf(ref.companyId);
+      for (let j = colon + 1; j < end;) {
+        // day: a (possibly negative) integer, read digit by digit
+        let eq = j;
+        let d = 0;
+        const negative = keyed.charCodeAt(eq) === 45;
+        if (negative) eq++;
+        for (let c = keyed.charCodeAt(eq); c !== 61; c = keyed.charCodeAt(++eq)) d = d * 10 + (c - 48);
+        if (negative) d = -d;
+        let next = keyed.indexOf(',', eq + 1);
+        if (next < 0 || next > end) next = end;
+        const units = unitsAt(keyed, eq + 1, next);
+        if (ref.cls === 'historical') push(cols, ref.number, dateOf(d), units);
+        else {
+          const q = periodOfDay(d);
+          // Another row of the same group period (an adjustment row, another month) adds to its
+          // figure (the rows of one account come together).
+          if (q.account === ref) cols.units[q.at]! += units;
+          else {
+            q.account = ref;
+            q.at = cols.units.length;
+            push(cols, ref.number, q.date, units);
+          }
+        }
+        j = next + 1;
+      }
+    }
+    i = end + 1;
+  }
+
+  // Tails: `account,day,amount`, a figure of its own date taken out of the month's figure.
+  const tailText = text(2);
+  for (let i = 0; i < tailText.length;) {
+    const c1 = tailText.indexOf(',', i);
+    const c2 = tailText.indexOf(',', c1 + 1);
+    let end = tailText.indexOf(';', c2 + 1);
+    if (end < 0) end = tailText.length;
+    const ref = accounts.byId.get(tailText.slice(i, c1));
+    if (ref) {
+      const date = dateOf(Number(tailText.slice(c1 + 1, c2)));
+      const units = unitsAt(tailText, c2 + 1, end);
+      const cols = columnsOf(ref.companyId);
+      push(cols, ref.number, date, units);
+      push(cols, ref.number, `${date.slice(0, 8)}01`, -units);
+    }
+    i = end + 1;
+  }
+  return {
+    ledgers: [...ledgers].map(([companyId, columns]) => columnLedger(companyId, columns)),
+    earliestPeriodDate,
+  };
+}
+
+function push(cols: LedgerColumns, accountNumber: string, date: string | null, units: bigint): void {
+  cols.accountNumbers.push(accountNumber);
+  cols.dates.push(date);
+  cols.units.push(units);
+}
+
+/**
+ * An amount of the figure statement as an integer of 10^-8 units: the text of a NUMERIC(28, 8) sum or
+ * difference — always written with exactly 8 decimals — without its decimal point.
+ */
+function units(amount: SQL): SQL {
+  return sql`replace(${amount}::text, '.', '')`;
+}
+
+/** The integer written in `text` from `start` to `end` (see `units`). */
+function unitsAt(text: string, start: number, end: number): bigint {
+  return BigInt(text.slice(start, end));
 }
 
 function resolved(from: string, to: string, r: RateResolution): ResolvedRate {

@@ -1,0 +1,1 @@
+CREATE INDEX "account_month_balances_company_month_idx" ON "account_month_balances" USING btree ("organization_id","company_id","month_start");

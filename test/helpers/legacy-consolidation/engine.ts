@@ -1,0 +1,391 @@
+/*
+ * FROZEN ORACLE — a copy of src/domain/consolidation/engine.ts as of commit 4cf6b1c (the decimal.js engine
+ * before the scaled-integer kernel), used only by test/domain/consolidation-kernel.test.ts to check that
+ * the engine gives the same results. Do not edit it, and never use it outside that test.
+ */
+/**
+ * The consolidation engine (contract 3.12.4): pure, deterministic, step by step.
+ *
+ * `createConsolidationExecution(input)` lets a caller persist each step as it starts and ends and
+ * check for cancellation between steps; `runConsolidation(input)` runs all seven steps at once.
+ */
+import { dec, formatPercentage, money, ZERO } from '../../../src/domain/money.ts';
+import { buildSetup, cmpAccountNumber, figureAmount, type Setup } from './setup.ts';
+import {
+  type ConsolidationInput,
+  type ConsolidationResult,
+  type RunMember,
+  STEP_TYPES,
+  type StepOutcome,
+  type StepType,
+  type TrialBalanceView,
+  type ValidationIssue,
+  type ValidationResult,
+} from '../../../src/domain/consolidation/types.ts';
+import { mapIcType, ViewComputation } from './view.ts';
+
+export interface ConsolidationExecution {
+  /** the step that `runNextStep` will execute; null when the run has finished (completed or failed) */
+  readonly nextStep: StepType | null;
+  /** executes the next step (a Validate step with `skipValidation` is reported `Skipped`) */
+  runNextStep(): StepOutcome;
+  /** the result so far; final once `nextStep` is null (steps not yet run are reported `Skipped`) */
+  result(): ConsolidationResult;
+}
+
+class StepFailure extends Error {}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+function runMembers(input: ConsolidationInput): RunMember[] {
+  const parent = input.companies.find((c) => c.role === 'Parent');
+  const ordered = [...(parent ? [parent] : []), ...input.companies.filter((c) => c.role === 'Member')];
+  return ordered.map((c) => {
+    const own = c.role === 'Parent' ? dec(100) : dec(c.ownershipPercentage);
+    const full = c.role === 'Parent' || c.consolidationMethod === 'FullConsolidation';
+    return {
+      companyId: c.companyId,
+      companyName: c.companyName,
+      role: c.role,
+      consolidationMethod: c.role === 'Parent' ? 'FullConsolidation' : c.consolidationMethod,
+      ownershipPercentage: formatPercentage(own),
+      nonControllingInterestPercentage: formatPercentage(full ? dec(100).minus(own) : ZERO),
+      functionalCurrency: c.functionalCurrency,
+      included: c.consolidationMethod !== 'EquityMethod' || input.options.includeEquityMethodInvestments,
+    };
+  });
+}
+
+/** Step 1 issues (3.12.4 table), in table order, then company order. */
+export function validationIssues(setup: Setup): ValidationIssue[] {
+  const { input } = setup;
+  const issues: ValidationIssue[] = [];
+  // ACCOUNT_TYPE_CONFLICT
+  const types = new Map<string, Map<string, string[]>>();
+  for (const c of setup.included) {
+    for (const a of setup.accounts.get(c.companyId)!.values()) {
+      const byType = types.get(a.accountNumber) ?? new Map<string, string[]>();
+      const names = byType.get(a.accountType) ?? [];
+      names.push(c.companyName);
+      byType.set(a.accountType, names);
+      types.set(a.accountNumber, byType);
+    }
+  }
+  for (const n of [...types.keys()].sort(cmpAccountNumber)) {
+    const byType = types.get(n)!;
+    if (byType.size < 2) continue;
+    const detail = [...byType.entries()].map(([t, names]) => `${t} (${names.join(', ')})`).join(', ');
+    issues.push({
+      severity: 'Error',
+      code: 'ACCOUNT_TYPE_CONFLICT',
+      message: `Account number ${n} has different account types: ${detail}`,
+      entityReference: n,
+    });
+  }
+  // TRIAL_BALANCE_UNBALANCED
+  const totals = new Map<string, ReturnType<typeof dec>>();
+  for (const l of input.closing.ledgers) {
+    let t = totals.get(l.companyId) ?? ZERO;
+    for (const f of l.figures) t = t.plus(figureAmount(f));
+    totals.set(l.companyId, t);
+  }
+  for (const c of setup.included) {
+    const t = totals.get(c.companyId) ?? ZERO;
+    if (t.isZero()) continue;
+    issues.push({
+      severity: 'Error',
+      code: 'TRIAL_BALANCE_UNBALANCED',
+      message: `The ledger of ${c.companyName} does not balance: debits − credits = ${t.toFixed()} ${c.functionalCurrency}`,
+      entityReference: c.companyId,
+    });
+  }
+  for (const c of setup.consolidated) {
+    if (c.fiscalPeriodStatus === 'Closed') continue;
+    issues.push({
+      severity: 'Warning',
+      code: 'PERIOD_NOT_CLOSED',
+      message:
+        c.fiscalPeriodStatus === null
+          ? `${c.companyName} has no fiscal period containing ${input.asOfDate}`
+          : `The fiscal period of ${c.companyName} containing ${input.asOfDate} is not closed`,
+      entityReference: c.companyId,
+    });
+  }
+  for (const c of setup.consolidated) {
+    if (c.unpostedEntryCount <= 0) continue;
+    issues.push({
+      severity: 'Warning',
+      code: 'UNPOSTED_ENTRIES',
+      message: `${c.companyName} has ${plural(c.unpostedEntryCount, 'unposted entry', 'unposted entries')} dated on or before ${input.asOfDate}`,
+      entityReference: c.companyId,
+    });
+  }
+  const unmatched = input.closing.intercompanyTransactions
+    .filter(
+      (t) =>
+        setup.consolidatedIds.has(t.fromCompanyId) &&
+        setup.consolidatedIds.has(t.toCompanyId) &&
+        t.transactionDate >= input.yearStartDate &&
+        t.transactionDate <= input.asOfDate &&
+        (t.matchingStatus === 'Unmatched' || t.matchingStatus === 'PartiallyMatched'),
+    )
+    .sort((a, b) =>
+      a.transactionDate < b.transactionDate
+        ? -1
+        : a.transactionDate > b.transactionDate
+          ? 1
+          : a.id < b.id
+            ? -1
+            : 1,
+    );
+  for (const t of unmatched) {
+    issues.push({
+      severity: 'Warning',
+      code: 'UNMATCHED_INTERCOMPANY',
+      message: `Intercompany ${t.transactionType} of ${t.transactionDate} is ${t.matchingStatus}`,
+      entityReference: t.id,
+    });
+  }
+  for (const c of setup.included) {
+    if (c.isActive) continue;
+    issues.push({
+      severity: 'Warning',
+      code: 'INACTIVE_COMPANY',
+      message: `${c.companyName} is inactive`,
+      entityReference: c.companyId,
+    });
+  }
+  return issues;
+}
+
+export function createConsolidationExecution(input: ConsolidationInput): ConsolidationExecution {
+  return new Execution(input);
+}
+
+/** Runs all seven steps and returns the result. Deterministic: the same input gives the same result. */
+export function runConsolidation(input: ConsolidationInput): ConsolidationResult {
+  const ex = createConsolidationExecution(input);
+  while (ex.nextStep !== null) ex.runNextStep();
+  return ex.result();
+}
+
+class Execution implements ConsolidationExecution {
+  private index = 0;
+  private failed = false;
+  private errorMessage: string | null = null;
+  private readonly steps: StepOutcome[] = [];
+  private issues: ValidationIssue[] | null = null;
+  private setup: Setup | null = null;
+  private closing: ViewComputation | null = null;
+  private closingTb: TrialBalanceView | null = null;
+  private openingTb: TrialBalanceView | null = null;
+
+  constructor(private readonly input: ConsolidationInput) {}
+
+  get nextStep(): StepType | null {
+    return this.failed || this.index >= STEP_TYPES.length ? null : STEP_TYPES[this.index]!;
+  }
+
+  private addIssues(list: Iterable<ValidationIssue>): void {
+    const arr = [...list];
+    if (arr.length === 0) return;
+    this.issues = [...(this.issues ?? []), ...arr];
+  }
+
+  runNextStep(): StepOutcome {
+    const stepType = this.nextStep;
+    if (stepType === null) throw new Error('The consolidation run has no further step');
+    this.index++;
+    let outcome: StepOutcome;
+    try {
+      outcome = this.execute(stepType);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      outcome = { stepType, status: 'Failed', details: null, errorMessage: message };
+    }
+    if (outcome.status === 'Failed') {
+      this.failed = true;
+      this.errorMessage = outcome.errorMessage;
+    }
+    this.steps.push(outcome);
+    return outcome;
+  }
+
+  private get s(): Setup {
+    if (!this.setup) this.setup = buildSetup(this.input);
+    return this.setup;
+  }
+
+  private get view(): ViewComputation {
+    if (!this.closing) this.closing = new ViewComputation(this.s, 'closing', this.input.closing);
+    return this.closing;
+  }
+
+  private execute(step: StepType): StepOutcome {
+    const ok = (details: string): StepOutcome => ({
+      stepType: step,
+      status: 'Completed',
+      details,
+      errorMessage: null,
+    });
+    const G = this.s.G;
+    switch (step) {
+      case 'Validate': {
+        if (this.input.options.skipValidation) {
+          return { stepType: step, status: 'Skipped', details: 'Validation skipped', errorMessage: null };
+        }
+        const found = validationIssues(this.s);
+        this.issues = found;
+        const errors = found.filter((i) => i.severity === 'Error').length;
+        const warnings = found.length - errors;
+        const summary = `Validated ${plural(this.s.included.length, 'company', 'companies')}: ${errors} error(s), ${warnings} warning(s)`;
+        if (errors > 0 || (warnings > 0 && !this.input.options.continueOnWarnings)) {
+          return {
+            stepType: step,
+            status: 'Failed',
+            details: summary,
+            errorMessage: `Validation failed with ${errors} error(s) and ${warnings} warning(s)`,
+          };
+        }
+        return ok(summary);
+      }
+      case 'Translate': {
+        const v = this.view;
+        const { translatedCount } = v.translate();
+        this.addIssues(v.rates.fallbacks.values());
+        this.failOnMissingRates(v);
+        return ok(`Translated ${plural(translatedCount, 'company', 'companies')} to ${G}`);
+      }
+      case 'Aggregate': {
+        const v = this.view;
+        v.aggregate();
+        return ok(
+          `Aggregated ${plural(this.s.consolidated.length, 'consolidated company', 'consolidated companies')} and ` +
+            `${plural(this.s.investees.length, 'equity-method investee', 'equity-method investees')} into ${plural(v.lines.size, 'line', 'lines')}`,
+        );
+      }
+      case 'MatchIC': {
+        const v = this.view;
+        const before = v.rates.fallbacks.size;
+        v.matchIntercompany();
+        this.addIssues([...v.rates.fallbacks.values()].slice(before));
+        this.failOnMissingRates(v);
+        return ok(
+          `Collected ${plural(v.icCollected, 'matched intercompany transaction', 'matched intercompany transactions')}; ` +
+            `mapped ${v.icItems.length} to elimination types`,
+        );
+      }
+      case 'Eliminate': {
+        const v = this.view;
+        v.eliminate();
+        this.addIssues(v.eliminationIssues);
+        const skipped = v.eliminations.length - v.appliedCount;
+        return ok(
+          `Applied ${v.appliedCount} of ${plural(v.eliminations.length, 'rule', 'rules')} (${skipped} skipped); ` +
+            `total eliminations ${money(v.totalEliminations, G).value} ${G}`,
+        );
+      }
+      case 'NCI': {
+        const v = this.view;
+        v.computeNci();
+        let total = ZERO;
+        for (const d of v.nci) total = total.plus(d.shareOfEquity).plus(d.shareOfNetIncome);
+        return ok(
+          `Computed non-controlling interest for ${plural(v.nci.length, 'member', 'members')}: ${money(total, G).value} ${G}`,
+        );
+      }
+      case 'GenerateTB': {
+        this.closingTb = this.view.trialBalance();
+        const opening = new ViewComputation(this.s, 'opening', this.input.opening);
+        opening.translate();
+        opening.aggregate();
+        opening.matchIntercompany();
+        this.failOnMissingRates(opening);
+        opening.eliminate();
+        opening.computeNci();
+        opening.foldIntoRetainedEarnings();
+        this.openingTb = opening.trialBalance();
+        return ok(
+          `Generated the closing trial balance (${plural(this.closingTb.lineItems.length, 'line', 'lines')}) and the ` +
+            `opening trial balance (${plural(this.openingTb.lineItems.length, 'line', 'lines')})`,
+        );
+      }
+    }
+  }
+
+  private failOnMissingRates(v: ViewComputation): void {
+    if (v.rates.missing.size === 0) return;
+    const missing = [...v.rates.missing.values()];
+    // Each missing reference is reported once even when a later step finds it missing again.
+    const known = new Set(
+      (this.issues ?? []).filter((i) => i.code === 'MISSING_EXCHANGE_RATE').map((i) => i.entityReference),
+    );
+    this.addIssues(missing.filter((i) => !known.has(i.entityReference)));
+    const refs = missing.map((i) => i.entityReference).join('; ');
+    throw new StepFailure(
+      `Missing exchange rate${missing.length === 1 ? '' : 's'}${v.view === 'opening' ? ' (opening view)' : ''}: ${refs}`,
+    );
+  }
+
+  private retainedEarningsLine(): string {
+    const parent = this.input.companies.find((c) => c.role === 'Parent');
+    return parent?.retainedEarningsAccountNumber ?? 'RETAINED_EARNINGS';
+  }
+
+  result(): ConsolidationResult {
+    const steps: StepOutcome[] = [...this.steps];
+    for (let i = steps.length; i < STEP_TYPES.length; i++) {
+      steps.push({ stepType: STEP_TYPES[i]!, status: 'Skipped', details: null, errorMessage: null });
+    }
+    const validationResult: ValidationResult | null =
+      this.issues === null
+        ? null
+        : { isValid: !this.issues.some((i) => i.severity === 'Error'), issues: this.issues };
+    const completed = !this.failed && this.index >= STEP_TYPES.length;
+    const members = runMembers(this.input);
+    if (!completed || !this.closingTb || !this.openingTb || !this.closing || !this.setup) {
+      return {
+        status: 'Failed',
+        errorMessage:
+          this.errorMessage ?? (this.failed ? 'Consolidation failed' : 'Consolidation not finished'),
+        steps,
+        validationResult,
+        members,
+        eliminations: [],
+        exchangeRatesUsed: [],
+        totals: null,
+        closingTrialBalance: null,
+        openingTrialBalance: null,
+        eliminatedTransactionIds: [],
+        retainedEarningsLine: this.retainedEarningsLine(),
+      };
+    }
+    const tb = this.closingTb;
+    return {
+      status: 'Completed',
+      errorMessage: null,
+      steps,
+      validationResult,
+      members,
+      eliminations: this.closing.eliminations,
+      exchangeRatesUsed: this.setup.book.usages(),
+      totals: {
+        totalDebits: tb.totalDebits,
+        totalCredits: tb.totalCredits,
+        totalEliminations: tb.totalEliminations,
+        totalNCI: tb.totalNCI,
+        netIncome: tb.netIncome,
+        netIncomeAttributableToParent: tb.netIncomeAttributableToParent,
+        netIncomeAttributableToNCI: tb.netIncomeAttributableToNCI,
+      },
+      closingTrialBalance: tb,
+      openingTrialBalance: this.openingTb,
+      eliminatedTransactionIds: this.closing.eliminatedTransactionIds,
+      retainedEarningsLine: this.setup.reKey,
+    };
+  }
+}
+
+export { mapIcType };
