@@ -12,10 +12,10 @@ import { openDatabase } from './db/client.ts';
 /**
  * V8 lets the old generation grow to several times its live size between full collections when they
  * are cheap; under request load or during a consolidation run that made a process whose live heap is
- * about 35 MB reach 260–290 MB resident. A fixed growth of 80 % over the live size keeps it under about
+ * about 35 MB reach 260–290 MB resident. A fixed growth of 50 % over the live size keeps it under about
  * 200 MB for a few per cent of throughput (docs/performance.md, "Memory").
  */
-v8.setFlagsFromString('--heap-growing-percent=80');
+v8.setFlagsFromString('--heap-growing-percent=50');
 
 async function start(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
