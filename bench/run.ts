@@ -132,26 +132,30 @@ async function healthy(url: string): Promise<boolean> {
 const serverLog = join(ROOT, 'bench', 'results', 'server.log');
 
 /**
- * The server's command line: the production bundle that `npm start` runs (built once here), or
- * `tsx src/main.ts` for a `--server-dir` checkout that predates the bundle.
+ * The server's command line: the production bundle that `npm start` runs (built once here), with the
+ * Node.js options of the `start` script, or `tsx src/main.ts` for a `--server-dir` checkout that
+ * predates the bundle.
  */
 let serverArgs: string[] | null = null;
-function serverCommand(): string[] {
+async function serverCommand(): Promise<string[]> {
   if (serverArgs) return serverArgs;
   if (existsSync(join(serverDir, 'scripts', 'build.mjs'))) {
     execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: serverDir, stdio: 'inherit' });
-    serverArgs = ['dist/server.mjs'];
+    const startCommand = join(serverDir, 'scripts', 'start-command.ts');
+    serverArgs = existsSync(startCommand)
+      ? ((await import(startCommand)) as { startArgs(root: string): string[] }).startArgs(serverDir)
+      : ['dist/server.mjs'];
   } else {
     serverArgs = ['--import', 'tsx', 'src/main.ts'];
   }
-  return serverArgs;
+  return serverArgs!;
 }
 
 async function startServer(env: Record<string, string>, serverWorkers: number): Promise<Server> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const out = openSync(serverLog, 'a');
-  const args = [...nodeArgs, ...serverCommand()];
+  const args = [...nodeArgs, ...(await serverCommand())];
   const t0 = performance.now();
   const child = spawn(process.execPath, args, {
     cwd: serverDir,

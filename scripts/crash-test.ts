@@ -30,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { type Database, openDatabase, queryRows } from '../src/db/client.ts';
+import { startArgs } from './start-command.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CYCLES = Number(process.env.CRASH_CYCLES ?? 5);
@@ -69,7 +70,7 @@ async function freePort(): Promise<number> {
 
 async function startServer(env: Record<string, string>): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/server.mjs'], {
+  const child = spawn(process.execPath, startArgs(ROOT), {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', WORKERS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
