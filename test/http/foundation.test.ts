@@ -274,6 +274,21 @@ describe('organizations', () => {
     const list = await t.get('/api/v1/organizations', { token: owner.token });
     expect(list.body).toMatchObject({ total: 1, limit: 50, offset: 0 });
     expect(list.body.organizations[0].id).toBe(id);
+    expect(list.body.organizations[0]).toEqual(created.body);
+
+    // Pages of the caller's organizations, ordered by name: the total counts them all, also past the end.
+    const pager = await t.user('org-pager');
+    const names = ['Charlie', 'alpha', 'Bravo'].map((n) => `${n} ${uniq()}`);
+    for (const n of names) await t.org(pager, { name: n });
+    const page = (query: Record<string, number>) =>
+      t.get('/api/v1/organizations', { token: pager.token, query }).then((r) => r.body);
+    const first = await page({ limit: 2 });
+    expect(first).toMatchObject({ total: 3, limit: 2, offset: 0 });
+    expect(first.organizations.map((o: { name: string }) => o.name)).toEqual([names[1], names[2]]);
+    const second = await page({ limit: 2, offset: 2 });
+    expect(second).toMatchObject({ total: 3, offset: 2 });
+    expect(second.organizations.map((o: { name: string }) => o.name)).toEqual([names[0]]);
+    expect(await page({ offset: 5 })).toEqual({ organizations: [], total: 3, limit: 50, offset: 5 });
 
     const got = await t.get(`/api/v1/organizations/${id.toUpperCase()}`, { token: owner.token });
     expect(got.status).toBe(200);

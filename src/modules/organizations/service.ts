@@ -1,7 +1,7 @@
 /** Organizations, members and the audit-log read (contract 3.3). */
 import { and, asc, count, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction, pgErrorCode, queryRows } from '../../db/client.ts';
+import { type Db, inTransaction, pgErrorCode, queryRows, run, statement } from '../../db/client.ts';
 import { auditLog, companies, memberships, organizations, users } from '../../db/schema/index.ts';
 import { addDays } from '../../domain/dates.ts';
 import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
@@ -37,7 +37,7 @@ export interface OrganizationRecord {
 
 type OrgRow = typeof organizations.$inferSelect;
 
-export function organizationRecord(row: OrgRow): OrganizationRecord {
+export function organizationRecord(row: Omit<OrgRow, 'nameKey'>): OrganizationRecord {
   return {
     id: row.id,
     name: row.name,
@@ -48,10 +48,10 @@ export function organizationRecord(row: OrgRow): OrganizationRecord {
   };
 }
 
-/** Loads an organization's settings (for services of other modules: approval, SoD, "today"). */
 /**
- * The effective settings of an organization (defaults filled in). With `access`, settings that the
- * request's authentication already read are used instead of a query.
+ * The effective settings of an organization (defaults filled in), for the services of other modules
+ * (approval, segregation of duties, "today"). With `access`, settings that the request's
+ * authentication already read are used instead of a query.
  */
 export async function organizationSettings(
   db: Db,
@@ -143,19 +143,52 @@ function stripNulls<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
 }
 
+const LIST_ORGANIZATIONS = statement(
+  'organizations_list',
+  `select o.id, o.name, o.reporting_currency, o.settings, o.created_at, o.updated_at,
+          count(*) over ()::int as total
+   from organizations o
+   where o.id in (select organization_id from memberships where user_id = $1)
+   order by o.name_key, o.id
+   limit $2 offset $3`,
+);
+
+const COUNT_ORGANIZATIONS = statement(
+  'organizations_count',
+  'select count(*)::int as total from memberships where user_id = $1',
+);
+
+/** The caller's organizations: one statement for the page and the total (a second only past the end). */
 export async function listOrganizations(db: Db, userId: string, page: PageParams) {
-  const where = sql`${organizations.id} in (select organization_id from memberships where user_id = ${userId})`;
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(organizations)
-      .where(where)
-      .orderBy(asc(organizations.nameKey), asc(organizations.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ n: count() }).from(organizations).where(where),
-  ]);
-  return paged('organizations', rows.map(organizationRecord), Number(total?.n ?? 0), page);
+  const rows = await run<{
+    id: string;
+    name: string;
+    reporting_currency: string;
+    settings: unknown;
+    created_at: Date;
+    updated_at: Date;
+    total: number;
+  }>(db, LIST_ORGANIZATIONS, [userId, page.limit, page.offset]);
+  const total =
+    rows[0]?.total ??
+    (page.offset > 0
+      ? ((await run<{ total: number }>(db, COUNT_ORGANIZATIONS, [userId]))[0]?.total ?? 0)
+      : 0);
+  return paged(
+    'organizations',
+    rows.map((r) =>
+      organizationRecord({
+        id: r.id,
+        name: r.name,
+        reportingCurrency: r.reporting_currency,
+        settings: r.settings,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+      }),
+    ),
+    Number(total),
+    page,
+  );
 }
 
 export async function getOrganization(db: Db, access: Access, id: string): Promise<OrganizationRecord> {
