@@ -12,8 +12,9 @@ import { openDatabase } from './db/client.ts';
 /**
  * V8 lets the old generation grow to several times its live size between full collections when they
  * are cheap; under request load or during a consolidation run that made a process whose live heap is
- * about 35 MB reach 260–290 MB resident. A fixed growth of 50 % over the live size keeps it under about
- * 200 MB for a few per cent of throughput (docs/performance.md, "Memory").
+ * about 35 MB reach 260–290 MB resident. A fixed growth of 50 % over the live size (with the young
+ * generation capped by `npm start`'s `--max-semi-space-size`) keeps it under 200 MB, for about 10 % of a
+ * consolidation run's time and nothing measurable in request throughput (docs/performance.md, "Memory").
  */
 v8.setFlagsFromString('--heap-growing-percent=50');
 

@@ -14,6 +14,8 @@
  * fails as a whole (an unexpected database error), its items are retried one by one, so that one bad
  * item cannot fail the others; a failure of a single-item batch is that item's error.
  */
+import type { Db } from './client.ts';
+
 export class Combiner<I, R> {
   private readonly queues = new Map<string, Queue<I, R>>();
 
@@ -73,4 +75,20 @@ interface Pending<I, R> {
   item: I;
   resolve: (result: R) => void;
   reject: (err: unknown) => void;
+}
+
+/**
+ * One value per database handle, made on first use: the combiner of a statement belongs to the
+ * database it runs on (tests open several databases in one process).
+ */
+export function perDatabase<T>(make: (db: Db) => T): (db: Db) => T {
+  const values = new WeakMap<Db, T>();
+  return (db) => {
+    let value = values.get(db);
+    if (value === undefined) {
+      value = make(db);
+      values.set(db, value);
+    }
+    return value;
+  };
 }

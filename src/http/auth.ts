@@ -6,7 +6,7 @@ import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'no
 import { promisify } from 'node:util';
 import type { FastifyRequest } from 'fastify';
 import { type Db, run, statement } from '../db/client.ts';
-import { Combiner } from '../db/combiner.ts';
+import { Combiner, perDatabase } from '../db/combiner.ts';
 import { DomainError } from '../domain/errors.ts';
 
 const scrypt = promisify(scryptCb) as (
@@ -95,23 +95,17 @@ interface SessionRow {
 type Lookup = { tokenHash: string; organizationId: string | null };
 
 /** Session look-ups of concurrent requests go to the database together (db/combiner.ts). */
-const lookups = new WeakMap<Db, Combiner<Lookup, SessionRow | null>>();
-
-function sessionLookups(db: Db): Combiner<Lookup, SessionRow | null> {
-  let combiner = lookups.get(db);
-  if (!combiner) {
-    combiner = new Combiner<Lookup, SessionRow | null>(async (items) => {
+const sessionLookups = perDatabase(
+  (db) =>
+    new Combiner<Lookup, SessionRow | null>(async (items) => {
       const rows = await run<SessionRow & { ord: number }>(db, AUTHENTICATE, [
         items.map((i) => i.tokenHash),
         items.map((i) => i.organizationId),
       ]);
       const byOrd = new Map(rows.map((r) => [r.ord, r]));
       return items.map((_, i) => byOrd.get(i + 1) ?? null);
-    }, 100);
-    lookups.set(db, combiner);
-  }
-  return combiner;
-}
+    }, 100),
+);
 
 /**
  * Resolves a presented token to its user; unknown, revoked or expired → 401. When the request names an

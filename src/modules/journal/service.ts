@@ -15,7 +15,7 @@
 import { and, eq } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgErrorCode, type Queryable, type Tx } from '../../db/client.ts';
-import { Combiner } from '../../db/combiner.ts';
+import { Combiner, perDatabase } from '../../db/combiner.ts';
 import { fiscalPeriods } from '../../db/schema/index.ts';
 import { type IsoDate, todayIn } from '../../domain/dates.ts';
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
@@ -526,14 +526,9 @@ async function checkLineAccounts(
   company: CompanyRow,
   lines: DraftLine[],
 ): Promise<Map<number, string | null>> {
-  const [accounts, known] = [
-    await repo.accountsByIds(
-      tx,
-      organizationId,
-      lines.map((l) => l.accountId),
-    ),
-    await repo.existingCompanyIds(tx, organizationId, partnerIdsOf(lines)),
-  ];
+  const accountIds = lines.map((l) => l.accountId);
+  const accounts = await repo.accountsByIds(tx, organizationId, accountIds);
+  const known = await repo.existingCompanyIds(tx, organizationId, partnerIdsOf(lines));
   return checkLineAccountsWith(accounts, known, company.id, lines);
 }
 
@@ -803,20 +798,13 @@ async function createEntryFast(
   return stored && entryRecord(stored.row, stored.lines, fc);
 }
 
-const entryWriters = new WeakMap<Db, Combiner<statements.NewEntry, statements.StoredRows | null>>();
-
 /**
  * The group-commit writer of new entries of a database (db/combiner.ts): concurrent creates in one
  * company share one statement, and so one commit and one hold of the company's counter row.
  */
-function entryWriter(db: Db): Combiner<statements.NewEntry, statements.StoredRows | null> {
-  let writer = entryWriters.get(db);
-  if (!writer) {
-    writer = new Combiner((entries) => statements.insertEntries(db, entries));
-    entryWriters.set(db, writer);
-  }
-  return writer;
-}
+const entryWriter = perDatabase(
+  (db) => new Combiner((entries: statements.NewEntry[]) => statements.insertEntries(db, entries)),
+);
 
 /** A create in one transaction, with the row locks, creating the fiscal year when it is missing. */
 async function createEntryInTransaction(
@@ -1117,7 +1105,7 @@ async function simpleTransition(
   return inTransaction(db, async (tx) => {
     const row = await repo.findEntry(tx, organizationId, id, true);
     if (!row) throw entryNotFound(id);
-    const from: EntryStatus = operation === 'submit' ? 'Draft' : 'PendingApproval';
+    const { from } = statements.TRANSITIONS[operation];
     if (row.status !== from) throw invalidTransition(row, operation, [from]);
     const set = apply(row, settings);
     const updated = await repo.updateEntry(tx, organizationId, id, { ...set, updatedAt: new Date() });

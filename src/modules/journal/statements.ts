@@ -12,7 +12,7 @@
  * (`LINES_JSON`, `lineRowOf`): NUMERIC never passes through a JS number.
  */
 import { type Db, run, statement } from '../../db/client.ts';
-import { Combiner } from '../../db/combiner.ts';
+import { Combiner, perDatabase } from '../../db/combiner.ts';
 import type { EntryRow, LineRow, NewEntryRow, NewLineRow } from './repo.ts';
 
 /** `journal_entries` columns (snake_case, as a statement returns them) → the Drizzle row shape. */
@@ -167,12 +167,9 @@ interface ContextQuery {
 }
 
 /** Create contexts of concurrent requests are read together (db/combiner.ts). */
-const contexts = new WeakMap<Db, Combiner<ContextQuery, CreateContext | null>>();
-
-function contextReader(db: Db): Combiner<ContextQuery, CreateContext | null> {
-  let combiner = contexts.get(db);
-  if (!combiner) {
-    combiner = new Combiner<ContextQuery, CreateContext | null>(async (queries) => {
+const contextReader = perDatabase(
+  (db) =>
+    new Combiner<ContextQuery, CreateContext | null>(async (queries) => {
       const rows = await run<Record<string, unknown>>(db, CREATE_CONTEXT, [
         JSON.stringify(
           queries.map((q, ord) => ({
@@ -191,11 +188,8 @@ function contextReader(db: Db): Combiner<ContextQuery, CreateContext | null> {
         const r = byOrd.get(ord);
         return r ? contextOf(r) : null;
       });
-    }, 100);
-    contexts.set(db, combiner);
-  }
-  return combiner;
-}
+    }, 100),
+);
 
 function contextOf(r: Record<string, unknown>): CreateContext {
   return {
@@ -350,8 +344,8 @@ export async function insertEntries(db: Db, entries: NewEntry[]): Promise<(Store
 // Workflow
 
 /**
- * The entry as this statement's snapshot saw it (`snap`) must be the version now locked (`locked`):
- * then everything read from the snapshot — its lines above all — is current. A concurrent change
+ * The entry as this statement's snapshot saw it must be the version now locked (`locked.v`, its
+ * `xmin`): then everything read from the snapshot — its lines above all — is current. A concurrent change
  * (a PUT replacing the lines, another transition) gives the row a new version, and the statement
  * writes nothing.
  */
@@ -364,28 +358,35 @@ const RETURN_ENTRY = `select u.*, c.functional_currency,
    from u join companies c on c.organization_id = u.organization_id and c.id = u.company_id`;
 
 /**
- * Submit, approve or reject: `$1` organization, `$2` entry, `$3` caller, `$4` now, `$5` audit id,
- * `$6` audit changes; `extra` adds conditions on the locked row `e` (with its own parameters from $7).
+ * Submit, approve or reject: `$1` organization, `$2` entry, `$3` caller, `$4` now, `$5` audit id;
+ * `extra` adds conditions on the locked row `e` (with its own parameter `$6`).
  */
 function transition(name: string, from: string, to: string, set: string, action: string, extra = '') {
-  return statement(
-    name,
-    `with locked as (
-       select e.id, e.xmin as v from journal_entries e
-       where e.organization_id = $1 and e.id = $2 and e.status = '${from}' ${extra}
-       for update),
-     u as (
-       update journal_entries j set status = '${to}', ${set}, updated_at = $4
-       from locked where j.organization_id = $1 and j.id = locked.id and ${SAME_VERSION}
-       returning j.*),
-     audit as (
-       insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
-       select $5, $1, $3, '${action}', 'JournalEntry', u.id, $6::jsonb from u)
-     ${RETURN_ENTRY}`,
-  );
+  return {
+    from,
+    to,
+    statement: statement(
+      name,
+      `with locked as (
+         select e.id, e.xmin as v from journal_entries e
+         where e.organization_id = $1 and e.id = $2 and e.status = '${from}' ${extra}
+         for update),
+       u as (
+         update journal_entries j set status = '${to}', ${set}, updated_at = $4
+         from locked where j.organization_id = $1 and j.id = locked.id and ${SAME_VERSION}
+         returning j.*),
+       audit as (
+         insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
+         select $5, $1, $3, '${action}', 'JournalEntry', u.id,
+           '{"status": {"from": "${from}", "to": "${to}"}}'::jsonb
+         from u)
+       ${RETURN_ENTRY}`,
+    ),
+  };
 }
 
-const TRANSITIONS = {
+/** The workflow moves of 3.7.5 that need no more than the caller: source and target status. */
+export const TRANSITIONS = {
   submit: transition(
     'journal_submit',
     'Draft',
@@ -393,21 +394,21 @@ const TRANSITIONS = {
     'submitted_by = $3, submitted_at = $4',
     'Submit',
   ),
-  // $7: segregation of duties enforced (the creator may not approve).
+  // $6: segregation of duties enforced (the creator may not approve).
   approve: transition(
     'journal_approve',
     'PendingApproval',
     'Approved',
     'approved_by = $3, approved_at = $4',
     'Approve',
-    'and not ($7::boolean and e.created_by = $3)',
+    'and not ($6::boolean and e.created_by = $3)',
   ),
-  // $7: the rejection reason.
+  // $6: the rejection reason.
   reject: transition(
     'journal_reject',
     'PendingApproval',
     'Draft',
-    'rejected_by = $3, rejected_at = $4, rejection_reason = $7::text',
+    'rejected_by = $3, rejected_at = $4, rejection_reason = $6::text',
     'Reject',
   ),
 };
@@ -429,18 +430,9 @@ export async function transitionEntry(
   operation: keyof typeof TRANSITIONS,
   p: { organizationId: string; id: string; userId: string; auditId: string; extra?: unknown },
 ): Promise<StoredEntry | null> {
-  const from = operation === 'submit' ? 'Draft' : 'PendingApproval';
-  const to = operation === 'submit' ? 'PendingApproval' : operation === 'approve' ? 'Approved' : 'Draft';
-  const params: unknown[] = [
-    p.organizationId,
-    p.id,
-    p.userId,
-    new Date(),
-    p.auditId,
-    JSON.stringify({ status: { from, to } }),
-  ];
+  const params: unknown[] = [p.organizationId, p.id, p.userId, new Date(), p.auditId];
   if (operation !== 'submit') params.push(p.extra ?? null);
-  const [r] = await run<Record<string, unknown>>(db, TRANSITIONS[operation], params);
+  const [r] = await run<Record<string, unknown>>(db, TRANSITIONS[operation].statement, params);
   return r ? storedEntry(r) : null;
 }
 

@@ -59,7 +59,7 @@ export async function organizationSettings(
   access?: Access,
 ): Promise<OrganizationSettings> {
   const known = access?.knownSettings(organizationId);
-  if (known !== undefined && known !== null) {
+  if (known != null) {
     return { ...DEFAULT_SETTINGS, ...(known as Partial<OrganizationSettings>) };
   }
   const [row] = await db
