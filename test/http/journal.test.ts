@@ -1264,6 +1264,13 @@ describe('audit and idempotency', () => {
     ]);
     const post = log.body.entries.find((x: any) => x.action === 'Post');
     expect(post.userId).toBe(owner.id);
+    const changes = Object.fromEntries(log.body.entries.map((x: any) => [x.action, x.changes]));
+    expect(changes).toEqual({
+      Create: null,
+      Submit: { status: { from: 'Draft', to: 'PendingApproval' } },
+      Approve: { status: { from: 'PendingApproval', to: 'Approved' } },
+      Post: { status: { from: 'Approved', to: 'Posted' } },
+    });
   });
 
   it('a refused request writes nothing and consumes no number', async () => {
