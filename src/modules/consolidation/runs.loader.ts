@@ -136,13 +136,12 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
   // No JIT: the disabled nested loops inflate plan costs past jit_above_cost, and compiling the
   // expressions costs far more than running these queries (measured again with the figure statement:
   // still slower).
-  await tx.execute(sql`set local enable_nestloop = off`);
-  await tx.execute(sql`set local jit = off`);
-  await tx.execute(sql`set local work_mem = '64MB'`);
   // The figure statement's parts are independent aggregations of the same tables: run whole parts side
   // by side (a parallel append, when they are large enough to pay for the workers), never split one
   // part's scan between workers (each would build the whole aggregate, then merge them again).
-  await tx.execute(sql`set local min_parallel_table_scan_size = '8GB'`);
+  // All four settings are local to the run's transaction, set in one round trip.
+  await tx.execute(sql`select set_config('enable_nestloop', 'off', true), set_config('jit', 'off', true),
+    set_config('work_mem', '64MB', true), set_config('min_parallel_table_scan_size', '8GB', true)`);
   const accountRows = await loadAccounts(tx, orgId, ids);
   const periodRows = await queryRows<{ company_id: string; status: string }>(
     tx,
