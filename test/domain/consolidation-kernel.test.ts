@@ -13,6 +13,7 @@ import {
   type CompanyLedger,
   type ConsolidationInput,
   type ConsolidationMethod,
+  type ConsolidationResult,
   columnLedger,
   type EliminationRuleInput,
   type IntercompanyTransactionInput,
@@ -304,15 +305,25 @@ function asColumns(l: CompanyLedger): CompanyLedger {
   });
 }
 
+/**
+ * The run's result without the statement facts stored with each view: they came after the frozen
+ * engine (the cash-flow and equity statements' translation differences), which does not compute them.
+ */
+function run(input: ConsolidationInput): ConsolidationResult {
+  const result = runConsolidation(input);
+  for (const tb of [result.closingTrialBalance, result.openingTrialBalance]) if (tb) delete tb.statementFacts;
+  return result;
+}
+
 describe('scaled-integer engine', () => {
   it('property: gives the decimal.js engine results exactly (figures and columns alike)', () => {
     fc.assert(
       fc.property(groupArb, (g) => {
         const expected = legacyRun(buildGroup(g));
-        expect(runConsolidation(buildGroup(g))).toEqual(expected);
+        expect(run(buildGroup(g))).toEqual(expected);
         const input = buildGroup(g);
         for (const view of [input.closing, input.opening]) view.ledgers = view.ledgers.map(asColumns);
-        expect(runConsolidation(input)).toEqual(expected);
+        expect(run(input)).toEqual(expected);
       }),
       { numRuns: 300 },
     );
@@ -384,10 +395,10 @@ describe('figures the engine refuses', () => {
       };
       const expected = legacyRun(make());
       expect(expected.steps.find((s) => s.status === 'Failed')?.stepType).toBe('Translate');
-      expect(runConsolidation(make())).toEqual(expected);
+      expect(run(make())).toEqual(expected);
       const columns = make();
       columns.closing.ledgers = columns.closing.ledgers.map(asColumns);
-      expect(runConsolidation(columns)).toEqual(expected);
+      expect(run(columns)).toEqual(expected);
     });
   }
 });

@@ -589,22 +589,29 @@ describe('(b) 80% EUR subsidiary: closing ≠ average ≠ historical rates, CTA 
     expect(is.netIncomeAttributableToParent.value).toBe('365.46');
     expect(is.netIncomeAttributableToNCI.value).toBe('66.37');
 
-    // inventory −348 and payables +240.18 (operating); NCI Δ −294 → −339.20 is a financing inflow of 45.20;
-    // CTA 49.60 → −131.19: exchangeRateEffect = −Δ = 180.79. 431.83 − 348 + 240.18 = 324.01
+    // Cash flows are F's movements at the average rate of their month; what is left of each line's
+    // change is a translation difference, not a cash flow:
+    //   inventory +300 on 2026-03-01 × AR(Mar) 1.16 = 348.00 (its change, at the historical rate, is the same);
+    //   payables −200.15 on 2026-02-15 × AR(Feb) 1.14 = −228.17; its change −240.18 less a translation
+    //   difference of −12.01 (= −200.15 × (1.20 − 1.14));
+    //   NCI −294.00 → −339.20: the change −45.20 is the NCI's share of the CTA change (−12.40 → +32.80
+    //   credit), OCI — no financing flow.
+    // Operating: 431.83 − 348.00 + 228.17 = 312.00 (P's sales 100 + F's 500 × 1.12 − 300 × 1.16).
+    // Effect of rates on cash: F's opening cash 1400 × (1.20 − 1.05) = 210.00, + January 500 × (1.20 − 1.12)
+    // = 40.00, − March 300 × (1.20 − 1.16) = −12.00 → 238.00; 312.00 + 238.00 = 550.00 = 4020 − 3470.
     expect(cashLines(cf.operatingActivities)).toEqual([
       ['Net Income', '431.83', 'Normal'],
       ['Changes in working capital', '0.00', 'Header'],
       ['Inventory', '-348.00', 'Normal'],
-      ['Payables', '240.18', 'Normal'],
-      ['Net Cash from Operating Activities', '324.01', 'Total'],
+      ['Payables', '228.17', 'Normal'],
+      ['Net Cash from Operating Activities', '312.00', 'Total'],
     ]);
     expect(cashLines(cf.financingActivities)).toEqual([
-      ['Non-controlling interest', '45.20', 'Normal'],
-      ['Net Cash from Financing Activities', '45.20', 'Total'],
+      ['Net Cash from Financing Activities', '0.00', 'Total'],
     ]);
-    expect(cf.exchangeRateEffect.value).toBe('180.79');
+    expect(cf.exchangeRateEffect.value).toBe('238.00');
     expect(cf.beginningCash.value).toBe('3470.00');
-    expect(cf.netChangeInCash.value).toBe('550.00'); // 324.01 + 45.20 + 180.79
+    expect(cf.netChangeInCash.value).toBe('550.00');
     expect(cf.endingCash.value).toBe('4020.00');
     expect(cf.isReconciled).toBe(true);
 
@@ -612,11 +619,12 @@ describe('(b) 80% EUR subsidiary: closing ≠ average ≠ historical rates, CTA 
     expect(eqRow(eq.openingBalances)).toEqual(['2880.00', '345.60', '0.00', '-49.60', '294.00', '3470.00']);
     expect(eq.movements.map((m) => [m.movementType, ...eqRow(m)])).toEqual([
       ['NetIncome', '0.00', '365.46', '0.00', '0.00', '66.37', '431.83'],
-      ['OtherComprehensiveIncome', '0.00', '0.00', '0.00', '180.79', '0.00', '180.79'],
+      // the NCI's share of the CTA change (45.20) is its other comprehensive income
+      ['OtherComprehensiveIncome', '0.00', '0.00', '0.00', '180.79', '45.20', '225.99'],
       ['DividendsDeclared', '0.00', '0.00', '0.00', '0.00', '0.00', '0.00'],
       ['StockIssuance', '0.00', '0.00', '0.00', '0.00', '0.00', '0.00'],
       ['StockRepurchase', '0.00', '0.00', '0.00', '0.00', '0.00', '0.00'],
-      ['Other', '0.00', '0.00', '0.00', '0.00', '45.20', '45.20'],
+      ['Other', '0.00', '0.00', '0.00', '0.00', '0.00', '0.00'],
     ]);
     // closing: RE 345.60 + 365.46 = 711.06; NCI 339.20 + 66.37 = 405.57; total = totalEquity
     expect(eqRow(eq.closingBalances)).toEqual(['2880.00', '711.06', '0.00', '131.19', '405.57', '4127.82']);

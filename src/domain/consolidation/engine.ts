@@ -5,9 +5,18 @@
  * check for cancellation between steps; `runConsolidation(input)` runs all seven steps at once.
  */
 import { dec, formatPercentage, ZERO } from '../money.ts';
+import { acquisitionIssues } from './acquisition.ts';
 import { preparedView } from './ledger.ts';
+import {
+  formatDerivedPercentage,
+  formatEffectivePercentage,
+  nonControllingPercentage,
+  type OwnershipTree,
+  ownershipTree,
+} from './ownership.ts';
 import { scaledToDecimal } from './scaled.ts';
-import { buildSetup, cmpAccountNumber, type Setup } from './setup.ts';
+import { buildSetup, cmpAccountNumber, type Setup, setupAsOf } from './setup.ts';
+import { cashFlowFacts } from './statement-facts.ts';
 import {
   type ConsolidationInput,
   type ConsolidationResult,
@@ -36,21 +45,53 @@ function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-function runMembers(input: ConsolidationInput): RunMember[] {
+/** The ownership tree of the input, or null when its holdings are invalid (the run then fails). */
+function treeOf(input: ConsolidationInput): OwnershipTree | null {
+  const parent = input.companies.find((c) => c.role === 'Parent');
+  if (!parent) return null;
+  try {
+    return ownershipTree(
+      parent.companyId,
+      input.companies
+        .filter((c) => c.role === 'Member')
+        .map((m) => ({
+          companyId: m.companyId,
+          heldByCompanyId: m.heldByCompanyId ?? null,
+          ownershipPercentage: m.ownershipPercentage,
+          consolidationMethod: m.consolidationMethod,
+          acquisitionDate: m.acquisitionDate ?? null,
+          hasAcquisition: !!m.acquisition && m.consolidationMethod !== 'ProportionateConsolidation',
+        })),
+    );
+  } catch {
+    return null;
+  }
+}
+
+function runMembers(input: ConsolidationInput, notYetAcquired: ReadonlySet<string>): RunMember[] {
   const parent = input.companies.find((c) => c.role === 'Parent');
   const ordered = [...(parent ? [parent] : []), ...input.companies.filter((c) => c.role === 'Member')];
+  const tree = treeOf(input);
   return ordered.map((c) => {
     const own = c.role === 'Parent' ? dec(100) : dec(c.ownershipPercentage);
     const full = c.role === 'Parent' || c.consolidationMethod === 'FullConsolidation';
+    const node = tree?.nodes.get(c.companyId);
+    const effective = node ? node.effective : own.div(100);
     return {
       companyId: c.companyId,
       companyName: c.companyName,
       role: c.role,
       consolidationMethod: c.role === 'Parent' ? 'FullConsolidation' : c.consolidationMethod,
       ownershipPercentage: formatPercentage(own),
-      nonControllingInterestPercentage: formatPercentage(full ? dec(100).minus(own) : ZERO),
+      nonControllingInterestPercentage: node
+        ? formatDerivedPercentage(nonControllingPercentage(node))
+        : formatPercentage(full ? dec(100).minus(own) : ZERO),
       functionalCurrency: c.functionalCurrency,
-      included: c.consolidationMethod !== 'EquityMethod' || input.options.includeEquityMethodInvestments,
+      included:
+        (c.consolidationMethod !== 'EquityMethod' || input.options.includeEquityMethodInvestments) &&
+        !notYetAcquired.has(c.companyId),
+      heldByCompanyId: c.role === 'Parent' ? null : (c.heldByCompanyId ?? null),
+      effectiveOwnershipPercentage: formatEffectivePercentage(effective),
     };
   });
 }
@@ -148,6 +189,44 @@ export function validationIssues(setup: Setup): ValidationIssue[] {
       code: 'INACTIVE_COMPANY',
       message: `${c.companyName} is inactive`,
       entityReference: c.companyId,
+    });
+  }
+  for (const c of setup.notYetAcquired) {
+    issues.push({
+      severity: 'Warning',
+      code: 'MEMBER_NOT_YET_ACQUIRED',
+      message: `${c.companyName} is acquired after ${input.asOfDate} (on ${setup.groupAcquisitionDate.get(c.companyId)}) and is not consolidated`,
+      entityReference: c.companyId,
+    });
+  }
+  issues.push(...acquisitionDataIssues(setup));
+  return issues;
+}
+
+/** Acquisition data that no longer fits the group: accounts gone, the holder's investment account moved. */
+function acquisitionDataIssues(setup: Setup): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const [id, c] of setup.acquired) {
+    if (!setup.includedIds.has(id)) continue;
+    const a = c.acquisition!;
+    const holderId = setup.tree.nodes.get(id)!.holderId;
+    const problems: string[] = [];
+    if (
+      a.investmentAccount.companyId !== holderId ||
+      !setup.accounts.get(holderId)?.has(a.investmentAccount.accountNumber)
+    ) {
+      problems.push('its investment account is not an account of its holder');
+    }
+    for (const f of a.fairValueAdjustments) {
+      if (!setup.accounts.get(id)?.has(f.accountNumber))
+        problems.push(`account ${f.accountNumber} is not its account`);
+    }
+    if (problems.length === 0) continue;
+    issues.push({
+      severity: 'Error',
+      code: 'ACQUISITION_DATA_INVALID',
+      message: `The acquisition data of ${c.companyName} no longer fits the group: ${problems.join('; ')}`,
+      entityReference: id,
     });
   }
   return issues;
@@ -274,6 +353,7 @@ class Execution implements ConsolidationExecution {
         const v = this.view;
         v.eliminate();
         this.addIssues(v.eliminationIssues);
+        this.addIssues(acquisitionIssues(v));
         const skipped = v.eliminations.length - v.appliedCount;
         return ok(
           `Applied ${v.appliedCount} of ${plural(v.eliminations.length, 'rule', 'rules')} (${skipped} skipped); ` +
@@ -290,8 +370,11 @@ class Execution implements ConsolidationExecution {
         );
       }
       case 'GenerateTB': {
-        this.closingTb = this.view.trialBalance();
-        const opening = new ViewComputation(this.s, 'opening', this.input.opening);
+        const opening = new ViewComputation(
+          setupAsOf(this.s, this.input.opening.asOfDate),
+          'opening',
+          this.input.opening,
+        );
         opening.translate();
         opening.aggregate();
         opening.matchIntercompany();
@@ -300,6 +383,8 @@ class Execution implements ConsolidationExecution {
         opening.computeNci();
         opening.foldIntoRetainedEarnings();
         this.openingTb = opening.trialBalance();
+        this.closingTb = this.view.trialBalance();
+        this.closingTb.statementFacts = cashFlowFacts(this.view, opening);
         return ok(
           `Generated the closing trial balance (${plural(this.closingTb.lineItems.length, 'line', 'lines')}) and the ` +
             `opening trial balance (${plural(this.openingTb.lineItems.length, 'line', 'lines')})`,
@@ -337,7 +422,10 @@ class Execution implements ConsolidationExecution {
         ? null
         : { isValid: !this.issues.some((i) => i.severity === 'Error'), issues: this.issues };
     const completed = !this.failed && this.index >= STEP_TYPES.length;
-    const members = runMembers(this.input);
+    const members = runMembers(
+      this.input,
+      new Set((this.setup?.notYetAcquired ?? []).map((c) => c.companyId)),
+    );
     if (!completed || !this.closingTb || !this.openingTb || !this.closing || !this.setup) {
       return {
         status: 'Failed',
@@ -352,6 +440,7 @@ class Execution implements ConsolidationExecution {
         closingTrialBalance: null,
         openingTrialBalance: null,
         eliminatedTransactionIds: [],
+        acquisitionAnalysis: [],
         retainedEarningsLine: this.retainedEarningsLine(),
       };
     }
@@ -376,6 +465,7 @@ class Execution implements ConsolidationExecution {
       closingTrialBalance: tb,
       openingTrialBalance: this.openingTb,
       eliminatedTransactionIds: this.closing.eliminatedTransactionIds,
+      acquisitionAnalysis: this.closing.acquisitions.map((a) => a.analysis),
       retainedEarningsLine: this.setup.reKey,
     };
   }

@@ -93,6 +93,11 @@ export interface PreparedCompany {
   total: bigint;
   /** monetary Asset/Liability accounts: Σ per account number */
   monetary: Map<string, bigint>;
+  /**
+   * Movements of the monetary accounts of a company not in G dated within the view's year, per
+   * group-period index (from the dated figures; the cash-flow statement's translation differences)
+   */
+  monetaryYtd: Map<string, Cells<number>>;
   /** Equity and non-monetary accounts: per transaction date (a company not in G) or one key '' */
   historical: Map<string, Cells<string>>;
   /** Revenue/Expense from yearStartDate on, and before it: per group-period index (not in G) or key 0 */
@@ -162,6 +167,7 @@ function prepareAt(setup: Setup, data: ViewData, scale: number): PreparedView {
       company: c,
       total: 0n,
       monetary: new Map(),
+      monetaryYtd: new Map(),
       historical: new Map(),
       ytd: new Map(),
       prior: new Map(),
@@ -204,6 +210,10 @@ function prepareAt(setup: Setup, data: ViewData, scale: number): PreparedView {
       }
       if (kind === 1) {
         p.monetary.set(a.accountNumber, (p.monetary.get(a.accountNumber) ?? 0n) + amount);
+        if (foreign && date !== null && date >= data.yearStartDate && date <= data.asOfDate) {
+          const q = incomeKey(setup, data, c, a, date, foreign, periodIndex);
+          if (typeof q === 'number') cellsOf(p.monetaryYtd, a).add(q, amount);
+        }
       } else if (kind === 2) {
         if (foreign && date === null) {
           p.error = new Error(

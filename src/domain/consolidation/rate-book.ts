@@ -48,9 +48,8 @@ export class RateBook {
     return this.memo(`A|${from}|${start}|${end}`, () => this.provider.average(from, to, start, end));
   }
 
-  historical(from: string, date: string): ResolvedRate | null {
-    const to = this.reportingCurrency;
-    return this.memo(`H|${from}|${date}`, () => this.provider.historical(from, to, date));
+  historical(from: string, date: string, to = this.reportingCurrency): ResolvedRate | null {
+    return this.memo(`H|${from}|${to}|${date}`, () => this.provider.historical(from, to, date));
   }
 
   record(r: ResolvedRate, purpose: RatePurpose): void {
@@ -143,6 +142,25 @@ export class ViewRates {
       return this.miss(
         ref,
         `No historical rate ${from}→${this.G} (Historical, Spot or YearEnd) on or before ${date}${this.label}`,
+      );
+    }
+    this.book.record(r, 'Historical');
+    return dec(r.effectiveRate);
+  }
+
+  /**
+   * Historical rate between any two currencies on or before `date` ([Historical, Spot, YearEnd]): the
+   * rate that converts an acquisition's consideration into the acquired member's currency. 1 for
+   * the same currency.
+   */
+  historicalBetween(from: string, to: string, date: string): Decimal | null {
+    if (from === to) return dec(1);
+    const r = this.book.historical(from, date, to);
+    if (!r) {
+      const ref = `${from}/${to} Historical|Spot|YearEnd on or before ${date}`;
+      return this.miss(
+        ref,
+        `No historical rate ${from}→${to} (Historical, Spot or YearEnd) on or before ${date}${this.label}`,
       );
     }
     this.book.record(r, 'Historical');

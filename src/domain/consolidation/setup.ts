@@ -5,6 +5,7 @@
 import type { AccountType } from '../accounts.ts';
 import { minorUnits } from '../codes.ts';
 import { type Decimal, dec } from '../money.ts';
+import { groupAcquisitionDate, isInGroupOn, type OwnershipTree, ownershipTree } from './ownership.ts';
 import { RateBook } from './rate-book.ts';
 import type {
   AccountInfo,
@@ -32,11 +33,8 @@ export function cmpAccountNumber(a: string, b: string): number {
   return a.length - b.length || cmpStr(a, b);
 }
 
-export interface Setup {
-  input: ConsolidationInput;
-  G: string;
-  minor: number;
-  parent: CompanyInput;
+/** The companies a view includes (members acquired after the view's date are left out). */
+export interface ViewScope {
   /** parent first, then the line-by-line members by name */
   consolidated: CompanyInput[];
   consolidatedIds: Set<string>;
@@ -45,10 +43,38 @@ export interface Setup {
   /** consolidated companies and investees */
   included: CompanyInput[];
   includedIds: Set<string>;
+  /** members left out because they (or a holder) are acquired after the view's date */
+  notYetAcquired: CompanyInput[];
+}
+
+export interface Setup extends ViewScope {
+  input: ConsolidationInput;
+  G: string;
+  minor: number;
+  parent: CompanyInput;
   companies: Map<string, CompanyInput>;
   accounts: Map<string, Map<string, AccountInfo>>;
+  /**
+   * Weight w(c) of a line-by-line company: 1 for the parent and fully consolidated members; for a
+   * proportionately consolidated member its stake times the weight of a proportionately consolidated
+   * holder (a joint arrangement's own joint arrangements are included at the product of the stakes).
+   */
   weight: Map<string, Decimal>;
+  /** direct stake (percent, 0–100; the parent 100) */
   ownership: Map<string, Decimal>;
+  /** effective ownership (fraction, exact; the parent 1) */
+  effective: Map<string, Decimal>;
+  tree: OwnershipTree;
+  /**
+   * True when some member carries a holder or acquisition data: ownership-driven consolidation
+   * (acquisition eliminations, NCI through the chain, upstream profit). A group without either is
+   * consolidated exactly as before they existed.
+   */
+  ownershipMode: boolean;
+  /** members with acquisition data that a run applies (full consolidation and equity method), by id */
+  acquired: Map<string, CompanyInput>;
+  /** the group acquisition date of each company that has one (see ownership.ts) */
+  groupAcquisitionDate: Map<string, string>;
   /** key of the retained-earnings line: the parent's RE account number or RETAINED_EARNINGS */
   reKey: string;
   periods: GroupPeriod[];
@@ -64,25 +90,46 @@ export function buildSetup(input: ConsolidationInput): Setup {
   if (parents.length !== 1) throw new Error('Consolidation input needs exactly one parent company');
   const parent = parents[0]!;
   const members = input.companies.filter((c) => c.role === 'Member');
-  const lineByLine = members.filter((c) => c.consolidationMethod !== 'EquityMethod').sort(cmpCompany);
-  const investees = input.options.includeEquityMethodInvestments
-    ? members.filter((c) => c.consolidationMethod === 'EquityMethod').sort(cmpCompany)
-    : [];
-  const consolidated = [parent, ...lineByLine];
-  const weight = new Map<string, Decimal>();
-  const ownership = new Map<string, Decimal>();
-  for (const c of input.companies) {
-    const own = c.role === 'Parent' ? dec(100) : dec(c.ownershipPercentage);
-    ownership.set(c.companyId, own);
+  const tree = ownershipTree(
+    parent.companyId,
+    members.map((m) => ({
+      companyId: m.companyId,
+      heldByCompanyId: m.heldByCompanyId ?? null,
+      ownershipPercentage: m.ownershipPercentage,
+      consolidationMethod: m.consolidationMethod,
+      acquisitionDate: m.acquisitionDate ?? null,
+      hasAcquisition: !!m.acquisition && m.consolidationMethod !== 'ProportionateConsolidation',
+    })),
+  );
+  const ownershipMode = members.some((m) => (m.heldByCompanyId ?? null) !== null || !!m.acquisition);
+  const weight = new Map<string, Decimal>([[parent.companyId, dec(1)]]);
+  const ownership = new Map<string, Decimal>([[parent.companyId, dec(100)]]);
+  const effective = new Map<string, Decimal>([[parent.companyId, dec(1)]]);
+  const acquired = new Map<string, CompanyInput>();
+  const groupAcquisition = new Map<string, string>();
+  const byId = new Map(members.map((m) => [m.companyId, m]));
+  for (const id of tree.order) {
+    const c = byId.get(id)!;
+    const node = tree.nodes.get(id)!;
+    ownership.set(id, dec(c.ownershipPercentage));
+    effective.set(id, node.effective);
+    const holderWeight = node.holderId === parent.companyId ? dec(1) : weight.get(node.holderId)!;
+    const holderProportionate = byId.get(node.holderId)?.consolidationMethod === 'ProportionateConsolidation';
     weight.set(
-      c.companyId,
-      c.role === 'Member' && c.consolidationMethod === 'ProportionateConsolidation' ? own.div(100) : dec(1),
+      id,
+      c.consolidationMethod === 'FullConsolidation'
+        ? dec(1)
+        : node.direct.times(holderProportionate ? holderWeight : dec(1)),
     );
+    if (node.hasAcquisition && c.acquisitionDate) acquired.set(id, c);
+    const t = groupAcquisitionDate(tree, id);
+    if (t !== null) groupAcquisition.set(id, t);
   }
   const accounts = new Map<string, Map<string, AccountInfo>>();
   for (const c of input.companies) {
     accounts.set(c.companyId, new Map(c.accounts.map((a) => [a.accountNumber, a])));
   }
+  const scope = viewScope(input, parent, tree, input.asOfDate);
   const approved = new Set(input.options.approvedManualRuleIds);
   const rules = input.rules
     .filter((r) => r.isActive && (r.isAutomatic || approved.has(r.id)))
@@ -95,19 +142,60 @@ export function buildSetup(input: ConsolidationInput): Setup {
     G: input.reportingCurrency,
     minor: minorUnits(input.reportingCurrency),
     parent,
-    consolidated,
-    consolidatedIds: new Set(consolidated.map((c) => c.companyId)),
-    investees,
-    included: [...consolidated, ...investees],
-    includedIds: new Set([...consolidated, ...investees].map((c) => c.companyId)),
+    ...scope,
     companies: new Map(input.companies.map((c) => [c.companyId, c])),
     accounts,
     weight,
     ownership,
+    effective,
+    tree,
+    ownershipMode,
+    acquired,
+    groupAcquisitionDate: groupAcquisition,
     reKey: parent.retainedEarningsAccountNumber ?? RE_SYNTHETIC,
     periods,
     rules,
     book: new RateBook(input.rates, input.reportingCurrency),
+    sourceCache: new Map(),
+  };
+}
+
+function viewScope(
+  input: ConsolidationInput,
+  parent: CompanyInput,
+  tree: OwnershipTree,
+  date: string,
+): ViewScope {
+  const members = input.companies.filter((c) => c.role === 'Member');
+  const inGroup = (c: CompanyInput) => isInGroupOn(tree, c.companyId, date);
+  const lineByLine = members
+    .filter((c) => c.consolidationMethod !== 'EquityMethod' && inGroup(c))
+    .sort(cmpCompany);
+  const investees = input.options.includeEquityMethodInvestments
+    ? members.filter((c) => c.consolidationMethod === 'EquityMethod' && inGroup(c)).sort(cmpCompany)
+    : [];
+  const consolidated = [parent, ...lineByLine];
+  const included = [...consolidated, ...investees];
+  return {
+    consolidated,
+    consolidatedIds: new Set(consolidated.map((c) => c.companyId)),
+    investees,
+    included,
+    includedIds: new Set(included.map((c) => c.companyId)),
+    notYetAcquired: members.filter((c) => !inGroup(c)).sort(cmpCompany),
+  };
+}
+
+/**
+ * The setup of a view as of `date`: the same setup when every member is in the group by then,
+ * otherwise a copy whose companies leave out those acquired later (with its own source-account memo:
+ * the source account of a number depends on the companies included).
+ */
+export function setupAsOf(setup: Setup, date: string): Setup {
+  if (![...setup.groupAcquisitionDate.values()].some((t) => t > date)) return setup;
+  return {
+    ...setup,
+    ...viewScope(setup.input, setup.parent, setup.tree, date),
     sourceCache: new Map(),
   };
 }

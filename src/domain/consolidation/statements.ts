@@ -421,9 +421,11 @@ export function buildConsolidatedCashFlowStatement(
   closing: TrialBalanceView,
 ): ConsolidatedCashFlowStatement {
   const cur = ctx.currency;
+  const facts = closing.statementFacts?.lines;
   let beginningCash = ZERO;
   let endingCash = ZERO;
   let exchangeRateEffect = ZERO;
+  let acquired = ZERO;
   const byCategory: Record<CashFlowCategory, CashFlowLine[]> = {
     Operating: [],
     Investing: [],
@@ -436,13 +438,25 @@ export function buildConsolidatedCashFlowStatement(
       endingCash = endingCash.plus(p.closing);
       continue;
     }
-    const effect = p.closing.minus(p.opening).neg();
+    const fact = facts?.[lineKey(p.line)];
+    const translation = fact ? dec(fact.translationDifference) : ZERO;
+    const arrived = fact ? dec(fact.acquired) : ZERO;
+    acquired = acquired.plus(arrived);
     if (p.line.lineType === 'CurrencyTranslationAdjustment') {
-      exchangeRateEffect = exchangeRateEffect.plus(effect);
+      // Without statement facts (runs completed before they existed) the CTA change stands in for
+      // the effect of rates; with them it is a translation difference, not a cash flow.
+      if (!facts) exchangeRateEffect = exchangeRateEffect.plus(p.closing.minus(p.opening).neg());
       continue;
     }
+    const effect = p.closing.minus(p.opening).minus(translation).minus(arrived).neg();
     if (effect.isZero()) continue;
     byCategory[cashFlowCategoryOf(p.line)].push(cashLine(p.line.accountName, effect, cur, p.line));
+  }
+  if (facts && !acquired.isZero()) {
+    // Members acquired during the year: one investing line, the consideration less the cash they held.
+    byCategory.Investing.push(
+      cashLine('Acquisition of subsidiaries, net of cash acquired', acquired.neg(), cur),
+    );
   }
   const total = (lines: CashFlowLine[]) => {
     let t = ZERO;
@@ -478,6 +492,11 @@ export function buildConsolidatedCashFlowStatement(
   const finLines = [...byCategory.Financing];
   const finNet = total(finLines);
   finLines.push(totalLine('Net Cash from Financing Activities', finNet));
+  if (facts) {
+    // The effect of rate changes on cash; rounding of the translated flows (a few minor units at most)
+    // is kept with it so that the statement reconciles.
+    exchangeRateEffect = endingCash.minus(beginningCash).minus(opNet).minus(invNet).minus(finNet);
+  }
   const netChange = opNet.plus(invNet).plus(finNet).plus(exchangeRateEffect);
   return {
     runId: ctx.runId,
@@ -607,6 +626,11 @@ function balancesAt(tb: TrialBalanceView, reKey: string): Amounts {
   return a;
 }
 
+/** The NCI's share of accumulated OCI of a view (zero for runs completed before it was recorded). */
+function nciShareOfOci(tb: TrialBalanceView): Decimal {
+  return dec(tb.statementFacts?.nciShareOfOci ?? '0');
+}
+
 export function buildConsolidatedEquityStatement(
   ctx: StatementContext,
   opening: TrialBalanceView,
@@ -626,9 +650,16 @@ export function buildConsolidatedEquityStatement(
     dec(opening.netIncomeAttributableToNCI.value),
   );
   const mk = (partial: Partial<Amounts>): Amounts => ({ ...zeroAmounts(), ...partial });
+  // The NCI's share of OCI (translation differences) is other comprehensive income of the NCI column.
+  const nciOci = nciShareOfOci(closing).minus(nciShareOfOci(opening));
   const movements = [
     row('NetIncome', 'Net Income', mk({ retainedEarnings: niParent, nonControllingInterest: niNci }), cur),
-    row('OtherComprehensiveIncome', 'Other Comprehensive Income', mk({ accumulatedOCI: delta('oci') }), cur),
+    row(
+      'OtherComprehensiveIncome',
+      'Other Comprehensive Income',
+      mk({ accumulatedOCI: delta('oci'), nonControllingInterest: nciOci }),
+      cur,
+    ),
     row('DividendsDeclared', 'Dividends Declared', mk({ retainedEarnings: delta('reOther') }), cur),
     row('StockIssuance', 'Stock Issuance', mk({ contributedCapital: delta('cc') }), cur),
     row('StockRepurchase', 'Stock Repurchase', mk({ treasuryStock: delta('ts') }), cur),
@@ -637,7 +668,7 @@ export function buildConsolidatedEquityStatement(
       'Other Adjustments',
       mk({
         retainedEarnings: delta('reLine').plus(delta('emReserve')),
-        nonControllingInterest: delta('nci'),
+        nonControllingInterest: delta('nci').minus(nciOci),
       }),
       cur,
     ),

@@ -81,8 +81,52 @@ export interface CompanyInput {
   fiscalPeriodStatus: 'Open' | 'Closed' | null;
   /** entries in Draft, PendingApproval or Approved dated on or before the run's `asOfDate` */
   unpostedEntryCount: number;
-  /** informational, copied into the RunMember snapshot */
+  /**
+   * Informational unless the member carries `acquisition` (then the date control was obtained: lines
+   * dated before it are pre-acquisition).
+   */
   acquisitionDate?: string | null;
+  /** the holding company (a member of the group); null or absent = the parent */
+  heldByCompanyId?: string | null;
+  /** acquisition data (members only): the run derives the investment elimination from it */
+  acquisition?: AcquisitionInput | null;
+}
+
+/** An amount with its currency (consideration, fair value of the non-controlling interest). */
+export interface AmountInput {
+  amount: DecimalInput;
+  currency: string;
+}
+
+/**
+ * Acquisition data of a member (business combination accounting): the consideration the holder
+ * paid (in the holder's functional currency), the holder's investment account that carries it, how
+ * the non-controlling interest is measured at acquisition, fair-value adjustments of the member's
+ * identifiable assets and liabilities, and where goodwill is presented.
+ */
+export interface AcquisitionInput {
+  consideration: AmountInput;
+  /** the holder's account that carries the investment (company = the holder) */
+  investmentAccount: AccountRef;
+  nciMeasurement: 'Proportionate' | 'FairValue';
+  /** required for FairValue; in the member's or the holder's functional currency */
+  nciFairValue: AmountInput | null;
+  /** adjustments of the member's accounts to fair value, debit-positive, in its functional currency */
+  fairValueAdjustments: { accountNumber: string; amount: DecimalInput }[];
+  /** account number of the goodwill line; null = a synthetic GOODWILL line per member */
+  goodwillAccountNumber: string | null;
+}
+
+/**
+ * Σ (debit − credit) per account of a company's ledger data dated BEFORE `cutDate` (functional
+ * currency; closing entries excluded as for every figure). The loader supplies one per member with
+ * acquisition data and each acquisition date on its chain of holders (and the engine reads the
+ * pre-acquisition parts of its balances from them).
+ */
+export interface CutLedger {
+  companyId: string;
+  cutDate: string;
+  figures: { accountNumber: string; amount: DecimalInput }[];
 }
 
 /**
@@ -147,6 +191,8 @@ export interface ViewData {
   ledgers: CompanyLedger[];
   /** the organization's intercompany transactions dated within [yearStartDate, asOfDate], any status */
   intercompanyTransactions: IntercompanyTransactionInput[];
+  /** pre-acquisition balances of members with acquisition data (see `CutLedger`) */
+  cuts?: CutLedger[];
 }
 
 export interface AccountSelectorInput {
@@ -266,7 +312,10 @@ export type IssueCode =
   | 'AVERAGE_RATE_FALLBACK'
   | 'IC_TRANSACTION_NOT_ELIMINATED'
   | 'RULE_ACCOUNT_NOT_CONSOLIDATED'
-  | 'MISSING_EXCHANGE_RATE';
+  | 'MISSING_EXCHANGE_RATE'
+  | 'MEMBER_NOT_YET_ACQUIRED'
+  | 'BARGAIN_PURCHASE'
+  | 'ACQUISITION_DATA_INVALID';
 
 export interface ValidationIssue {
   severity: 'Error' | 'Warning';
@@ -313,7 +362,9 @@ export type LineType =
   | 'NonControllingInterest'
   | 'EquityMethodInvestment'
   | 'EquityMethodIncome'
-  | 'EquityMethodReserve';
+  | 'EquityMethodReserve'
+  | 'Goodwill'
+  | 'BargainPurchaseGain';
 
 export interface ConsolidatedLine {
   accountNumber: string;
@@ -359,6 +410,22 @@ export interface TrialBalanceView {
   netIncomeAttributableToParent: Money;
   netIncomeAttributableToNCI: Money;
   nonControllingInterests: NciDetail[];
+  /**
+   * Facts the consolidated cash-flow and equity statements need besides the balances (stored with
+   * the view, not part of the trial balance on the wire). Absent in runs completed before they
+   * existed: the statements then fall back to the balances alone.
+   */
+  statementFacts?: StatementFacts;
+}
+
+/** Statement facts of a view (see `TrialBalanceView.statementFacts`); amounts in G's minor units as text. */
+export interface StatementFacts {
+  /** the non-controlling interest's share of accumulated OCI (translation differences) in this view */
+  nciShareOfOci: string;
+  /** closing view only: per line id (account number, or number|company for per-company lines) */
+  lines?: Record<string, { translationDifference: string; acquired: string }>;
+  /** closing view only: Σ of the cash lines' translation differences (the effect of rates on cash) */
+  cashTranslationDifference?: string;
 }
 
 export interface ConsolidatedTrialBalance extends TrialBalanceView {
@@ -386,6 +453,61 @@ export interface RunMember {
   nonControllingInterestPercentage: string;
   functionalCurrency: string;
   included: boolean;
+  /** the holding company; null = the parent (and for the parent itself) */
+  heldByCompanyId: string | null;
+  /** product of the direct stakes from the parent down, 4 decimals (`"48.0000"`; the parent `"100.0000"`) */
+  effectiveOwnershipPercentage: string;
+}
+
+/** An amount of the acquisition analysis in the member's functional and the reporting currency. */
+export interface DualAmount {
+  functional: Money;
+  reporting: Money;
+}
+
+/** One line of a derived acquisition elimination, journal style. */
+export interface AcquisitionEntryLine {
+  /** the consolidated line's account number (or GOODWILL, NCI, CTA, BARGAIN_PURCHASE_GAIN, RETAINED_EARNINGS) */
+  accountNumber: string;
+  /** the company whose line it is (the member, or the holder for its investment account); null for group lines */
+  companyId: string | null;
+  debit: Money;
+  credit: Money;
+}
+
+/**
+ * The acquisition analysis of a member with acquisition data (closing view): what was acquired, for
+ * what, and the goodwill (or bargain-purchase gain) that results, in the member's functional
+ * currency and in the reporting currency at the acquisition-date rate; goodwill also at the closing
+ * rate; and the elimination entry the run booked.
+ */
+export interface AcquisitionAnalysis {
+  companyId: string;
+  companyName: string;
+  heldByCompanyId: string | null;
+  acquisitionDate: string;
+  /** the date the group obtained control (the latest acquisition date on the member's chain of holders) */
+  groupAcquisitionDate: string;
+  functionalCurrency: string;
+  consolidationMethod: ConsolidationMethod;
+  nciMeasurement: 'Proportionate' | 'FairValue';
+  /** the direct stake acquired */
+  ownershipPercentage: string;
+  /** the rate functional → reporting currency at the group acquisition date ("1" in the same currency) */
+  acquisitionRate: string;
+  closingRate: string;
+  consideration: DualAmount;
+  netAssetsAtAcquisition: DualAmount;
+  fairValueAdjustments: DualAmount;
+  nciAtAcquisition: DualAmount;
+  goodwill: DualAmount;
+  bargainPurchaseGain: DualAmount;
+  /** goodwill retranslated at the closing rate (reporting currency) */
+  goodwillAtClosingRate: Money;
+  /** revenue − expenses of the year dated before the group acquisition date (not consolidated income) */
+  preAcquisitionResultsOfYear: DualAmount;
+  /** the elimination entry of this view, balanced */
+  entries: AcquisitionEntryLine[];
 }
 
 export interface ConsolidationResult {
@@ -404,6 +526,8 @@ export interface ConsolidationResult {
   openingTrialBalance: TrialBalanceView | null;
   /** ids of the intercompany transactions received by applied rules (closing view), sorted */
   eliminatedTransactionIds: string[];
+  /** one per member with acquisition data consolidated in the closing view, in structure order */
+  acquisitionAnalysis: AcquisitionAnalysis[];
   /**
    * Account number of the retained-earnings line (the parent's retained-earnings account number) or
    * `RETAINED_EARNINGS`; store it with the run: the equity statement needs it (StatementContext).

@@ -7,8 +7,12 @@
  */
 import type { AccountType } from '../accounts.ts';
 import { type Decimal, dec, type Money, roundTo, ZERO } from '../money.ts';
+import { type AcquiredTranslation, translateAcquired } from './acquired-translation.ts';
+import { type AcquisitionComputation, applyAcquisitions } from './acquisition.ts';
+import { formatDerivedPercentage } from './ownership.ts';
 import { type AccountPattern, matchesPattern, parsePattern } from '../selectors.ts';
 import { type Cells, type PreparedCompany, preparedView } from './ledger.ts';
+import { computeOwnershipNci } from './ownership-nci.ts';
 import { ViewRates } from './rate-book.ts';
 import {
   ExactSum,
@@ -56,6 +60,11 @@ export interface TranslatedItem {
   kind: ItemKind;
   accountType: AccountType;
   units: bigint;
+  /**
+   * Equity items of a member with acquisition data: `units` split by its ledger cuts (phase i dated
+   * in [cut i−1, cut i), the last phase from its group acquisition date on; acquired-translation.ts)
+   */
+  phases?: bigint[];
 }
 
 export interface TranslatedCompany {
@@ -65,10 +74,12 @@ export interface TranslatedCompany {
   cta: bigint;
   /** Σ of the functional figures (zero for a balanced ledger) */
   functionalTotal: Decimal;
+  /** set for a member with acquisition data, translated as the group sees it */
+  acquired?: AcquiredTranslation;
 }
 
 /** A consolidated line under construction; amounts in units of G's minor unit. */
-interface LineAcc {
+export interface LineAcc {
   id: string;
   key: string;
   lineType: LineType;
@@ -86,7 +97,7 @@ export interface IcItem {
 }
 
 /** NCI of a member; amounts in units of G's minor unit. */
-interface NciCalc {
+export interface NciCalc {
   company: CompanyInput;
   pct: Decimal;
   netAssets: bigint;
@@ -139,6 +150,10 @@ export class ViewComputation {
   totalEliminations = 0n;
   appliedCount = 0;
   nci: NciCalc[] = [];
+  /** the non-controlling interest's share of accumulated OCI (translation differences), credit-positive */
+  nciShareOfOci = 0n;
+  /** acquisition eliminations and analyses of this view (acquisition.ts) */
+  acquisitions: AcquisitionComputation[] = [];
 
   /** rates of this view already converted to scaled multipliers (per currency, date or period) */
   private readonly closingRates = new Map<string, ScaledValue | null>();
@@ -157,13 +172,18 @@ export class ViewComputation {
     return roundTo(v, this.setup.minor);
   }
 
+  /** Σ of a prepared company's functional figures as a Decimal. */
+  functionalTotal(p: PreparedCompany, scale: number): Decimal {
+    return scaledToDecimal(p.total, scale);
+  }
+
   /** A Decimal already rounded to G's minor unit, in units. */
-  private units(v: Decimal): bigint {
+  units(v: Decimal): bigint {
     return toScaled(v, this.setup.minor)!;
   }
 
   /** round(m × units), half away from zero, for an exact multiplier (weight, share). */
-  private times(m: ScaledValue, units: bigint): bigint {
+  times(m: ScaledValue, units: bigint): bigint {
     return m.scale === 0
       ? m.coef * units
       : roundScaled(m.coef * units, this.setup.minor + m.scale, this.setup.minor);
@@ -174,7 +194,7 @@ export class ViewComputation {
     return { value: scaledToString(units, this.setup.minor), currency: this.setup.G };
   }
 
-  private line(id: string, key: string, lineType: LineType, companyId: string | null = null): LineAcc {
+  line(id: string, key: string, lineType: LineType, companyId: string | null = null): LineAcc {
     let l = this.lines.get(id);
     if (!l) {
       l = { id, key, lineType, companyId, aggregated: 0n, elimination: 0n, nci: 0n };
@@ -207,7 +227,12 @@ export class ViewComputation {
       if (c.functionalCurrency !== this.setup.G) translatedCount++;
       const p = prepared.companies.get(c.companyId)!;
       if (p.error) throw p.error;
-      this.translated.set(c.companyId, this.translateCompany(c, p, prepared.scale));
+      this.translated.set(
+        c.companyId,
+        this.setup.ownershipMode && this.setup.acquired.has(c.companyId)
+          ? translateAcquired(this, c, p, prepared.scale)
+          : this.translateCompany(c, p, prepared.scale),
+      );
     }
     return { translatedCount };
   }
@@ -291,7 +316,7 @@ export class ViewComputation {
   }
 
   /** CR of the view for a currency, as a scaled multiplier (null when missing; the issue is recorded). */
-  private closingRate(cur: string): ScaledValue | null {
+  closingRate(cur: string): ScaledValue | null {
     let r = this.closingRates.get(cur);
     if (r === undefined) {
       const rate = this.rates.closing(cur, this.data.asOfDate);
@@ -302,7 +327,7 @@ export class ViewComputation {
   }
 
   /** HR(d) for a currency, as a scaled multiplier. */
-  private historicalRate(cur: string, d: string): ScaledValue | null {
+  historicalRate(cur: string, d: string): ScaledValue | null {
     let byDate = this.historicalRates.get(cur);
     if (!byDate) {
       byDate = new Map();
@@ -318,7 +343,7 @@ export class ViewComputation {
   }
 
   /** The AR(q) multipliers of a currency resolved so far, by group-period index. */
-  private averageRatesOf(cur: string): (ScaledValue | null | undefined)[] {
+  averageRatesOf(cur: string): (ScaledValue | null | undefined)[] {
     let byPeriod = this.averageRates.get(cur);
     if (!byPeriod) {
       byPeriod = [];
@@ -328,7 +353,7 @@ export class ViewComputation {
   }
 
   /** AR(q) (with its fallback) for a currency and the group period of index q, as a scaled multiplier. */
-  private averageRate(cur: string, q: number): ScaledValue | null {
+  averageRate(cur: string, q: number): ScaledValue | null {
     const byPeriod = this.averageRatesOf(cur);
     let r = byPeriod[q];
     if (r === undefined) {
@@ -361,7 +386,10 @@ export class ViewComputation {
       for (const [key, v] of contrib) this.keyLine(key).aggregated += v;
     }
     for (const e of this.setup.investees) {
-      const s = scaledValue(this.setup.ownership.get(e.companyId)!.div(100));
+      // An investee with acquisition data is carried at cost plus its post-acquisition share
+      // (acquisition.ts); the others at their share of net assets.
+      if (this.setup.ownershipMode && this.setup.acquired.has(e.companyId)) continue;
+      const s = scaledValue(this.investeeShare(e.companyId));
       const tc = this.translated.get(e.companyId)!;
       let na = 0n;
       let rev = 0n;
@@ -373,12 +401,24 @@ export class ViewComputation {
       const ni = -rev;
       const inv = this.times(s, na);
       const inc = this.times(s, ni);
-      const lineOf = (t: (typeof EM_TYPES)[number]) =>
-        this.line(`${t}|${e.companyId}`, EM_NUMBERS[t], t, e.companyId);
-      lineOf('EquityMethodInvestment').aggregated = inv;
-      lineOf('EquityMethodIncome').aggregated = -inc;
-      lineOf('EquityMethodReserve').aggregated = -(inv - inc);
+      this.emLine('EquityMethodInvestment', e.companyId).aggregated = inv;
+      this.emLine('EquityMethodIncome', e.companyId).aggregated = -inc;
+      this.emLine('EquityMethodReserve', e.companyId).aggregated = -(inv - inc);
     }
+  }
+
+  /**
+   * Share s of an equity-method investee included by the group: its direct stake, times the weight
+   * of a proportionately consolidated holder.
+   */
+  investeeShare(companyId: string): Decimal {
+    const node = this.setup.tree.nodes.get(companyId)!;
+    return node.direct.times(this.setup.weight.get(node.holderId) ?? dec(1));
+  }
+
+  /** An equity-method line of an investee (investment, income, reserve). */
+  emLine(t: (typeof EM_TYPES)[number], companyId: string): LineAcc {
+    return this.line(`${t}|${companyId}`, EM_NUMBERS[t], t, companyId);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -426,6 +466,7 @@ export class ViewComputation {
         working.set(c.companyId, new Map(this.contributions.get(c.companyId) ?? []));
       }
     }
+    if (this.setup.ownershipMode) applyAcquisitions(this, working);
     const patternCache = new Map<string, AccountPattern | null>();
     const pattern = (text: string) => {
       if (!patternCache.has(text)) patternCache.set(text, parsePattern(text));
@@ -572,6 +613,10 @@ export class ViewComputation {
   // ------------------------------------------------------------------------------------------
 
   computeNci(): void {
+    if (this.setup.ownershipMode) {
+      computeOwnershipNci(this);
+      return;
+    }
     const members = this.setup.consolidated
       .filter(
         (c) =>
@@ -598,6 +643,7 @@ export class ViewComputation {
         if (x === 0n) continue;
         this.keyLine(item.key).nci -= x;
         this.keyLine(NCI_KEY).nci += x;
+        if (item.key === CTA_KEY) this.nciShareOfOci -= x;
         moved += x;
       }
       const netIncome = -rev;
@@ -634,20 +680,22 @@ export class ViewComputation {
     }
   }
 
-  private lineAccountType(l: LineAcc): AccountType {
+  lineAccountType(l: LineAcc): AccountType {
     switch (l.lineType) {
       case 'Account':
         return this.sourceOf(l.key).accountType;
       case 'EquityMethodInvestment':
+      case 'Goodwill':
         return 'Asset';
       case 'EquityMethodIncome':
+      case 'BargainPurchaseGain':
         return 'Revenue';
       default:
         return 'Equity';
     }
   }
 
-  private sourceOf(accountNumber: string) {
+  sourceOf(accountNumber: string) {
     const a = sourceAccountOf(this.setup, accountNumber);
     if (!a) throw new Error(`No source account for account number ${accountNumber}`);
     return a;
@@ -716,10 +764,11 @@ export class ViewComputation {
       netIncome: money(netIncome),
       netIncomeAttributableToParent: money(netIncome - niNci),
       netIncomeAttributableToNCI: money(niNci),
+      statementFacts: { nciShareOfOci: scaledToString(this.nciShareOfOci, this.setup.minor) },
       nonControllingInterests: this.nci.map((d): NciDetail => ({
         companyId: d.company.companyId,
         companyName: d.company.companyName,
-        nonControllingInterestPercentage: d.pct.toFixed(2),
+        nonControllingInterestPercentage: formatDerivedPercentage(d.pct),
         netAssets: money(d.netAssets),
         netIncome: money(d.netIncome),
         nciShareOfEquity: money(d.shareOfEquity),
@@ -738,9 +787,19 @@ export class ViewComputation {
         return [2, '', '', 0];
       case 'NonControllingInterest':
         return [3, '', '', 0];
+      case 'Goodwill':
+      case 'BargainPurchaseGain': {
+        const c = this.setup.companies.get(l.companyId!)!;
+        return [5, c.companyName.toLowerCase(), c.companyId, l.lineType === 'Goodwill' ? 0 : 1];
+      }
       default: {
         const c = this.setup.companies.get(l.companyId!)!;
-        return [4, c.companyName.toLowerCase(), c.companyId, EM_TYPES.indexOf(l.lineType)];
+        return [
+          4,
+          c.companyName.toLowerCase(),
+          c.companyId,
+          EM_TYPES.indexOf(l.lineType as (typeof EM_TYPES)[number]),
+        ];
       }
     }
   }
@@ -804,6 +863,20 @@ export class ViewComputation {
           name: `Equity-method reserve – ${companyName}`,
           accountType: 'Equity',
           accountCategory: 'RetainedEarnings',
+          ...synthetic,
+        };
+      case 'Goodwill':
+        return {
+          name: `Goodwill – ${companyName}`,
+          accountType: 'Asset',
+          accountCategory: 'IntangibleAsset',
+          ...synthetic,
+        };
+      case 'BargainPurchaseGain':
+        return {
+          name: `Gain on the bargain purchase of ${companyName}`,
+          accountType: 'Revenue',
+          accountCategory: 'OtherRevenue',
           ...synthetic,
         };
     }

@@ -54,6 +54,9 @@ function runMembers(input: ConsolidationInput): RunMember[] {
       nonControllingInterestPercentage: formatPercentage(full ? dec(100).minus(own) : ZERO),
       functionalCurrency: c.functionalCurrency,
       included: c.consolidationMethod !== 'EquityMethod' || input.options.includeEquityMethodInvestments,
+      // Fields added with ownership structures (the oracle knows flat groups only).
+      heldByCompanyId: null,
+      effectiveOwnershipPercentage: own.toFixed(4),
     };
   });
 }
@@ -359,6 +362,7 @@ class Execution implements ConsolidationExecution {
         closingTrialBalance: null,
         openingTrialBalance: null,
         eliminatedTransactionIds: [],
+        acquisitionAnalysis: [],
         retainedEarningsLine: this.retainedEarningsLine(),
       };
     }
@@ -383,6 +387,7 @@ class Execution implements ConsolidationExecution {
       closingTrialBalance: tb,
       openingTrialBalance: this.openingTb,
       eliminatedTransactionIds: this.closing.eliminatedTransactionIds,
+      acquisitionAnalysis: [],
       retainedEarningsLine: this.setup.reKey,
     };
   }

@@ -702,7 +702,12 @@ export class ViewComputation {
         return [3, '', '', 0];
       default: {
         const c = this.setup.companies.get(l.companyId!)!;
-        return [4, c.companyName.toLowerCase(), c.companyId, EM_TYPES.indexOf(l.lineType)];
+        return [
+          4,
+          c.companyName.toLowerCase(),
+          c.companyId,
+          EM_TYPES.indexOf(l.lineType as (typeof EM_TYPES)[number]),
+        ];
       }
     }
   }
@@ -768,6 +773,8 @@ export class ViewComputation {
           accountCategory: 'RetainedEarnings',
           ...synthetic,
         };
+      default:
+        throw new Error(`The legacy engine has no line type ${l.lineType}`);
     }
   }
 }
