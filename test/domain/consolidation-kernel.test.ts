@@ -27,7 +27,7 @@ import {
   type SimpleLine,
   type StoredRate,
   type TestCompany,
-} from '../../src/domain/consolidation/testing.ts';
+} from '../helpers/consolidation-input.ts';
 import { lastDayOfMonth, makeDate } from '../../src/domain/dates.ts';
 import { dec } from '../../src/domain/money.ts';
 import { runConsolidation as legacyRun } from '../helpers/legacy-consolidation/engine.ts';

@@ -22,7 +22,7 @@ import {
   type SimpleLine,
   type StoredRate,
   type TestCompany,
-} from '../../src/domain/consolidation/testing.ts';
+} from '../helpers/consolidation-input.ts';
 import { lastDayOfMonth, makeDate } from '../../src/domain/dates.ts';
 import { dec, sum } from '../../src/domain/money.ts';
 

@@ -15,7 +15,7 @@ import {
   type StatementContext,
   type TrialBalanceView,
 } from '../../src/domain/consolidation/index.ts';
-import { account, buildTestInput, entry, type StoredRate } from '../../src/domain/consolidation/testing.ts';
+import { account, buildTestInput, entry, type StoredRate } from '../helpers/consolidation-input.ts';
 
 const CHART = [
   account('1000', 'Cash', 'Asset', 'CurrentAsset', { isCashEquivalent: true }),

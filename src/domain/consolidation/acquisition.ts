@@ -23,8 +23,9 @@
  *      number the acquisition names) — both m's assets in its functional currency, at the closing rate
  *   Cr h's investment account by the consideration
  *   Cr the NCI line by the NCI at acquisition (at the acquisition-date rate)
- *   the translation difference of goodwill and the fair-value adjustments to CTA (shared with NCI in
- *   the NCI step).
+ *   the translation difference of goodwill and the fair-value adjustments to CTA: the NCI shares that
+ *   of the fair-value adjustments by its stake, and that of goodwill as well when it was measured at
+ *   fair value (in the NCI step).
  * Later changes of m's contributed capital (and treasury stock) are eliminated too: the holder's share
  * against its investment (the holder is expected to carry an injection there), the rest goes to NCI.
  *
@@ -236,14 +237,14 @@ class Acquisition {
     this.bookCapitalChanges(inv.line);
     this.balanceToCta();
 
-    // NCI's claim on the fair-value adjustments and goodwill, whose translation difference it shares.
+    // The NCI shares the translation difference of the fair-value adjustments by its stake, and that
+    // of goodwill too when it was measured at fair value (full goodwill); the holder's own outside
+    // shareholders share what is left by theirs.
     const pi = dec(1).minus(d);
     const goodwill = GW_F.greaterThan(0) ? GW_F : ZERO;
-    const nciGoodwill =
-      this.acquisition.nciMeasurement === 'FairValue' ? N_F.minus(pi.times(NA_F.plus(fva.total))) : ZERO;
-    const k = pi.times(fva.total).plus(nciGoodwill);
-    const holderEffective = setup.effective.get(this.holderId)!;
-    const claim = k.plus(dec(1).minus(holderEffective).times(fva.total.plus(goodwill).minus(k)));
+    const direct = pi.times(this.acquisition.nciMeasurement === 'FairValue' ? fva.total.plus(goodwill) : fva.total);
+    const holderOutside = dec(1).minus(setup.effective.get(this.holderId)!);
+    const claim = direct.plus(holderOutside.times(fva.total.plus(goodwill).minus(direct)));
     const nciCtaShare = -(this.toG(claim, CR) - this.toG(claim, HR));
 
     return this.result({

@@ -1,15 +1,18 @@
 /**
  * Test support for the consolidation engine (no I/O): a small in-memory RateProvider and a helper
- * that aggregates journal lines into LedgerFigures the way the loader does from the balance table.
+ * that aggregates journal lines into LedgerFigures (and the pre-acquisition cut ledgers) the way the
+ * loader does from the balance table.
  *
  * The provider implements 3.8.4 for direct and inverse rates (no triangulation) — enough for
  * unit tests; the service uses the shared resolution of `src/domain/rates.ts`.
  */
-import { lastDayOfMonth, makeDate } from '../dates.ts';
-import { type Decimal, dec, formatRate, roundTo, ZERO } from '../money.ts';
+import { lastDayOfMonth, makeDate } from '../../src/domain/dates.ts';
+import { type Decimal, dec, formatRate, roundTo, ZERO } from '../../src/domain/money.ts';
 import type {
   AccountInfo,
+  AcquisitionInput,
   CompanyInput,
+  CutLedger,
   ConsolidationInput,
   EliminationRuleInput,
   GroupPeriod,
@@ -20,7 +23,7 @@ import type {
   ResolvedRate,
   RunOptionsInput,
   ViewData,
-} from './types.ts';
+} from '../../src/domain/consolidation/types.ts';
 
 export interface StoredRate {
   id: string;
@@ -206,6 +209,34 @@ export interface TestCompany {
   isActive?: boolean;
   fiscalPeriodStatus?: CompanyInput['fiscalPeriodStatus'];
   unpostedEntryCount?: number;
+  heldByCompanyId?: string | null;
+  acquisitionDate?: string | null;
+  acquisition?: AcquisitionInput | null;
+}
+
+/** Σ (debit − credit) per account of the lines dated before `cutDate`. */
+function cutFigures(lines: SimpleLine[], cutDate: string): CutLedger['figures'] {
+  const map = new Map<string, Decimal>();
+  for (const l of lines) {
+    if (l.date >= cutDate) continue;
+    map.set(l.accountNumber, (map.get(l.accountNumber) ?? ZERO).plus(dec(l.amount)));
+  }
+  return [...map.entries()]
+    .filter(([, v]) => !v.isZero())
+    .map(([accountNumber, amount]) => ({ accountNumber, amount: amount.toFixed() }));
+}
+
+/**
+ * Cut ledgers of every member with acquisition data at every acquisition date of the group (a
+ * superset of the cuts the engine reads), as of a view's date.
+ */
+function cutLedgers(companies: TestCompany[], asOfDate: string): CutLedger[] {
+  const dates = [
+    ...new Set(companies.filter((c) => c.acquisition && c.acquisitionDate).map((c) => c.acquisitionDate!)),
+  ].filter((d) => d <= asOfDate);
+  return companies
+    .filter((c) => c.acquisition)
+    .flatMap((c) => dates.map((cutDate) => ({ companyId: c.companyId, cutDate, figures: cutFigures(c.lines, cutDate) })));
 }
 
 export interface TestGroup {
@@ -235,6 +266,7 @@ export function buildTestInput(g: TestGroup): ConsolidationInput {
     intercompanyTransactions: (g.intercompanyTransactions ?? []).filter(
       (t) => t.transactionDate >= yearStartDate && t.transactionDate <= asOfDate,
     ),
+    cuts: cutLedgers(g.companies, asOfDate),
   });
   return {
     reportingCurrency: g.reportingCurrency,
@@ -261,6 +293,9 @@ export function buildTestInput(g: TestGroup): ConsolidationInput {
       accounts: c.accounts,
       fiscalPeriodStatus: c.fiscalPeriodStatus === undefined ? 'Closed' : c.fiscalPeriodStatus,
       unpostedEntryCount: c.unpostedEntryCount ?? 0,
+      heldByCompanyId: c.heldByCompanyId ?? null,
+      acquisitionDate: c.acquisitionDate ?? null,
+      acquisition: c.acquisition ?? null,
     })),
     rules: g.rules ?? [],
     rates: new InMemoryRateProvider(g.rates ?? []),
