@@ -227,16 +227,16 @@ function cutFigures(lines: SimpleLine[], cutDate: string): CutLedger['figures'] 
 }
 
 /**
- * Cut ledgers of every member with acquisition data at every acquisition date of the group (a
- * superset of the cuts the engine reads), as of a view's date.
+ * Cut ledgers of every company at every acquisition date of the group (a superset of the cuts the
+ * engine reads), as of a view's date.
  */
 function cutLedgers(companies: TestCompany[], asOfDate: string): CutLedger[] {
   const dates = [
     ...new Set(companies.filter((c) => c.acquisition && c.acquisitionDate).map((c) => c.acquisitionDate!)),
   ].filter((d) => d <= asOfDate);
-  return companies
-    .filter((c) => c.acquisition)
-    .flatMap((c) => dates.map((cutDate) => ({ companyId: c.companyId, cutDate, figures: cutFigures(c.lines, cutDate) })));
+  return companies.flatMap((c) =>
+    dates.map((cutDate) => ({ companyId: c.companyId, cutDate, figures: cutFigures(c.lines, cutDate) })),
+  );
 }
 
 export interface TestGroup {

@@ -198,8 +198,10 @@ class Acquisition {
     const fva = this.fairValueAdjustments();
     const C_F = this.inMemberCurrency(this.acquisition.consideration);
     const NA_F = this.roundF(pre.netAssets);
-    const N_F =
-      this.acquisition.nciMeasurement === 'FairValue' && this.acquisition.nciFairValue
+    // A member held in full has no NCI to measure, whatever fair value is given.
+    const N_F = d.greaterThanOrEqualTo(1)
+      ? ZERO
+      : this.acquisition.nciMeasurement === 'FairValue' && this.acquisition.nciFairValue
         ? this.inMemberCurrency(this.acquisition.nciFairValue)
         : this.roundF(dec(1).minus(d).times(NA_F.plus(fva.total)));
     const GW_F = C_F.plus(N_F).minus(NA_F).minus(fva.total);
@@ -207,7 +209,7 @@ class Acquisition {
     const HR = this.acquisitionRate();
 
     const inv = this.investment();
-    this.book(inv.line, this.holderId, 'investment', -inv.units, 0n);
+    this.book(inv.line, this.holderId, 'investment', -inv.units);
     for (const a of fva.adjustments) {
       this.book(
         v.keyLine(a.accountNumber),
@@ -242,7 +244,9 @@ class Acquisition {
     // shareholders share what is left by theirs.
     const pi = dec(1).minus(d);
     const goodwill = GW_F.greaterThan(0) ? GW_F : ZERO;
-    const direct = pi.times(this.acquisition.nciMeasurement === 'FairValue' ? fva.total.plus(goodwill) : fva.total);
+    const direct = pi.times(
+      this.acquisition.nciMeasurement === 'FairValue' ? fva.total.plus(goodwill) : fva.total,
+    );
     const holderOutside = dec(1).minus(setup.effective.get(this.holderId)!);
     const claim = direct.plus(holderOutside.times(fva.total.plus(goodwill).minus(direct)));
     const nciCtaShare = -(this.toG(claim, CR) - this.toG(claim, HR));
@@ -385,7 +389,7 @@ class Acquisition {
     const inv = this.investment();
     const cost = v.times(w, inv.units);
     const atAcquisition = v.times(s, this.toG(NA_F, HR)) + this.toG(basis.times(holderWeight), HR);
-    this.book(inv.line, this.holderId, 'investment', -cost, 0n);
+    this.book(inv.line, this.holderId, 'investment', -cost);
     this.book(
       v.emLine('EquityMethodInvestment', member.companyId),
       member.companyId,

@@ -98,7 +98,7 @@ function fullMember(v: ViewComputation, d: NciCalc, tc: TranslatedCompany, move:
     }
     if (item.accountType !== 'Equity') continue;
     equity += item.units;
-    if (!tc.acquired || !item.phases) move(d, item.key, v.times(scaledValue(pi), item.units));
+    if (!setup.acquired.has(id) || !item.phases) move(d, item.key, v.times(scaledValue(pi), item.units));
     else move(d, item.key, phasedShare(v, tc, item, node.direct));
   }
   const netIncome = -revenueExpense;
@@ -178,6 +178,7 @@ function investeeShare(v: ViewComputation, id: string, pi: Decimal, d: NciCalc):
     reserve.nci -= x;
     v.keyLine(NCI_KEY).nci += x;
     d.shareOfEquity -= x;
+    v.nciOfInvestees.set(id, x);
   }
   d.shareOfNetIncome += v.times(m, -incomeUnits);
 }

@@ -207,13 +207,15 @@ export function isInGroupOn(tree: OwnershipTree, companyId: string, date: string
 }
 
 /**
- * The dates that cut a member's ledger for acquisition accounting: its own acquisition date and
- * those of its ancestors with acquisition data, ascending (the last is its group acquisition date).
- * Empty for a member without acquisition data (it is consolidated without cuts).
+ * The dates that cut a member's ledger for acquisition accounting: its own acquisition date (when it
+ * has acquisition data) and those of its ancestors with acquisition data, ascending; the last is its
+ * group acquisition date. Empty for a member that neither has acquisition data nor sits below one
+ * that has (it is consolidated without cuts). A member without acquisition data below one with it
+ * joined the group with its holder: its results before that date are not consolidated income either.
  */
 export function ledgerCuts(tree: OwnershipTree, companyId: string): string[] {
   const node = tree.nodes.get(companyId);
-  if (!node?.hasAcquisition) return [];
+  if (!node) return [];
   const dates = new Set<string>();
   for (const id of [companyId, ...node.ancestors]) {
     const n = tree.nodes.get(id)!;

@@ -21,7 +21,14 @@
  */
 import { type Decimal, roundTo, ZERO } from '../money.ts';
 import { preparedView, type PreparedCompany } from './ledger.ts';
-import { scaledToDecimal, scaledToString, type ScaledValue } from './scaled.ts';
+import {
+  RATE_SCALE,
+  scaledToDecimal,
+  scaledToString,
+  type ScaledValue,
+  scaledValue,
+  toScaled,
+} from './scaled.ts';
 import { CTA_KEY, groupPeriodIndexOf, NCI_KEY } from './setup.ts';
 import type { StatementFacts } from './types.ts';
 import type { LineAcc, ViewComputation } from './view.ts';
@@ -46,6 +53,7 @@ export function cashFlowFacts(closing: ViewComputation, opening: ViewComputation
   };
   for (const c of closing.setup.consolidated) companyFacts(closing, opening, c.companyId, at);
   acquisitionFacts(closing, opening, at);
+  investeeNciFacts(closing, opening, at);
   // The NCI line changes by the NCI's share of OCI without a cash flow.
   at(NCI_KEY).translationDifference += -(closing.nciShareOfOci - opening.nciShareOfOci);
 
@@ -85,7 +93,7 @@ function companyFacts(
   const c = setup.companies.get(companyId)!;
   const tc = closing.translated.get(companyId)!;
   const inOpening = opening.setup.consolidatedIds.has(companyId);
-  const acquiredInYear = !inOpening && tc.acquired !== undefined;
+  const acquiredInYear = !inOpening;
   const foreign = c.functionalCurrency !== setup.G;
   if (!foreign && !acquiredInYear) return;
   const w = setup.weight.get(companyId)!;
@@ -102,13 +110,22 @@ function companyFacts(
     const t = accounts.get(key)?.accountType;
     return t === 'Revenue' || t === 'Expense';
   };
-  const T = tc.acquired?.T ?? null;
-  const hr = tc.acquired?.acquisitionRate ?? null;
-  const cutAtT = T ? tc.acquired!.cutUnits.get(T)! : null;
+  // A company that joined during the year (acquired, or held by a member acquired): its balances at
+  // the group acquisition date T, at the rate of T.
+  const T = acquiredInYear ? setup.groupAcquisitionDate.get(companyId)! : null;
+  const hr = tc.acquired?.acquisitionRate ?? (T ? quietHistorical(closing, c.functionalCurrency, T) : null);
+  const cutAtT = T ? (tc.acquired?.cutUnits.get(T) ?? cutOf(closing, companyId, T, scale)) : null;
   const baselineOf = (functional: bigint) =>
     hr ? weighted(scaledToDecimal(functional, scale).times(toDecimal(hr))) : 0n;
 
-  const keys = new Set<string>([...closingContrib.keys(), ...(openingContrib?.keys() ?? [])]);
+  // Every line the company has in either view, and every account that moved this year (a balance
+  // that translates to zero may still have had flows).
+  const keys = new Set<string>([
+    ...closingContrib.keys(),
+    ...(openingContrib?.keys() ?? []),
+    ...p.monetaryYtd.keys(),
+    ...p.historical.keys(),
+  ]);
   for (const key of keys) {
     if (key === CTA_KEY || isIncome(key)) continue;
     const now = closingContrib.get(key) ?? 0n;
@@ -131,6 +148,26 @@ function companyFacts(
       : now - before;
     at(key).translationDifference += now - before - flow;
   }
+}
+
+/** HR(T) of a currency, read without recording it (1 in G). */
+function quietHistorical(v: ViewComputation, currency: string, date: string): ScaledValue | null {
+  if (currency === v.setup.G) return { coef: 1n, scale: 0 };
+  const r = v.setup.book.historical(currency, date);
+  return r ? scaledValue(r.effectiveRate, RATE_SCALE) : null;
+}
+
+/** The cut ledger of a company at a date, per account (functional, at `scale`). */
+function cutOf(v: ViewComputation, companyId: string, cutDate: string, scale: number): Map<string, bigint> {
+  const cut = (v.data.cuts ?? []).find((x) => x.companyId === companyId && x.cutDate === cutDate);
+  if (!cut) throw new Error(`The balances of company ${companyId} before ${cutDate} were not supplied`);
+  const figures = new Map<string, bigint>();
+  for (const f of cut.figures) {
+    const units = toScaled(f.amount, scale);
+    if (units === null) throw new Error(`Figure ${String(f.amount)} has too many decimals`);
+    figures.set(f.accountNumber, (figures.get(f.accountNumber) ?? 0n) + units);
+  }
+  return figures;
 }
 
 /**
@@ -198,25 +235,81 @@ function acquisitionFacts(
   opening: ViewComputation,
   at: (id: string) => LineFacts,
 ): void {
-  const openingUnits = new Map<string, bigint>();
-  for (const a of opening.acquisitions) {
-    for (const e of a.entries) {
-      const key = `${a.member.companyId}|${e.kind}|${e.line.id}`;
-      openingUnits.set(key, (openingUnits.get(key) ?? 0n) + e.units);
-    }
-  }
-  for (const a of closing.acquisitions) {
-    const inYear = !opening.setup.includedIds.has(a.member.companyId);
-    for (const e of a.entries) {
-      const f = at(e.line.id);
-      const translated = e.kind === 'fairValue' || e.kind === 'goodwill' || e.kind === 'investment';
-      if (inYear) {
-        if (e.kind !== 'investment') f.acquired += e.atAcquisition;
-        if (translated && e.kind !== 'investment') f.translationDifference += e.units - e.atAcquisition;
-      } else if (translated) {
-        f.translationDifference +=
-          e.units - (openingUnits.get(`${a.member.companyId}|${e.kind}|${e.line.id}`) ?? 0n);
+  const TRANSLATED = new Set(['fairValue', 'goodwill', 'investment']);
+  const byKey = (v: ViewComputation) => {
+    const units = new Map<string, { lineId: string; units: bigint }>();
+    for (const a of v.acquisitions) {
+      for (const e of a.entries) {
+        if (!TRANSLATED.has(e.kind)) continue;
+        const key = `${a.member.companyId}|${e.kind}|${e.line.id}`;
+        const row = units.get(key) ?? { lineId: e.line.id, units: 0n };
+        row.units += e.units;
+        units.set(key, row);
       }
     }
+    return units;
+  };
+  const before = byKey(opening);
+  for (const a of closing.acquisitions) {
+    if (!opening.setup.includedIds.has(a.member.companyId)) {
+      // Acquired this year: its acquisition amounts are the baseline of its lines. The consideration a
+      // holder already in the group pays this year is a cash flow of the year (the acquisition line);
+      // a holder acquired this year too brought its investment with it.
+      const holderInOpening = opening.setup.includedIds.has(a.holderId);
+      for (const e of a.entries) {
+        if (e.kind === 'investment' && holderInOpening) continue;
+        const f = at(e.line.id);
+        f.acquired += e.atAcquisition;
+        if (TRANSLATED.has(e.kind)) f.translationDifference += e.units - e.atAcquisition;
+      }
+    }
+  }
+  const after = byKey(closing);
+  for (const key of new Set([...after.keys(), ...before.keys()])) {
+    const [companyId, kind] = key.split('|') as [string, string];
+    if (!opening.setup.includedIds.has(companyId) || !closing.setup.includedIds.has(companyId)) continue;
+    const now = after.get(key);
+    const was = before.get(key);
+    const difference = (now?.units ?? 0n) - (was?.units ?? 0n);
+    at((now ?? was)!.lineId).translationDifference += difference;
+    // An investee's equity-method reserve carries the consideration the investment line gave up:
+    // the same difference the other way, shared with the NCI of its holder as the reserve is.
+    if (
+      kind === 'investment' &&
+      closing.setup.companies.get(companyId)?.consolidationMethod === 'EquityMethod'
+    ) {
+      investeeCounterpart(closing, opening, companyId, difference, at);
+    }
+  }
+}
+function investeeCounterpart(
+  closing: ViewComputation,
+  opening: ViewComputation,
+  companyId: string,
+  difference: bigint,
+  at: (id: string) => LineFacts,
+): void {
+  const present = (id: string) =>
+    [closing.lines.get(id), opening.lines.get(id)].some((l) => l && (l.aggregated || l.elimination || l.nci));
+  const investment = `EquityMethodInvestment|${companyId}`;
+  at(present(investment) ? investment : `EquityMethodReserve|${companyId}`).translationDifference -=
+    difference;
+}
+
+/**
+ * The NCI's share of an equity-method reserve (below a member with NCI) changes with the reserve, a
+ * non-cash line: it is presented with the reserve, not as a contribution of the NCI.
+ */
+function investeeNciFacts(
+  closing: ViewComputation,
+  opening: ViewComputation,
+  at: (id: string) => LineFacts,
+): void {
+  const ids = new Set([...closing.nciOfInvestees.keys(), ...opening.nciOfInvestees.keys()]);
+  for (const id of ids) {
+    const change = (closing.nciOfInvestees.get(id) ?? 0n) - (opening.nciOfInvestees.get(id) ?? 0n);
+    if (change === 0n) continue;
+    at(NCI_KEY).translationDifference += change;
+    at(`EquityMethodReserve|${id}`).translationDifference -= change;
   }
 }

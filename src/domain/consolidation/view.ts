@@ -152,6 +152,8 @@ export class ViewComputation {
   nci: NciCalc[] = [];
   /** the non-controlling interest's share of accumulated OCI (translation differences), credit-positive */
   nciShareOfOci = 0n;
+  /** per equity-method investee held below a member with NCI: the NCI's share moved from its reserve */
+  readonly nciOfInvestees = new Map<string, bigint>();
   /** acquisition eliminations and analyses of this view (acquisition.ts) */
   acquisitions: AcquisitionComputation[] = [];
 
@@ -229,7 +231,7 @@ export class ViewComputation {
       if (p.error) throw p.error;
       this.translated.set(
         c.companyId,
-        this.setup.ownershipMode && this.setup.acquired.has(c.companyId)
+        this.setup.ownershipMode && this.setup.groupAcquisitionDate.has(c.companyId)
           ? translateAcquired(this, c, p, prepared.scale)
           : this.translateCompany(c, p, prepared.scale),
       );
@@ -387,7 +389,8 @@ export class ViewComputation {
     }
     for (const e of this.setup.investees) {
       // An investee with acquisition data is carried at cost plus its post-acquisition share
-      // (acquisition.ts); the others at their share of net assets.
+      // (acquisition.ts); the others at their share of net assets (of their post-acquisition results
+      // when they joined the group with an acquired holder).
       if (this.setup.ownershipMode && this.setup.acquired.has(e.companyId)) continue;
       const s = scaledValue(this.investeeShare(e.companyId));
       const tc = this.translated.get(e.companyId)!;
