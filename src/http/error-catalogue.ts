@@ -179,6 +179,10 @@ export const ERROR_CATALOGUE: Record<string, ErrorTagInfo> = {
   ConsolidationGroupInactiveError: { status: 400, fields: [['groupId']] },
   ConsolidationMemberAlreadyExistsError: { status: 409, fields: [['groupId'], ['companyId']] },
   ConsolidationMemberNotFoundError: { status: 404, fields: [['groupId'], ['companyId']] },
+  ConsolidationMemberHoldsOthersError: {
+    status: 409,
+    fields: [['groupId'], ['companyId'], ['heldCompanyIds', 'uuid[]']],
+  },
   ConsolidationRunNotFoundError: { status: 404, fields: [['runId']] },
   ConsolidationRunExistsForPeriodError: {
     status: 409,
@@ -398,7 +402,12 @@ export const ENDPOINT_ERRORS: Record<string, string[]> = {
     'IntercompanyJournalEntryMismatchError',
   ],
   'GET /api/v1/consolidation/groups/{}': ['ConsolidationGroupNotFoundError'],
-  'POST /api/v1/consolidation/groups': ['CompanyNotFoundError', 'ConsolidationGroupNameAlreadyExistsError'],
+  'GET /api/v1/consolidation/groups/{}/structure': ['ConsolidationGroupNotFoundError'],
+  'POST /api/v1/consolidation/groups': [
+    'CompanyNotFoundError',
+    'ConsolidationGroupNameAlreadyExistsError',
+    'ValidationError',
+  ],
   'PUT /api/v1/consolidation/groups/{}': [
     'ConsolidationGroupNotFoundError',
     'ConsolidationGroupNameAlreadyExistsError',
@@ -420,10 +429,12 @@ export const ENDPOINT_ERRORS: Record<string, string[]> = {
   'PUT /api/v1/consolidation/groups/{}/members/{}': [
     'ConsolidationGroupNotFoundError',
     'ConsolidationMemberNotFoundError',
+    'ValidationError',
   ],
   'DELETE /api/v1/consolidation/groups/{}/members/{}': [
     'ConsolidationGroupNotFoundError',
     'ConsolidationMemberNotFoundError',
+    'ConsolidationMemberHoldsOthersError',
   ],
   'GET /api/v1/elimination-rules': ['ConsolidationGroupNotFoundError'],
   'GET /api/v1/elimination-rules/by-type': ['ConsolidationGroupNotFoundError'],

@@ -11,6 +11,9 @@ const SUB = 'c5d6e7f8-9a0b-4c1d-8e2f-3a4b5c6d7e08';
 const CASH = '5e0a9c3b-2d4f-4b6a-8e1c-7f9d0b2a4c61';
 const RENT = '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b62';
 const GROUP = '6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c95';
+const SUB2 = 'e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a57';
+const INVESTMENT = '4b3a2c1d-0e9f-4a8b-8c7d-6e5f4a3b2c10';
+const LAND = 'f0e1d2c3-b4a5-4968-8778-695a4b3c2d1e';
 const T = '2026-01-31T12:00:00.000Z';
 
 export interface OperationExamples {
@@ -117,6 +120,35 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           acquisitionDate: '2026-01-01',
         },
       ],
+    },
+  },
+  'POST /api/v1/consolidation/groups/{}/members': {
+    // Acme Europe (held by the parent) buys 60 % of another company for €900,000; its land is worth
+    // €25,000 more than its carrying amount; the NCI is measured at its share of the net assets.
+    request: {
+      companyId: SUB2,
+      heldByCompanyId: SUB,
+      ownershipPercentage: '60.00',
+      consolidationMethod: 'FullConsolidation',
+      acquisitionDate: '2026-06-01',
+      acquisition: {
+        consideration: { value: '900000.00', currency: 'EUR' },
+        investmentAccountId: INVESTMENT,
+        nciMeasurement: 'Proportionate',
+        fairValueAdjustments: [{ accountId: LAND, amount: '25000.00' }],
+      },
+    },
+  },
+  'PUT /api/v1/consolidation/groups/{}/members/{}': {
+    // Measure the NCI at its fair value instead (full goodwill).
+    request: {
+      acquisition: {
+        consideration: { value: '900000.00', currency: 'EUR' },
+        investmentAccountId: INVESTMENT,
+        nciMeasurement: 'FairValue',
+        nciFairValue: { value: '610000.00', currency: 'EUR' },
+        fairValueAdjustments: [{ accountId: LAND, amount: '25000.00' }],
+      },
     },
   },
   'POST /api/v1/consolidation/groups/{}/runs': {

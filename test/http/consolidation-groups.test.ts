@@ -138,6 +138,10 @@ describe('create a group', () => {
         consolidationMethod: 'FullConsolidation',
         acquisitionDate: null,
         nonControllingInterestPercentage: '20.00', // 100 − 80
+        // added with ownership structures: held by the parent, effective = direct, no acquisition data
+        heldByCompanyId: null,
+        effectiveOwnershipPercentage: '80.0000',
+        acquisition: null,
       },
       {
         companyId: sub2.id,
@@ -145,6 +149,9 @@ describe('create a group', () => {
         consolidationMethod: 'ProportionateConsolidation',
         acquisitionDate: '2024-02-29',
         nonControllingInterestPercentage: '0.00', // no NCI for proportionate
+        heldByCompanyId: null,
+        effectiveOwnershipPercentage: '33.5000',
+        acquisition: null,
       },
       {
         companyId: sub3.id,
@@ -152,6 +159,9 @@ describe('create a group', () => {
         consolidationMethod: 'FullConsolidation',
         acquisitionDate: null,
         nonControllingInterestPercentage: '0.00', // 100 − 100
+        heldByCompanyId: null,
+        effectiveOwnershipPercentage: '100.0000',
+        acquisition: null,
       },
     ].sort((a, b) => (a.companyId < b.companyId ? -1 : 1));
     expect(g.members).toEqual(
@@ -623,6 +633,9 @@ describe('members', () => {
         consolidationMethod: 'FullConsolidation',
         acquisitionDate: null,
         nonControllingInterestPercentage: '48.75', // 100 − 51.25
+        heldByCompanyId: null,
+        effectiveOwnershipPercentage: '51.2500',
+        acquisition: null,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       },

@@ -9,7 +9,9 @@
  *
  * Equity and non-monetary figures of foreign members are translated at HR(date); the loader may
  * stand one date for several with the same rate, so those are compared per rate segment (the days
- * between two consecutive rate changes).
+ * between two consecutive rate changes). Monetary figures of foreign members come, in the closing
+ * view, as one figure before the view's year and one per group period of the year (their movements:
+ * the cash-flow statement's translation differences).
  */
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
@@ -149,7 +151,24 @@ async function writeLedger(rows: BalanceRow[]): Promise<void> {
 }
 
 /** The run as the runs module stores it before execution (only what the loader reads matters). */
-function runRow(year: number, period: number, asOfDate: string): RunRow {
+/** Acquisition data whose dates matter here (its amounts and accounts do not). */
+function acquisitionOf(holder: number) {
+  return {
+    consideration: { value: '1.00', currency: members[holder]!.company.functionalCurrency },
+    investmentAccountId: members[holder]!.accountIds[0]!,
+    nciMeasurement: 'Proportionate',
+    nciFairValue: null,
+    fairValueAdjustments: [],
+    goodwillAccountNumber: null,
+  };
+}
+
+function runRow(
+  year: number,
+  period: number,
+  asOfDate: string,
+  acquisitions?: { first: string; second: string },
+): RunRow {
   return {
     id: uuidv7(),
     organizationId: orgId,
@@ -171,6 +190,17 @@ function runRow(year: number, period: number, asOfDate: string): RunRow {
       nonControllingInterestPercentage: '0',
       functionalCurrency: m.company.functionalCurrency,
       included: true,
+      // with acquisitions: member 1 acquired by the parent, member 2 by member 1 (on their own dates)
+      ...(acquisitions && i === 1
+        ? { acquisitionDate: acquisitions.first, acquisition: acquisitionOf(0) }
+        : {}),
+      ...(acquisitions && i === 2
+        ? {
+            heldByCompanyId: members[1]!.company.id,
+            acquisitionDate: acquisitions.second,
+            acquisition: acquisitionOf(1),
+          }
+        : {}),
     })),
     initiatedBy: userId,
     requestedBy: userId,
@@ -183,7 +213,7 @@ function runRow(year: number, period: number, asOfDate: string): RunRow {
  * (runs.loader.ts, `loadFigures`), computed row by row in TypeScript.
  */
 async function oracle(
-  view: { asOfDate: string; yearStartDate: string },
+  view: { asOfDate: string; yearStartDate: string; flows: boolean },
   excludeAdjustmentsOf: Map<string, number>,
   segment: (date: string) => string,
 ): Promise<Map<string, string>> {
@@ -224,6 +254,9 @@ async function oracle(
       }
     } else if (foreign && (a.type === 'Equity' || a.nonMonetary)) {
       key = segment(r.day);
+    } else if (foreign && view.flows && r.day >= view.yearStartDate) {
+      const p = periodOf(GROUP_FYE, r.day);
+      key = periodRange(GROUP_FYE, p.year, p.period).endDate;
     }
     const k = `${r.company_id}|${a.number}|${key ?? '-'}`;
     out.set(k, (out.get(k) ?? 0n) + BigInt(Math.round(Number(r.amount) * 100)));
@@ -265,7 +298,10 @@ function normalizeOracle(o: Map<string, string>): Map<string, string> {
     const [company, account, key] = k.split('|') as [string, string, string];
     const member = members.find((m) => m.company.id === company)!;
     const isPeriodKey =
-      member.company.functionalCurrency !== 'USD' && (account === '4000' || account === '5000');
+      member.company.functionalCurrency !== 'USD' &&
+      (account === '4000' ||
+        account === '5000' ||
+        (['1000', '1100', '2000'].includes(account) && key !== '-'));
     out.set(`${company}|${account}|${isPeriodKey ? loaderPeriodDate(key) : key}`, v);
   }
   return out;
@@ -340,13 +376,21 @@ describe('run loader: monthly roll-up vs daily rows', () => {
           for (const m of members) exclusion.set(m.company.id, fiscalYearOf(m.fye, view.asOfDate));
         }
         const closing = normalizeOracle(
-          await oracle({ asOfDate: view.asOfDate, yearStartDate: run.yearStartDate }, exclusion, segment),
+          await oracle(
+            { asOfDate: view.asOfDate, yearStartDate: run.yearStartDate, flows: true },
+            exclusion,
+            segment,
+          ),
         );
         expect(flatten(input.closing.ledgers, segment)).toEqual(closing);
         const openingAsOf = addDays(run.yearStartDate, -1);
         const opening = normalizeOracle(
           await oracle(
-            { asOfDate: openingAsOf, yearStartDate: fiscalYearStartDate(GROUP_FYE, view.year - 1) },
+            {
+              asOfDate: openingAsOf,
+              yearStartDate: fiscalYearStartDate(GROUP_FYE, view.year - 1),
+              flows: false,
+            },
             new Map(),
             segment,
           ),
@@ -354,6 +398,59 @@ describe('run loader: monthly roll-up vs daily rows', () => {
         expect(flatten(input.opening.ledgers, segment)).toEqual(opening);
       }),
       { numRuns: 40 },
+    );
+  });
+});
+
+/** Σ (debit − credit) in cents per account number of a company's rows dated before `cut` (no closing rows). */
+async function cutOracle(companyId: string, cut: string): Promise<Map<string, string>> {
+  const rows = await queryRows<{ number: string; cents: string }>(
+    t.database.db,
+    sql`select a.account_number as number, (sum(ab.debit_total - ab.credit_total) * 100)::bigint::text as cents
+        from account_balances ab join accounts a on a.organization_id = ab.organization_id and a.id = ab.account_id
+        where ab.organization_id = ${orgId} and ab.company_id = ${companyId}::uuid and not ab.is_closing
+          and ab.balance_date < ${cut}::date
+        group by 1 having sum(ab.debit_total - ab.credit_total) <> 0`,
+  );
+  return new Map(rows.map((r) => [r.number, r.cents]));
+}
+
+describe('run loader: pre-acquisition cut ledgers', () => {
+  it('gives, per member and cut date, the sums of the rows dated before it', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        ledgerArb,
+        viewArb,
+        fc.integer({ min: 0, max: 3 * 365 }),
+        fc.integer({ min: 0, max: 3 * 365 }),
+        async (rows, view, a, b) => {
+          await writeLedger(rows);
+          const first = addDays(FIRST_DAY, a);
+          const second = addDays(FIRST_DAY, b);
+          const input = await loadRunInput(
+            t.database.db,
+            runRow(view.year, view.period, view.asOfDate, { first, second }),
+          );
+          // Member 1 is cut at its own date; member 2 at its own and its holder's (the later is its group date).
+          const expected = [
+            { companyId: members[1]!.company.id, cutDate: first },
+            ...[...new Set([first, second])]
+              .sort()
+              .map((cutDate) => ({ companyId: members[2]!.company.id, cutDate })),
+          ].filter((c) => c.cutDate <= view.asOfDate);
+          const cuts = input.closing.cuts ?? [];
+          expect(cuts.map((c) => [c.companyId, c.cutDate])).toEqual(
+            expected.map((c) => [c.companyId, c.cutDate]),
+          );
+          for (const c of cuts) {
+            const got = new Map(
+              c.figures.map((f) => [f.accountNumber, String(BigInt(Math.round(Number(f.amount) * 100)))]),
+            );
+            expect(got).toEqual(await cutOracle(c.companyId, c.cutDate));
+          }
+        },
+      ),
+      { numRuns: 15 },
     );
   });
 });

@@ -363,6 +363,9 @@ describe('worked example: parent USD + 80 % EUR subsidiary, run for March 2026',
         nonControllingInterestPercentage: '0.00',
         functionalCurrency: 'USD',
         included: true,
+        // added with ownership structures (a flat group: held by the parent, effective = direct)
+        heldByCompanyId: null,
+        effectiveOwnershipPercentage: '100.0000',
       },
       {
         companyId: sub.id,
@@ -373,6 +376,8 @@ describe('worked example: parent USD + 80 % EUR subsidiary, run for March 2026',
         nonControllingInterestPercentage: '20.00',
         functionalCurrency: 'EUR',
         included: true,
+        heldByCompanyId: null,
+        effectiveOwnershipPercentage: '80.0000',
       },
     ]);
     expect(run.initiatedBy).toBe(owner.id);
@@ -604,14 +609,20 @@ describe('worked example: parent USD + 80 % EUR subsidiary, run for March 2026',
     expect(res.status).toBe(200);
     const cf = res.body;
     expect(cf.method).toBe('indirect');
-    // Cash 5,000 at 2025-12-31 → 53,800; the CTA line moved from 0 to −920 (credit): effect +920.
+    // Cash 5,000 at 2025-12-31 → 53,800. The subsidiary's movements are cash flows at the average rate
+    // of their month: capital €10,000 in January × 1.10 = 11,000, COGS −€2,000 in February × 1.15 =
+    // −2,300; its receivable €5,000 of February is 5,750 at 1.15 (6,000 at the closing rate: a
+    // translation difference of 250). Effect of rates on cash: €10,000 × (1.20 − 1.10) − €2,000 ×
+    // (1.20 − 1.15) = 900.
     expect(cf.beginningCash).toEqual(usd('5000.00'));
     expect(cf.endingCash).toEqual(usd('53800.00'));
     expect(cf.netChangeInCash).toEqual(usd('48800.00'));
-    expect(cf.exchangeRateEffect).toEqual(usd('920.00'));
-    // Financing: stock issued 50,000 + NCI line 2,430 = 52,430; operating: 1,450 − receivable 6,000 = −4,550.
-    expect(cf.financingActivities.netCashFlow).toEqual(usd('52430.00'));
-    expect(cf.operatingActivities.netCashFlow).toEqual(usd('-4550.00'));
+    expect(cf.exchangeRateEffect).toEqual(usd('900.00'));
+    // Financing: stock issued 50,000 + the NCI's contribution €2,000 × 1.10 = 2,200 (its share of the
+    // CTA, 230, is other comprehensive income); operating: 1,450 − receivable 5,750 = −4,300 (the
+    // parent's salaries 2,000 and the subsidiary's COGS 2,300, paid).
+    expect(cf.financingActivities.netCashFlow).toEqual(usd('52200.00'));
+    expect(cf.operatingActivities.netCashFlow).toEqual(usd('-4300.00'));
     expect(cf.investingActivities.netCashFlow).toEqual(usd('0.00'));
     expect(cf.isReconciled).toBe(true);
   });
@@ -634,9 +645,12 @@ describe('worked example: parent USD + 80 % EUR subsidiary, run for March 2026',
       retainedEarnings: usd('1000.00'),
       nonControllingInterest: usd('450.00'),
     });
+    // The NCI's share of the CTA (20 % × 1,150 = 230) is its other comprehensive income; the rest of
+    // the NCI line's change is its contribution (€2,000 × 1.10).
     expect(byType.OtherComprehensiveIncome.accumulatedOCI).toEqual(usd('920.00'));
+    expect(byType.OtherComprehensiveIncome.nonControllingInterest).toEqual(usd('230.00'));
     expect(byType.StockIssuance.contributedCapital).toEqual(usd('50000.00'));
-    expect(byType.Other.nonControllingInterest).toEqual(usd('2430.00'));
+    expect(byType.Other.nonControllingInterest).toEqual(usd('2200.00'));
   });
 
   it('flags the intercompany transaction eliminated by the run', async () => {

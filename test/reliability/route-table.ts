@@ -916,6 +916,13 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
+  'GET /api/v1/consolidation/groups/{id}/structure': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.groupId } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
   'POST /api/v1/consolidation/groups/{id}/members': {
     min: 'admin',
     action: 'consolidation:manage',

@@ -120,6 +120,10 @@ export const consolidationMembers = pgTable(
     ownershipPercentage: numeric('ownership_percentage', { precision: 5, scale: 2 }).notNull(),
     consolidationMethod: text('consolidation_method').notNull(),
     acquisitionDate: day('acquisition_date'),
+    /** the member holding this one; null = the parent */
+    heldByCompanyId: uuid('held_by_company_id'),
+    /** acquisition data (consideration, investment account, NCI measurement, fair-value adjustments) */
+    acquisition: jsonb('acquisition'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -132,6 +136,12 @@ export const consolidationMembers = pgTable(
     foreignKey({
       columns: [t.organizationId, t.companyId],
       foreignColumns: [companies.organizationId, companies.id],
+    }),
+    // A holder is a member of the same group: it cannot be removed while it holds others.
+    foreignKey({
+      name: 'consolidation_members_holder_fk',
+      columns: [t.organizationId, t.groupId, t.heldByCompanyId],
+      foreignColumns: [t.organizationId, t.groupId, t.companyId],
     }),
   ],
 );
@@ -187,6 +197,8 @@ export const consolidationRuns = pgTable(
     members: jsonb('members').notNull(),
     eliminations: jsonb('eliminations').notNull().default([]),
     exchangeRatesUsed: jsonb('exchange_rates_used').notNull().default([]),
+    /** one analysis per member with acquisition data (completed runs) */
+    acquisitionAnalysis: jsonb('acquisition_analysis').notNull().default([]),
     totals: jsonb('totals'),
     initiatedBy: uuid('initiated_by').notNull(),
     /** The authenticated user who started the run (audit of background status changes, 1.17). */

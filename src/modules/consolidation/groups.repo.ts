@@ -9,6 +9,7 @@ import { consolidationGroups, consolidationMembers, eliminationRules } from '../
 import type { ConsolidationMethod } from '../../domain/consolidation/types.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { dec, formatPercentage } from '../../domain/money.ts';
+import { type AcquisitionData, type MemberState, percentagesOf, treeOf } from './holdings.ts';
 
 export type { ConsolidationMethod };
 export const CONSOLIDATION_METHODS = [
@@ -25,10 +26,13 @@ export const MAX_MEMBERS = 500;
 
 export interface MemberRecord {
   companyId: string;
+  heldByCompanyId: string | null;
   ownershipPercentage: string;
+  effectiveOwnershipPercentage: string;
   consolidationMethod: ConsolidationMethod;
   acquisitionDate: string | null;
   nonControllingInterestPercentage: string;
+  acquisition: AcquisitionData | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -62,23 +66,43 @@ export function memberNotFound(groupId: string, companyId: string): DomainError 
   );
 }
 
-/** `100 − ownership` for full consolidation, `"0.00"` otherwise (3.10.2, decision 64). */
+/** `100 − ownership` for full consolidation, `"0.00"` otherwise (a flat group). */
 export function nciPercentage(method: string, ownershipPercentage: string): string {
   return method === 'FullConsolidation'
     ? formatPercentage(dec(100).minus(dec(ownershipPercentage)))
     : formatPercentage(0);
 }
 
-export function memberRecord(row: MemberRow): MemberRecord {
+/** A member row as the ownership checks see it. */
+export function memberState(row: MemberRow): MemberState {
   return {
     companyId: row.companyId,
+    heldByCompanyId: row.heldByCompanyId ?? null,
     ownershipPercentage: formatPercentage(row.ownershipPercentage),
     consolidationMethod: row.consolidationMethod as ConsolidationMethod,
     acquisitionDate: row.acquisitionDate ?? null,
-    nonControllingInterestPercentage: nciPercentage(row.consolidationMethod, row.ownershipPercentage),
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    acquisition: (row.acquisition ?? null) as AcquisitionData | null,
   };
+}
+
+/** Wire records of a group's members: effective ownership and NCI follow from the whole structure. */
+export function memberRecords(parentCompanyId: string, rows: readonly MemberRow[]): MemberRecord[] {
+  const states = rows.map(memberState);
+  const tree = treeOf(parentCompanyId, states);
+  return rows.map((row, i) => {
+    const m = states[i]!;
+    return {
+      companyId: m.companyId,
+      heldByCompanyId: m.heldByCompanyId,
+      ownershipPercentage: m.ownershipPercentage,
+      ...percentagesOf(tree, m),
+      consolidationMethod: m.consolidationMethod,
+      acquisitionDate: m.acquisitionDate,
+      acquisition: m.acquisition,
+      createdAt: row.createdAt.toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
+    };
+  });
 }
 
 /**
@@ -191,7 +215,7 @@ export async function groupRecords(db: Queryable, rows: GroupRow[]): Promise<Gro
     reportingCurrency: row.reportingCurrency,
     consolidationMethod: row.consolidationMethod as ConsolidationMethod,
     parentCompanyId: row.parentCompanyId,
-    members: (members.get(row.id) ?? []).map(memberRecord),
+    members: memberRecords(row.parentCompanyId, members.get(row.id) ?? []),
     eliminationRuleIds: rules.get(row.id) ?? [],
     isActive: row.isActive,
     createdAt: row.createdAt.toISOString(),

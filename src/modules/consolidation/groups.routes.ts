@@ -5,6 +5,8 @@ import { NoContent, responses } from '../../http/responses.ts';
 import {
   CurrencyCode,
   IsoDate,
+  MONEY_VALUE,
+  Money,
   Nullable,
   Page,
   PageQuery,
@@ -13,11 +15,14 @@ import {
   Text,
   Timestamp,
   Type,
+  UUID_PATTERN,
   Uuid,
 } from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import { CONSOLIDATION_METHODS, MAX_MEMBERS } from './groups.repo.ts';
 import * as groups from './groups.service.ts';
+import { MAX_FAIR_VALUE_ADJUSTMENTS } from './holdings.ts';
+import * as members from './members.service.ts';
 
 const Method = StringEnum(CONSOLIDATION_METHODS);
 
@@ -27,12 +32,90 @@ export const OwnershipPercentageInput = Type.Union(
   { description: 'Percentage 0–100 with at most 2 decimals: a JSON number (`80.5`) or a string (`"80.50"`)' },
 );
 
+const NciMeasurement = StringEnum(['Proportionate', 'FairValue'] as const, {
+  description:
+    'How the non-controlling interest is measured at acquisition: its share of the net assets (partial goodwill) or its fair value (full goodwill)',
+});
+const UuidOf = (description: string) => Type.String({ pattern: UUID_PATTERN, 'x-uuid': true, description });
+const AmountOf = (description: string) =>
+  Type.Object(
+    { value: Type.String({ pattern: MONEY_VALUE, description: 'Decimal string' }), currency: CurrencyCode },
+    { 'x-money': true, 'x-sign': 'nonNegative', description },
+  );
+
+/** Acquisition data of a member, as stored and returned. */
+export const AcquisitionRecord = Type.Object(
+  {
+    consideration: Money,
+    investmentAccountId: Uuid,
+    nciMeasurement: NciMeasurement,
+    nciFairValue: Nullable(Money),
+    fairValueAdjustments: Type.Array(Type.Object({ accountId: Uuid, amount: Type.String() })),
+    goodwillAccountNumber: Nullable(Type.String()),
+  },
+  { description: 'Acquisition data: the run derives the elimination of the investment from it' },
+);
+
+const AcquisitionInput = Type.Object(
+  {
+    consideration: AmountOf("What the holder paid, in the holder's functional currency (≥ 0)"),
+    investmentAccountId: UuidOf('The Asset account of the holder that carries the investment'),
+    nciMeasurement: NciMeasurement,
+    nciFairValue: Type.Optional(
+      Nullable(
+        AmountOf(
+          "With FairValue: the NCI's fair value at acquisition, in the member's or the holder's functional currency",
+        ),
+      ),
+    ),
+    fairValueAdjustments: Type.Optional(
+      Type.Array(
+        Type.Object({
+          accountId: UuidOf('An Asset or Liability account of the member'),
+          amount: Type.String({
+            pattern: MONEY_VALUE,
+            examples: ['25000.00'],
+            description:
+              "Fair value − carrying amount at acquisition, debit-positive, in the member's functional currency",
+          }),
+        }),
+        { maxItems: MAX_FAIR_VALUE_ADJUSTMENTS },
+      ),
+    ),
+    goodwillAccountNumber: Type.Optional(
+      Nullable(
+        Type.String({
+          pattern: '^[1-9][0-9]{3,9}$',
+          description:
+            'The number of an Asset account of the parent or the holder; null = a GOODWILL line of the member',
+        }),
+      ),
+    ),
+  },
+  {
+    description:
+      'Acquisition data (business combination): requires acquisitionDate; fully consolidated and equity-method members only',
+  },
+);
+
+const HeldBy = UuidOf(
+  'The member of the group that holds this one (its ownershipPercentage is the direct stake of that holder); null or absent = the parent',
+);
+
 export const ConsolidationMember = Type.Object({
   companyId: Uuid,
+  heldByCompanyId: Nullable(HeldBy),
   ownershipPercentage: Percentage,
+  effectiveOwnershipPercentage: Type.String({
+    description: 'Product of the direct stakes from the parent down, 4 decimals ("48.0000")',
+  }),
   consolidationMethod: Method,
   acquisitionDate: Nullable(IsoDate),
-  nonControllingInterestPercentage: Percentage,
+  nonControllingInterestPercentage: Type.String({
+    description:
+      '100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed), "0.00" otherwise',
+  }),
+  acquisition: Nullable(AcquisitionRecord),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -56,6 +139,32 @@ const GroupMemberInput = Type.Object({
   ownershipPercentage: OwnershipPercentageInput,
   consolidationMethod: Method,
   acquisitionDate: Type.Optional(Nullable(IsoDate)),
+  heldByCompanyId: Type.Optional(Nullable(HeldBy)),
+  acquisition: Type.Optional(Nullable(AcquisitionInput)),
+});
+
+const StructureNode = Type.Object({
+  companyId: Uuid,
+  companyName: Type.String(),
+  role: StringEnum(['Parent', 'Member'] as const),
+  heldByCompanyId: Nullable(Uuid),
+  depth: Type.Integer({ minimum: 0, description: '0 for the parent, 1 for a member it holds, …' }),
+  consolidationMethod: Method,
+  ownershipPercentage: Percentage,
+  effectiveOwnershipPercentage: Type.String(),
+  nonControllingInterestPercentage: Type.String(),
+  functionalCurrency: Type.String(),
+  acquisitionDate: Nullable(IsoDate),
+  hasAcquisitionData: Type.Boolean(),
+});
+
+const GroupStructure = Type.Object({
+  groupId: Uuid,
+  parentCompanyId: Uuid,
+  reportingCurrency: Type.String(),
+  nodes: Type.Array(StructureNode, {
+    description: 'The parent first, then each member below its holder, depth first',
+  }),
 });
 
 const groupPath = {
@@ -131,7 +240,7 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
         tags,
         summary: 'Create a consolidation group',
         description:
-          'Admin. The parent and every member must be companies of the organization; the parent cannot be a member; names are unique per organization (case-insensitive).',
+          'Admin. The parent and every member must be companies of the organization; the parent cannot be a member; names are unique per organization (case-insensitive). A member may be held by another member (heldByCompanyId) and carry acquisition data.',
         body: Type.Object({
           organizationId: Uuid,
           name: Text(255),
@@ -214,6 +323,24 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
     );
   }
 
+  app.get(
+    '/api/v1/consolidation/groups/:id/structure',
+    {
+      config: { pathIds: groupPath },
+      schema: {
+        tags,
+        summary: 'Get the ownership structure',
+        description:
+          'Viewer. The ownership tree: the parent, then each member below its holder, with its direct, effective and non-controlling percentages, method, functional currency and acquisition date.',
+        params: IdParams,
+        querystring: OrgQuery,
+        response: responses({ 200: GroupStructure }),
+      },
+    },
+    async (request) =>
+      members.getStructure(db, request.access, request.params.id, request.query.organizationId),
+  );
+
   app.post(
     '/api/v1/consolidation/groups/:id/members',
     {
@@ -232,7 +359,7 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
       reply
         .code(201)
         .send(
-          await groups.addMember(
+          await members.addMember(
             db,
             request.access,
             request.params.id,
@@ -249,19 +376,22 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
       schema: {
         tags,
         summary: 'Update a member',
-        description: 'Admin. ownershipPercentage, consolidationMethod, acquisitionDate (null clears).',
+        description:
+          'Admin. ownershipPercentage, consolidationMethod, acquisitionDate (null clears), heldByCompanyId (null = the parent), acquisition (null clears). The structure after the change must be valid.',
         params: MemberParams,
         querystring: OrgQuery,
         body: Type.Object({
           ownershipPercentage: Type.Optional(OwnershipPercentageInput),
           consolidationMethod: Type.Optional(Method),
           acquisitionDate: Type.Optional(Nullable(IsoDate)),
+          heldByCompanyId: Type.Optional(Nullable(HeldBy)),
+          acquisition: Type.Optional(Nullable(AcquisitionInput)),
         }),
         response: responses({ 200: ConsolidationGroup }),
       },
     },
     async (request) =>
-      groups.updateMember(
+      members.updateMember(
         db,
         request.access,
         request.params.id,
@@ -278,14 +408,15 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
       schema: {
         tags,
         summary: 'Remove a member',
-        description: 'Admin. Completed runs keep their member snapshot.',
+        description:
+          'Admin. Completed runs keep their member snapshot. A member that holds others cannot be removed (409).',
         params: MemberParams,
         querystring: OrgQuery,
         response: responses({ 204: NoContent }),
       },
     },
     async (request, reply) => {
-      await groups.removeMember(
+      await members.removeMember(
         db,
         request.access,
         request.params.id,

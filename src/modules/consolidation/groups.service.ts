@@ -20,29 +20,19 @@ import {
   type ConsolidationMethod,
   collateC,
   findGroup,
-  findMember,
   type GroupRecord,
   type GroupRow,
   groupNameKey,
   groupNotFound,
   groupRecord,
   groupRecords,
-  MAX_MEMBERS,
-  memberNotFound,
-  memberRecord,
 } from './groups.repo.ts';
+import { acquisitionData, checkStructure, holderOf, type MemberInput, type MemberState } from './holdings.ts';
 import { authorizeById } from './scope.ts';
 
 /** `ownershipPercentage` input: 0–100 with at most two decimals, judged by its literal text (1.7). */
 export const PERCENTAGE_INPUT_PATTERN = '^(100(\\.00?)?|[1-9]?[0-9](\\.[0-9]{1,2})?)$';
 const PERCENTAGE_RE = new RegExp(PERCENTAGE_INPUT_PATTERN);
-
-export interface MemberInput {
-  companyId: string;
-  ownershipPercentage: string | number;
-  consolidationMethod: ConsolidationMethod;
-  acquisitionDate?: string | null;
-}
 
 export interface CreateGroupInput {
   organizationId: string;
@@ -61,12 +51,6 @@ export interface UpdateGroupInput {
   organizationId?: string;
 }
 
-export interface UpdateMemberInput {
-  ownershipPercentage?: string | number;
-  consolidationMethod?: ConsolidationMethod;
-  acquisitionDate?: string | null;
-}
-
 export interface GroupListQuery {
   organizationId?: string | undefined;
   isActive?: boolean | undefined;
@@ -78,15 +62,6 @@ function nameTaken(name: string, organizationId: string): DomainError {
     'ConsolidationGroupNameAlreadyExistsError',
     'A consolidation group with this name exists in the organization',
     { name, organizationId },
-  );
-}
-
-function memberExists(groupId: string, companyId: string): DomainError {
-  return new DomainError(
-    409,
-    'ConsolidationMemberAlreadyExistsError',
-    'The company is already a member of the group',
-    { groupId, companyId },
   );
 }
 
@@ -200,6 +175,22 @@ export async function createGroup(db: Db, access: Access, input: CreateGroupInpu
     if (missing) throw companyNotFound(missing.companyId);
   }
   if (await nameInUse(db, orgId, input.name)) throw nameTaken(input.name, orgId);
+  const indexOf = new Map(input.members.map((m, i) => [m.companyId, i]));
+  const states = await checkStructure(
+    db,
+    orgId,
+    input.parentCompanyId,
+    input.members.map((m, i): MemberState => ({
+      companyId: m.companyId,
+      heldByCompanyId: holderOf(input, m.heldByCompanyId),
+      ownershipPercentage: ownerships[i]!,
+      consolidationMethod: m.consolidationMethod,
+      acquisitionDate: m.acquisitionDate ?? null,
+      acquisition: acquisitionData(m.acquisition),
+    })),
+    new Map(input.members.map((m, i) => [m.companyId, `/members/${i}`])),
+    (issue) => `/members/${indexOf.get(issue.companyId)}/heldByCompanyId`,
+  );
 
   try {
     const row = await inTransaction(db, async (tx) => {
@@ -217,16 +208,9 @@ export async function createGroup(db: Db, access: Access, input: CreateGroupInpu
         })
         .returning();
       if (input.members.length > 0) {
-        await tx.insert(consolidationMembers).values(
-          input.members.map((m, i) => ({
-            organizationId: orgId,
-            groupId: id,
-            companyId: m.companyId,
-            ownershipPercentage: ownerships[i]!,
-            consolidationMethod: m.consolidationMethod,
-            acquisitionDate: m.acquisitionDate ?? null,
-          })),
-        );
+        await tx
+          .insert(consolidationMembers)
+          .values(states.map((m) => ({ organizationId: orgId, groupId: id, ...m })));
       }
       await recordAudit(tx, {
         organizationId: orgId,
@@ -442,179 +426,4 @@ export async function setGroupActive(
     return updated!;
   });
   return groupRecord(db, row);
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Members
-
-/** Membership changes touch the group's `updatedAt`: its record (with embedded members) changed. */
-async function touchGroup(tx: Tx, group: GroupRow): Promise<GroupRow> {
-  const [row] = await tx
-    .update(consolidationGroups)
-    .set({ updatedAt: new Date() })
-    .where(
-      and(eq(consolidationGroups.organizationId, group.organizationId), eq(consolidationGroups.id, group.id)),
-    )
-    .returning();
-  return row!;
-}
-
-export async function addMember(
-  db: Db,
-  access: Access,
-  id: string,
-  organizationId: string | undefined,
-  input: MemberInput,
-): Promise<GroupRecord> {
-  const ownership = parseOwnership(input.ownershipPercentage, '/ownershipPercentage');
-  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
-  const orgId = current.organizationId;
-  if (input.companyId === current.parentCompanyId) {
-    throw invalid('/companyId', 'The parent company cannot be a member of its group');
-  }
-  await requireCompany(db, orgId, input.companyId);
-  try {
-    const row = await inTransaction(db, async (tx) => {
-      const group = await lockGroup(tx, current);
-      if (await findMember(tx, orgId, group.id, input.companyId)) {
-        throw memberExists(group.id, input.companyId);
-      }
-      const [c] = await tx
-        .select({ n: count() })
-        .from(consolidationMembers)
-        .where(
-          and(eq(consolidationMembers.organizationId, orgId), eq(consolidationMembers.groupId, group.id)),
-        );
-      if (Number(c?.n ?? 0) >= MAX_MEMBERS) {
-        throw invalid('', `A consolidation group has at most ${MAX_MEMBERS} members`);
-      }
-      const [member] = await tx
-        .insert(consolidationMembers)
-        .values({
-          organizationId: orgId,
-          groupId: group.id,
-          companyId: input.companyId,
-          ownershipPercentage: ownership,
-          consolidationMethod: input.consolidationMethod,
-          acquisitionDate: input.acquisitionDate ?? null,
-        })
-        .returning();
-      const record = memberRecord(member!);
-      await recordAudit(tx, {
-        organizationId: orgId,
-        userId: access.userId,
-        action: 'AddMember',
-        entityType: 'ConsolidationMember',
-        entityId: input.companyId,
-        changes: {
-          groupId: { from: null, to: group.id },
-          ownershipPercentage: { from: null, to: record.ownershipPercentage },
-          consolidationMethod: { from: null, to: record.consolidationMethod },
-          acquisitionDate: { from: null, to: record.acquisitionDate },
-        },
-      });
-      return touchGroup(tx, group);
-    });
-    return await groupRecord(db, row);
-  } catch (err) {
-    if (pgErrorCode(err) === '23505') throw memberExists(current.id, input.companyId);
-    throw err;
-  }
-}
-
-function memberFields(record: ReturnType<typeof memberRecord>) {
-  return {
-    ownershipPercentage: record.ownershipPercentage,
-    consolidationMethod: record.consolidationMethod,
-    acquisitionDate: record.acquisitionDate,
-  };
-}
-
-export async function updateMember(
-  db: Db,
-  access: Access,
-  id: string,
-  companyId: string,
-  organizationId: string | undefined,
-  input: UpdateMemberInput,
-): Promise<GroupRecord> {
-  const ownership =
-    input.ownershipPercentage === undefined
-      ? undefined
-      : parseOwnership(input.ownershipPercentage, '/ownershipPercentage');
-  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
-  const orgId = current.organizationId;
-  const row = await inTransaction(db, async (tx) => {
-    const group = await lockGroup(tx, current);
-    const member = await findMember(tx, orgId, group.id, companyId);
-    if (!member) throw memberNotFound(group.id, companyId);
-    const before = memberFields(memberRecord(member));
-    const next = {
-      ownershipPercentage: ownership ?? before.ownershipPercentage,
-      consolidationMethod: input.consolidationMethod ?? before.consolidationMethod,
-      acquisitionDate: input.acquisitionDate === undefined ? before.acquisitionDate : input.acquisitionDate,
-    };
-    const changes = diffChanges(before, next);
-    if (Object.keys(changes).length === 0) return group;
-    await tx
-      .update(consolidationMembers)
-      .set({ ...next, updatedAt: new Date() })
-      .where(
-        and(
-          eq(consolidationMembers.organizationId, orgId),
-          eq(consolidationMembers.groupId, group.id),
-          eq(consolidationMembers.companyId, companyId),
-        ),
-      );
-    await recordAudit(tx, {
-      organizationId: orgId,
-      userId: access.userId,
-      action: 'UpdateMember',
-      entityType: 'ConsolidationMember',
-      entityId: companyId,
-      changes: { groupId: { from: group.id, to: group.id }, ...changes },
-    });
-    return touchGroup(tx, group);
-  });
-  return groupRecord(db, row);
-}
-
-export async function removeMember(
-  db: Db,
-  access: Access,
-  id: string,
-  companyId: string,
-  organizationId: string | undefined,
-): Promise<void> {
-  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
-  const orgId = current.organizationId;
-  await inTransaction(db, async (tx) => {
-    const group = await lockGroup(tx, current);
-    const member = await findMember(tx, orgId, group.id, companyId);
-    if (!member) throw memberNotFound(group.id, companyId);
-    await tx
-      .delete(consolidationMembers)
-      .where(
-        and(
-          eq(consolidationMembers.organizationId, orgId),
-          eq(consolidationMembers.groupId, group.id),
-          eq(consolidationMembers.companyId, companyId),
-        ),
-      );
-    const before = memberFields(memberRecord(member));
-    await recordAudit(tx, {
-      organizationId: orgId,
-      userId: access.userId,
-      action: 'RemoveMember',
-      entityType: 'ConsolidationMember',
-      entityId: companyId,
-      changes: {
-        groupId: { from: group.id, to: null },
-        ownershipPercentage: { from: before.ownershipPercentage, to: null },
-        consolidationMethod: { from: before.consolidationMethod, to: null },
-        acquisitionDate: { from: before.acquisitionDate, to: null },
-      },
-    });
-    await touchGroup(tx, group);
-  });
 }

@@ -38,9 +38,10 @@ import {
   type MatchingStatus,
   type RateProvider,
   type ResolvedRate,
-  type RunMember,
   type ViewData,
 } from '../../domain/consolidation/index.ts';
+import { ledgerCuts, ownershipTree } from '../../domain/consolidation/ownership.ts';
+import type { AcquisitionInput, CutLedger } from '../../domain/consolidation/types.ts';
 import { addDays, daysInMonth, makeDate, minDate, parts } from '../../domain/dates.ts';
 import {
   type FiscalYearEnd,
@@ -51,11 +52,12 @@ import {
   periodsOfYear,
 } from '../../domain/fiscal-calendar.ts';
 import { dec, formatRate } from '../../domain/money.ts';
+import { scaledToString } from '../../domain/consolidation/scaled.ts';
 import { CLOSING_RATE_TYPES, HISTORICAL_RATE_TYPES, type RateResolution } from '../../domain/rates.ts';
 import { loadRateBook, type RateBook, type RateQuery } from '../exchange-rates/service.ts';
 import { loadTransactionsForRun } from '../intercompany/repo.ts';
 import { loadRuleInputs } from './rules.repo.ts';
-import { type RunRow, storedOptions } from './runs.repo.ts';
+import { type RunRow, type StoredRunMember, storedMembers, storedOptions } from './runs.repo.ts';
 
 const ALL_MATCHING_STATUSES: readonly MatchingStatus[] = [
   'Unmatched',
@@ -87,7 +89,7 @@ const fyeOf = (c: CompanyRow): FiscalYearEnd => ({ month: c.fiscalYearEndMonth, 
 async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<ConsolidationInput> {
   const orgId = run.organizationId;
   const G = run.reportingCurrency;
-  const members = (run.members ?? []) as RunMember[];
+  const members = storedMembers(run);
   const ids = members.map((m) => m.companyId);
   const parentMember = members.find((m) => m.role === 'Parent');
   if (!parentMember) throw new Error('The run has no parent company');
@@ -183,15 +185,19 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
   const last = periodOf(groupFye, asOfDate);
   const untilDate = periodRange(groupFye, last.year, last.period).endDate;
   const book = await loadRateBook(tx, orgId, [...currencies], untilDate);
-  // A historical rate HR(d) can only change on the effective date of a rate it may be resolved from.
+  // Acquisition accounting cuts members' ledgers at acquisition dates (see `memberCuts`).
+  const cuts = memberCuts(members);
+  // A historical rate HR(d) can only change on the effective date of a rate it may be resolved from;
+  // acquisition dates split the figures of equity and non-monetary accounts too.
   const rateChangeDates = [
-    ...new Set(
-      book.rates.filter((r) => HISTORICAL_RATE_TYPES.includes(r.rateType)).map((r) => r.effectiveDate),
-    ),
+    ...new Set([
+      ...book.rates.filter((r) => HISTORICAL_RATE_TYPES.includes(r.rateType)).map((r) => r.effectiveDate),
+      ...cuts.map((c) => c.cutDate),
+    ]),
   ].sort();
 
   const figureQuery = (
-    view: { asOfDate: string; yearStartDate: string },
+    view: { asOfDate: string; yearStartDate: string; flows: boolean },
     exclusions: readonly AdjustmentExclusion[],
   ) =>
     loadFigures(
@@ -200,13 +206,23 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
       exclusions,
       figureAccounts,
     );
-  const closingFigures = await figureQuery({ asOfDate, yearStartDate }, exclusions);
-  const openingFigures = await figureQuery({ asOfDate: openingAsOf, yearStartDate: openingYearStart }, []);
+  const closingFigures = await figureQuery({ asOfDate, yearStartDate, flows: true }, exclusions);
+  const openingFigures = await figureQuery(
+    { asOfDate: openingAsOf, yearStartDate: openingYearStart, flows: false },
+    [],
+  );
+  const cutLedgers = await loadCuts(
+    tx,
+    orgId,
+    cuts.filter((c) => c.cutDate <= asOfDate),
+  );
 
   const accountsByCompany = new Map<string, AccountInfo[]>(ids.map((id) => [id, []]));
   const accountNumberById = new Map<string, string>();
+  const accountCompanyById = new Map<string, string>();
   for (const a of accountRows) {
     accountNumberById.set(a.id, a.accountNumber);
+    accountCompanyById.set(a.id, a.companyId);
     accountsByCompany.get(a.companyId)?.push({
       accountNumber: a.accountNumber,
       name: a.name,
@@ -238,6 +254,9 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
       accounts: accountsByCompany.get(c.id) ?? [],
       fiscalPeriodStatus: status === 'Open' || status === 'Closed' ? status : null,
       unpostedEntryCount: unposted.get(c.id) ?? 0,
+      heldByCompanyId: m.heldByCompanyId ?? null,
+      acquisitionDate: m.acquisitionDate ?? null,
+      acquisition: acquisitionInput(m, accountNumberById, accountCompanyById),
     };
   });
 
@@ -256,12 +275,14 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
     yearStartDate,
     ledgers: closingFigures.ledgers,
     intercompanyTransactions: ic.filter((t) => t.transactionDate >= yearStartDate),
+    cuts: cutLedgers,
   };
   const opening: ViewData = {
     asOfDate: openingAsOf,
     yearStartDate: openingYearStart,
     ledgers: openingFigures.ledgers,
     intercompanyTransactions: ic.filter((t) => t.transactionDate < yearStartDate),
+    cuts: cutLedgers.filter((c) => c.cutDate <= openingAsOf),
   };
 
   // Group periods covering every date that may need an average rate (both views).
@@ -296,6 +317,112 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
     closing,
     opening,
   };
+}
+
+/**
+ * The engine's acquisition data of a member: account ids become the accounts' companies and numbers
+ * (an account gone since becomes an empty number, which the run reports as invalid acquisition data).
+ */
+function acquisitionInput(
+  m: StoredRunMember,
+  numbers: ReadonlyMap<string, string>,
+  companiesOf: ReadonlyMap<string, string>,
+): AcquisitionInput | null {
+  const a = m.acquisition;
+  if (!a || m.role === 'Parent') return null;
+  return {
+    consideration: { amount: a.consideration.value, currency: a.consideration.currency },
+    investmentAccount: {
+      companyId: companiesOf.get(a.investmentAccountId) ?? '',
+      accountNumber: numbers.get(a.investmentAccountId) ?? '',
+    },
+    nciMeasurement: a.nciMeasurement,
+    nciFairValue: a.nciFairValue ? { amount: a.nciFairValue.value, currency: a.nciFairValue.currency } : null,
+    fairValueAdjustments: a.fairValueAdjustments.map((f) => ({
+      accountNumber: numbers.get(f.accountId) ?? '',
+      amount: f.amount,
+    })),
+    goodwillAccountNumber: a.goodwillAccountNumber,
+  };
+}
+
+/** The (company, cut date) pairs of the run: every member's ledger cuts (ownership.ts). */
+function memberCuts(members: readonly StoredRunMember[]): { companyId: string; cutDate: string }[] {
+  const parent = members.find((m) => m.role === 'Parent');
+  const others = members.filter((m) => m.role === 'Member');
+  if (!parent || !others.some((m) => m.acquisition)) return [];
+  let tree;
+  try {
+    tree = ownershipTree(
+      parent.companyId,
+      others.map((m) => ({
+        companyId: m.companyId,
+        heldByCompanyId: m.heldByCompanyId ?? null,
+        ownershipPercentage: m.ownershipPercentage,
+        consolidationMethod: m.consolidationMethod,
+        acquisitionDate: m.acquisitionDate ?? null,
+        hasAcquisition: !!m.acquisition && m.consolidationMethod !== 'ProportionateConsolidation',
+      })),
+    );
+  } catch {
+    return []; // an invalid structure fails the run in the engine
+  }
+  return others.flatMap((m) =>
+    ledgerCuts(tree, m.companyId).map((cutDate) => ({ companyId: m.companyId, cutDate })),
+  );
+}
+
+/**
+ * Σ (debit − credit) per account of each company's ledger data dated before each of its cut dates,
+ * ONE statement: whole months before the cut's month from the monthly roll-up, the days of the cut's
+ * month from the daily balances (closing entries excluded, as for every figure).
+ */
+async function loadCuts(
+  tx: Queryable,
+  organizationId: string,
+  cuts: readonly { companyId: string; cutDate: string }[],
+): Promise<CutLedger[]> {
+  if (cuts.length === 0) return [];
+  const pairs = sql.join(
+    cuts.map((c) => sql`(${c.companyId}::uuid, ${c.cutDate}::date)`),
+    sql`, `,
+  );
+  const rows = await queryRows<{ company_id: string; cut: string; text: string }>(
+    tx,
+    sql`select c.company_id::text as company_id, c.cut::text as cut,
+          string_agg(x.account_number || ',' || ${units(sql`x.amount`)}, ';') as text
+        from (values ${pairs}) c(company_id, cut)
+        cross join lateral (
+          select a.account_number, sum(u.amount) as amount
+          from (
+            select mb.account_id, mb.debit_total - mb.credit_total as amount
+            from account_month_balances mb
+            where mb.organization_id = ${organizationId} and mb.company_id = c.company_id
+              and not mb.is_closing and mb.month_start < date_trunc('month', c.cut)::date
+            union all
+            select ab.account_id, ab.debit_total - ab.credit_total
+            from account_balances ab
+            where ab.organization_id = ${organizationId} and ab.company_id = c.company_id
+              and not ab.is_closing and ab.balance_date >= date_trunc('month', c.cut)::date
+              and ab.balance_date < c.cut
+          ) u
+          join accounts a on a.organization_id = ${organizationId} and a.id = u.account_id
+          group by a.account_number
+          having sum(u.amount) <> 0
+        ) x
+        group by 1, 2`,
+  );
+  const byKey = new Map(rows.map((r) => [`${r.company_id}|${r.cut}`, r.text]));
+  return cuts.map(({ companyId, cutDate }) => {
+    const text = byKey.get(`${companyId}|${cutDate}`) ?? '';
+    const figures = text
+      ? text.split(';').map((part) => {
+          const [accountNumber, amount] = part.split(',') as [string, string];
+          return { accountNumber, amount: scaledToString(BigInt(amount), AMOUNT_SCALE) };
+        })
+      : [];
+    return { companyId, cutDate, figures };
+  });
 }
 
 interface AccountRow {
@@ -370,6 +497,8 @@ interface FigureScope {
   rateChangeDates: readonly string[];
   /** First day of the earliest fiscal year of any member (how far back group-period cuts go). */
   earliestDate: string;
+  /** read the movements of the year of monetary accounts not in the reporting currency per group period */
+  flows: boolean;
 }
 
 /** Per exclusion group: the companies whose adjustment entries dated from `fromDate` are left out. */
@@ -413,6 +542,12 @@ interface FigureAccounts {
   historicalIds: string;
   /** companies not in the reporting currency that have `historical` accounts */
   historicalCompanyIds: string[];
+  /**
+   * monetary accounts of companies not in the reporting currency: in the closing view their movements
+   * of the year come per group period (the cash-flow statement's translation differences)
+   */
+  flowIds: string;
+  hasFlows: boolean;
 }
 
 function classifyAccounts(
@@ -423,6 +558,7 @@ function classifyAccounts(
   const keyed: string[] = [];
   const historical: string[] = [];
   const historicalCompanies = new Set<string>();
+  const flows: string[] = [];
   for (const a of accounts) {
     const incomeStatement = a.accountType === 'Revenue' || a.accountType === 'Expense';
     const foreign = foreignCompanyIds.has(a.companyId);
@@ -436,11 +572,14 @@ function classifyAccounts(
       historical.push(a.id);
       historicalCompanies.add(a.companyId);
     }
+    if (cls === 'cumulative' && foreign) flows.push(a.id);
   }
   const literal = (ids: string[]) => `{${ids.join(',')}}`;
   return {
     byId,
     keyedIds: literal(keyed),
+    flowIds: literal(flows),
+    hasFlows: flows.length > 0,
     historicalIds: literal(historical),
     historicalCompanyIds: [...historicalCompanies],
   };
@@ -601,6 +740,8 @@ async function loadFigures(
       sql` union all `,
     );
   const rows = sql`(${union([monthRows, splitRows])}) s(account_id, day, amount)`;
+  // Monetary accounts of companies not in G: this year's movements per group period (closing view).
+  const flows = scope.flows && accounts.hasFlows;
   const day = sql`(s.day - date '${sql.raw(EPOCH)}')::text`;
 
   // Three independent parts, each ONE delimited string: PostgreSQL may run them side by side (a
@@ -613,7 +754,11 @@ async function loadFigures(
           from (
             select s.account_id, (s.day >= ${scope.yearStartDate}::date)::int as p, sum(s.amount) as amount
             from ${rows}
-            where not ${inList(sql`s.account_id`, accounts.keyedIds)}
+            where not ${inList(sql`s.account_id`, accounts.keyedIds)}${
+              flows
+                ? sql` and not (${inList(sql`s.account_id`, accounts.flowIds)} and s.day >= ${scope.yearStartDate}::date)`
+                : sql``
+            }
             group by 1, 2
             having sum(s.amount) <> 0
           ) g
@@ -630,6 +775,18 @@ async function loadFigures(
               ? sql`union all
           select 2, s.account_id::text || ',' || ${day} || ',' || ${units(sql`s.amount`)}
           from (${tailRows}) s(account_id, day, amount)`
+              : sql``
+          }
+          ${
+            flows
+              ? sql`union all
+          select 3, k.account_id::text || ':' || k.cells
+          from (
+            select s.account_id, string_agg(${day} || '=' || ${units(sql`s.amount`)}, ',') as cells
+            from ${rows}
+            where ${inList(sql`s.account_id`, accounts.flowIds)} and s.day >= ${scope.yearStartDate}::date
+            group by 1
+          ) k`
               : sql``
           }
         ) x
@@ -701,42 +858,50 @@ async function loadFigures(
     }
     return q;
   };
-  const keyed = text(1);
-  for (let i = 0; i < keyed.length;) {
-    const colon = keyed.indexOf(':', i);
-    let end = keyed.indexOf(';', colon + 1);
-    if (end < 0) end = keyed.length;
-    const ref = accounts.byId.get(keyed.slice(i, colon));
-    if (ref) {
-      const cols = columnsOf(ref.companyId);
-      for (let j = colon + 1; j < end;) {
-        // day: a (possibly negative) integer, read digit by digit
-        let eq = j;
-        let d = 0;
-        const negative = keyed.charCodeAt(eq) === 45;
-        if (negative) eq++;
-        for (let c = keyed.charCodeAt(eq); c !== 61; c = keyed.charCodeAt(++eq)) d = d * 10 + (c - 48);
-        if (negative) d = -d;
-        let next = keyed.indexOf(',', eq + 1);
-        if (next < 0 || next > end) next = end;
-        const units = unitsAt(keyed, eq + 1, next);
-        if (ref.cls === 'historical') push(cols, ref.number, dateOf(d), units);
-        else {
-          const q = periodOfDay(d);
-          // Another row of the same group period (an adjustment row, another month) adds to its
-          // figure (the rows of one account come together).
-          if (q.account === ref) cols.units[q.at]! += units;
+  /**
+   * Keyed rows (part 1, and the flow rows of part 3), per account: `account:day=amount,day=amount,…`
+   * (day = days since 1970-01-01): a historical figure per row, otherwise a figure per GROUP period
+   * (rows of one period merged).
+   */
+  const readKeyed = (keyed: string, perRow: (ref: FigureAccount) => boolean) => {
+    for (let i = 0; i < keyed.length;) {
+      const colon = keyed.indexOf(':', i);
+      let end = keyed.indexOf(';', colon + 1);
+      if (end < 0) end = keyed.length;
+      const ref = accounts.byId.get(keyed.slice(i, colon));
+      if (ref) {
+        const cols = columnsOf(ref.companyId);
+        for (let j = colon + 1; j < end;) {
+          // day: a (possibly negative) integer, read digit by digit
+          let eq = j;
+          let d = 0;
+          const negative = keyed.charCodeAt(eq) === 45;
+          if (negative) eq++;
+          for (let c = keyed.charCodeAt(eq); c !== 61; c = keyed.charCodeAt(++eq)) d = d * 10 + (c - 48);
+          if (negative) d = -d;
+          let next = keyed.indexOf(',', eq + 1);
+          if (next < 0 || next > end) next = end;
+          const units = unitsAt(keyed, eq + 1, next);
+          if (perRow(ref)) push(cols, ref.number, dateOf(d), units);
           else {
-            q.account = ref;
-            q.at = cols.units.length;
-            push(cols, ref.number, q.date, units);
+            const q = periodOfDay(d);
+            // Another row of the same group period (an adjustment row, another month) adds to its
+            // figure (the rows of one account come together).
+            if (q.account === ref) cols.units[q.at]! += units;
+            else {
+              q.account = ref;
+              q.at = cols.units.length;
+              push(cols, ref.number, q.date, units);
+            }
           }
+          j = next + 1;
         }
-        j = next + 1;
       }
+      i = end + 1;
     }
-    i = end + 1;
-  }
+  };
+  readKeyed(text(1), (ref) => ref.cls === 'historical');
+  readKeyed(text(3), () => false);
 
   // Tails: `account,day,amount`, a figure of its own date taken out of the month's figure.
   const tailText = text(2);

@@ -6,6 +6,7 @@ import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { consolidationRuns, consolidationTrialBalances } from '../../db/schema/index.ts';
 import {
+  type AcquisitionAnalysis,
   type ConsolidatedTrialBalance,
   type EliminationResult,
   type RateUsage,
@@ -16,6 +17,9 @@ import {
   type ValidationResult,
 } from '../../domain/consolidation/index.ts';
 import { DomainError } from '../../domain/errors.ts';
+import { formatEffectivePercentage } from '../../domain/consolidation/ownership.ts';
+import { dec } from '../../domain/money.ts';
+import type { AcquisitionData } from './holdings.ts';
 
 export type RunRow = typeof consolidationRuns.$inferSelect;
 export type NewRunRow = typeof consolidationRuns.$inferInsert;
@@ -60,6 +64,7 @@ export interface RunRecord {
   members: RunMember[];
   eliminations: EliminationResult[];
   exchangeRatesUsed: RateUsage[];
+  acquisitionAnalysis: AcquisitionAnalysis[];
   totals: RunTotals | null;
   initiatedBy: string;
   initiatedAt: string;
@@ -69,6 +74,22 @@ export interface RunRecord {
   errorMessage: string | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** A member as the run stores it: the RunMember record plus what the run reads (acquisition data). */
+export type StoredRunMember = RunMember & {
+  acquisitionDate?: string | null;
+  acquisition?: AcquisitionData | null;
+};
+
+/** The stored members, with the fields of runs started before holdings existed filled in. */
+export function storedMembers(row: Pick<RunRow, 'members'>): StoredRunMember[] {
+  return ((row.members ?? []) as StoredRunMember[]).map((m) => ({
+    ...m,
+    heldByCompanyId: m.heldByCompanyId ?? null,
+    effectiveOwnershipPercentage:
+      m.effectiveOwnershipPercentage ?? formatEffectivePercentage(dec(m.ownershipPercentage).div(100)),
+  }));
 }
 
 /** The stored closing view also carries the retained-earnings line the equity statement needs. */
@@ -132,9 +153,10 @@ export function runRecord(row: RunRow): RunRecord {
     steps: storedSteps(row),
     validationResult: (row.validationResult ?? null) as ValidationResult | null,
     options: storedOptions(row),
-    members: (row.members ?? []) as RunMember[],
+    members: storedMembers(row),
     eliminations: (row.eliminations ?? []) as EliminationResult[],
     exchangeRatesUsed: (row.exchangeRatesUsed ?? []) as RateUsage[],
+    acquisitionAnalysis: (row.acquisitionAnalysis ?? []) as AcquisitionAnalysis[],
     totals: (row.totals ?? null) as RunTotals | null,
     initiatedBy: row.initiatedBy,
     initiatedAt: row.initiatedAt.toISOString(),

@@ -72,10 +72,64 @@ const RunMember = Type.Object({
   role: StringEnum(['Parent', 'Member'] as const),
   consolidationMethod: Method,
   ownershipPercentage: Percentage,
-  nonControllingInterestPercentage: Percentage,
+  nonControllingInterestPercentage: Type.String({
+    description: '100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed)',
+  }),
   functionalCurrency: Type.String(),
-  included: Type.Boolean(),
+  included: Type.Boolean({
+    description:
+      'false for equity-method members when includeEquityMethodInvestments is false, and for members the group acquires after the run date',
+  }),
+  heldByCompanyId: Nullable(Uuid),
+  effectiveOwnershipPercentage: Type.String({ description: 'Product of the direct stakes, 4 decimals' }),
 });
+
+const DualAmount = Type.Object({
+  functional: Money,
+  reporting: Money,
+});
+
+const AcquisitionAnalysis = Type.Object(
+  {
+    companyId: Uuid,
+    companyName: Type.String(),
+    heldByCompanyId: Nullable(Uuid),
+    acquisitionDate: Day,
+    groupAcquisitionDate: Type.String({
+      format: 'date',
+      description: 'The date the group obtained control: the latest acquisition date on the chain of holders',
+    }),
+    functionalCurrency: Type.String(),
+    consolidationMethod: Method,
+    nciMeasurement: StringEnum(['Proportionate', 'FairValue'] as const),
+    ownershipPercentage: Percentage,
+    acquisitionRate: Type.String({
+      description: 'Functional → reporting currency at the group acquisition date',
+    }),
+    closingRate: Rate,
+    consideration: DualAmount,
+    netAssetsAtAcquisition: DualAmount,
+    fairValueAdjustments: DualAmount,
+    nciAtAcquisition: DualAmount,
+    goodwill: DualAmount,
+    bargainPurchaseGain: DualAmount,
+    goodwillAtClosingRate: Money,
+    preAcquisitionResultsOfYear: DualAmount,
+    entries: Type.Array(
+      Type.Object({
+        accountNumber: Type.String(),
+        companyId: Nullable(Uuid),
+        debit: Money,
+        credit: Money,
+      }),
+      { description: 'The elimination the run booked for this acquisition (closing view), balanced' },
+    ),
+  },
+  {
+    description:
+      'Goodwill = consideration + NCI at acquisition − (net assets at acquisition + fair-value adjustments), in the member’s functional currency and in the reporting currency at the acquisition-date rate',
+  },
+);
 
 const EliminationResult = Type.Object({
   eliminationRuleId: Uuid,
@@ -132,6 +186,9 @@ export const ConsolidationRun = Type.Object({
   members: Type.Array(RunMember),
   eliminations: Type.Array(EliminationResult),
   exchangeRatesUsed: Type.Array(RateUsage),
+  acquisitionAnalysis: Type.Array(AcquisitionAnalysis, {
+    description: 'One per member with acquisition data consolidated in the closing view, in structure order',
+  }),
   totals: Nullable(RunTotals),
   initiatedBy: Uuid,
   initiatedAt: Timestamp,
@@ -156,6 +213,8 @@ const ConsolidatedLine = Type.Object({
     'EquityMethodInvestment',
     'EquityMethodIncome',
     'EquityMethodReserve',
+    'Goodwill',
+    'BargainPurchaseGain',
   ] as const),
   companyId: Nullable(Uuid),
   isCashEquivalent: Type.Boolean(),
@@ -171,7 +230,7 @@ const ConsolidatedLine = Type.Object({
 const NciDetail = Type.Object({
   companyId: Uuid,
   companyName: Type.String(),
-  nonControllingInterestPercentage: Percentage,
+  nonControllingInterestPercentage: Type.String(),
   netAssets: Money,
   netIncome: Money,
   nciShareOfEquity: Money,

@@ -27,19 +27,20 @@ import {
   buildConsolidatedIncomeStatement,
   type ConsolidationResult,
   createConsolidationExecution,
-  type RunMember,
   STEP_TYPES,
   type StatementContext,
 } from '../../domain/consolidation/index.ts';
 import { DomainError, invalid } from '../../domain/errors.ts';
 import { periodRange } from '../../domain/fiscal-calendar.ts';
-import { dec, formatPercentage } from '../../domain/money.ts';
+import { formatPercentage } from '../../domain/money.ts';
 import { type Access, type Action, ROLE_RANK, type Role } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
 import { lockRatesForUse } from '../exchange-rates/service.ts';
 import { markTransactionsEliminated } from '../intercompany/repo.ts';
-import { findGroup, type GroupRow, groupNotFound, loadMembers } from './groups.repo.ts';
+import { isInGroupOn } from '../../domain/consolidation/ownership.ts';
+import { findGroup, type GroupRow, groupNotFound, loadMembers, memberState } from './groups.repo.ts';
+import { percentagesOf, treeOf } from './holdings.ts';
 import { loadGroupRules } from './rules.repo.ts';
 import { loadRunInput } from './runs.loader.ts';
 import {
@@ -56,6 +57,7 @@ import {
   type RunRecord,
   type RunRow,
   type RunStatus,
+  type StoredRunMember,
   runNotFound,
   runRecord,
   type StepRecord,
@@ -260,7 +262,7 @@ export async function startRun(
       const done = await findRunForPeriod(tx, orgId, locked.id, year, period, ['Completed']);
       if (done) throw runExists(locked.id, year, period, done.id);
     }
-    const members = await memberSnapshot(tx, orgId, locked, options.includeEquityMethodInvestments);
+    const members = await memberSnapshot(tx, orgId, locked, options.includeEquityMethodInvestments, asOfDate);
     const now = new Date();
     const created = await insertRun(tx, {
       id: uuidv7(),
@@ -323,22 +325,29 @@ async function checkApprovedRules(db: Db, orgId: string, groupId: string, ids: s
   });
 }
 
-/** RunMember snapshot of the parent and every member at the start (3.12.2). */
+/**
+ * Snapshot of the parent and every member at the start: the RunMember records, plus what the run
+ * reads of each (its acquisition date and data). A member that the group acquires after the run's
+ * date is not included.
+ */
 async function memberSnapshot(
   tx: Tx,
   orgId: string,
   group: GroupRow,
   includeEquityMethodInvestments: boolean,
-): Promise<RunMember[]> {
-  const members = (await loadMembers(tx, orgId, [group.id])).get(group.id) ?? [];
-  const ids = [group.parentCompanyId, ...members.map((m) => m.companyId)];
-  const rows = await tx
+  asOfDate: string,
+): Promise<StoredRunMember[]> {
+  const rows = (await loadMembers(tx, orgId, [group.id])).get(group.id) ?? [];
+  const states = rows.map(memberState);
+  const tree = treeOf(group.parentCompanyId, states);
+  const ids = [group.parentCompanyId, ...states.map((m) => m.companyId)];
+  const companyRows = await tx
     .select({ id: companies.id, name: companies.name, functionalCurrency: companies.functionalCurrency })
     .from(companies)
     .where(and(eq(companies.organizationId, orgId), inArray(companies.id, ids)));
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  const byId = new Map(companyRows.map((r) => [r.id, r]));
   const parent = byId.get(group.parentCompanyId);
-  const out: RunMember[] = [
+  const out: StoredRunMember[] = [
     {
       companyId: group.parentCompanyId,
       companyName: parent?.name ?? '',
@@ -348,22 +357,26 @@ async function memberSnapshot(
       nonControllingInterestPercentage: formatPercentage(0),
       functionalCurrency: parent?.functionalCurrency ?? group.reportingCurrency,
       included: true,
+      heldByCompanyId: null,
+      effectiveOwnershipPercentage: '100.0000',
     },
   ];
-  for (const m of members) {
+  for (const m of states) {
     const c = byId.get(m.companyId);
-    const full = m.consolidationMethod === 'FullConsolidation';
     out.push({
       companyId: m.companyId,
       companyName: c?.name ?? '',
       role: 'Member',
-      consolidationMethod: m.consolidationMethod as RunMember['consolidationMethod'],
-      ownershipPercentage: formatPercentage(m.ownershipPercentage),
-      nonControllingInterestPercentage: formatPercentage(
-        full ? dec(100).minus(dec(m.ownershipPercentage)) : 0,
-      ),
+      consolidationMethod: m.consolidationMethod,
+      ownershipPercentage: m.ownershipPercentage,
+      ...percentagesOf(tree, m),
       functionalCurrency: c?.functionalCurrency ?? '',
-      included: m.consolidationMethod !== 'EquityMethod' || includeEquityMethodInvestments,
+      included:
+        (m.consolidationMethod !== 'EquityMethod' || includeEquityMethodInvestments) &&
+        (!tree || isInGroupOn(tree, m.companyId, asOfDate)),
+      heldByCompanyId: m.heldByCompanyId,
+      acquisitionDate: m.acquisitionDate,
+      acquisition: m.acquisition,
     });
   }
   return out;
@@ -543,6 +556,7 @@ async function finishCompleted(
         validationResult: result.validationResult,
         eliminations: result.eliminations,
         exchangeRatesUsed: result.exchangeRatesUsed,
+        acquisitionAnalysis: result.acquisitionAnalysis,
         totals: result.totals,
         completedAt,
         totalDurationMs: durationSince(startedAt, completedAt),
