@@ -23,7 +23,8 @@ import {
 import type { Access, Action } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
-import { type CompanyRow, fiscalYearEndOf, requireCompany, UNPOSTED_STATUSES } from '../companies/lookup.ts';
+import { UNPOSTED_STATUSES } from '../../domain/journal/workflow.ts';
+import { type CompanyRow, fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
 import { ensureFiscalYear, type FiscalPeriodRow, type FiscalYearRow } from './ensure.ts';
 
 export type FiscalStatus = 'Open' | 'Closed';

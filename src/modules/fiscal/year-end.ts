@@ -18,12 +18,8 @@ import { type Decimal, dec, type Money, money, ZERO } from '../../domain/money.t
 import type { Access } from '../../http/access.ts';
 import { recordAudit } from '../audit/service.ts';
 import { type CompanyRow, findCompany, unpostedEntryCount } from '../companies/lookup.ts';
-import {
-  insertPostedSystemEntry,
-  reverseEntryInTx,
-  type SystemLine,
-  YEAR_END_REF_PREFIX,
-} from '../journal/service.ts';
+import { yearEndRef } from '../../domain/journal/rules.ts';
+import { insertPostedSystemEntry, reverseEntryInTx, type SystemLine } from '../journal/service.ts';
 import { organizationSettings } from '../organizations/service.ts';
 import {
   enterCompany,
@@ -73,9 +69,6 @@ export interface ReopenYearResult {
   periodsReopened: number;
   fiscalYear: FiscalYearRecord;
 }
-
-/** `"year-end-close:<fiscalYearId>"`: the origin mark of a year's closing entry (3.7.1). */
-export const yearEndRef = (fiscalYearId: string) => `${YEAR_END_REF_PREFIX}${fiscalYearId}`;
 
 interface AccountNet {
   accountId: string;

@@ -20,11 +20,13 @@ import {
   Uuid,
 } from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
+import { YEAR_END_REF_PREFIX } from '../../domain/journal/rules.ts';
+import { ENTRY_STATUSES, ENTRY_TYPES, SOURCE_MODULES } from '../../domain/journal/workflow.ts';
 import * as journal from './service.ts';
 
-const StatusSchema = StringEnum(journal.ENTRY_STATUSES);
-const EntryTypeSchema = StringEnum(journal.ENTRY_TYPES);
-const SourceModuleSchema = StringEnum(journal.SOURCE_MODULES);
+const StatusSchema = StringEnum(ENTRY_STATUSES);
+const EntryTypeSchema = StringEnum(ENTRY_TYPES);
+const SourceModuleSchema = StringEnum(SOURCE_MODULES);
 
 const JournalLine = Type.Object({
   id: Uuid,
@@ -162,11 +164,11 @@ function bodyIssues(body: { lines?: journal.LineInput[]; sourceDocumentRef?: str
   const issues = journal.lineShapeIssues(body.lines);
   if (
     typeof body.sourceDocumentRef === 'string' &&
-    body.sourceDocumentRef.startsWith(journal.YEAR_END_REF_PREFIX)
+    body.sourceDocumentRef.startsWith(YEAR_END_REF_PREFIX)
   ) {
     issues.push({
       path: '/sourceDocumentRef',
-      message: `The prefix ${journal.YEAR_END_REF_PREFIX} is reserved to the service`,
+      message: `The prefix ${YEAR_END_REF_PREFIX} is reserved to the service`,
     });
   }
   return issues;

@@ -18,8 +18,7 @@ import { type Db, inTransaction, pgErrorCode, type Queryable, type Tx } from '..
 import { Combiner, perDatabase } from '../../db/combiner.ts';
 import { fiscalPeriods } from '../../db/schema/index.ts';
 import { type IsoDate, todayIn } from '../../domain/dates.ts';
-import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
-import { periodOf } from '../../domain/fiscal-calendar.ts';
+import { badRequest, DomainError, invalid, ValidationError } from '../../domain/errors.ts';
 import {
   balanceFunctional,
   checkTransactionBalance,
@@ -28,7 +27,36 @@ import {
   isMultiCurrency,
   type LineSide,
   type UnbalancedEntry,
-} from '../../domain/journal.ts';
+} from '../../domain/journal/amounts.ts';
+import {
+  closingEntryReversalRefusal,
+  type CompanyRefusal,
+  companyRefusal,
+  entryPeriod,
+  type FiscalPeriodClosedRefusal,
+  type FiscalPeriodRefusal,
+  isClosingRelated,
+  type LineAccountRefusal,
+  lineAccountsRefusal,
+  linePartners,
+  type PartnerRefusal,
+  type PeriodRef,
+  periodRefusal,
+  type ClosingEntryReversalRefusal,
+} from '../../domain/journal/rules.ts';
+import {
+  BOOKED_STATUS,
+  type EntryType,
+  INITIAL_STATUS,
+  MOVES,
+  moveOf,
+  REVERSAL_ENTRY_TYPE,
+  type SegregationRefusal,
+  segregationRefusal,
+  type SourceModule,
+  type TransitionRefusal,
+  transitionRefusal,
+} from '../../domain/journal/workflow.ts';
 import { type Decimal, dec, formatRate, type Money, money } from '../../domain/money.ts';
 import {
   type Access,
@@ -49,34 +77,8 @@ import * as repo from './repo.ts';
 import * as statements from './statements.ts';
 import type { LineAccount } from './statements.ts';
 
-export const ENTRY_STATUSES = ['Draft', 'PendingApproval', 'Approved', 'Posted', 'Reversed'] as const;
-export type EntryStatus = (typeof ENTRY_STATUSES)[number];
-export const ENTRY_TYPES = ['Standard', 'Adjusting', 'Closing', 'Reversing', 'Recurring'] as const;
-export type EntryType = (typeof ENTRY_TYPES)[number];
-export const SOURCE_MODULES = [
-  'GeneralLedger',
-  'AccountsPayable',
-  'AccountsReceivable',
-  'Payroll',
-  'Inventory',
-  'FixedAssets',
-] as const;
-export type SourceModule = (typeof SOURCE_MODULES)[number];
-
-/** `sourceDocumentRef` prefix of the service's year-end closing entries and their reopen reversals. */
-export const YEAR_END_REF_PREFIX = 'year-end-close:';
-
-/** The ledger: entries in these statuses (3.7.7). */
-export const LEDGER_STATUSES: readonly EntryStatus[] = ['Posted', 'Reversed'];
-/** Unposted entries (period and year close, company deactivation). */
-
 // ---------------------------------------------------------------------------------------------------
 // Records
-
-export interface PeriodRef {
-  year: number;
-  period: number;
-}
 
 export interface JournalLineRecord {
   id: string;
@@ -231,28 +233,82 @@ export function entryNotFound(entryId: string): DomainError {
   return new DomainError(404, 'JournalEntryNotFoundError', 'Journal entry not found', { entryId });
 }
 
-type Operation = 'update' | 'delete' | 'submit' | 'approve' | 'reject' | 'post' | 'reverse';
+/** Every refusal of the journal's rules and workflow (src/domain/journal). */
+export type JournalRefusal =
+  | TransitionRefusal
+  | SegregationRefusal
+  | CompanyRefusal
+  | LineAccountRefusal
+  | PartnerRefusal
+  | Exclude<FiscalPeriodRefusal, { refusal: 'FiscalYearOutOfRange' }>
+  | FiscalPeriodClosedRefusal
+  | ClosingEntryReversalRefusal;
 
-function invalidTransition(
-  row: EntryRow,
-  operation: Operation,
-  allowedStatuses: readonly string[],
-): DomainError {
-  return new DomainError(
-    400,
-    'InvalidStatusTransitionError',
-    `Cannot ${operation} an entry in status ${row.status}`,
-    { entryId: row.id, operation, currentStatus: row.status, allowedStatuses: [...allowedStatuses] },
-  );
+/** The error a refusal is reported with. */
+export function refused(r: JournalRefusal): DomainError {
+  const { refusal: _refusal, ...fields } = r;
+  switch (r.refusal) {
+    case 'InvalidStatusTransition':
+      return badRequest(
+        'InvalidStatusTransitionError',
+        `Cannot ${r.operation} an entry in status ${r.currentStatus}`,
+        fields,
+      );
+    case 'AlreadyReversed':
+      return new DomainError(
+        409,
+        'JournalEntryAlreadyReversedError',
+        'The entry is already reversed',
+        fields,
+      );
+    case 'SegregationOfDuties':
+      return new DomainError(
+        403,
+        'SegregationOfDutiesViolationError',
+        'Segregation of duties forbids this',
+        fields,
+      );
+    case 'CompanyNotFound':
+      return companyNotFound(r.companyId);
+    case 'CompanyInactive':
+      return companyInactive(r.companyId);
+    case 'InvalidLineAccount':
+      return badRequest(
+        'InvalidJournalLineAccountError',
+        `Line ${r.lineNumber}: account is ${r.reason}`,
+        fields,
+      );
+    case 'InvalidPartner':
+      return invalid(`/lines/${r.lineNumber - 1}/intercompanyPartnerId`, PARTNER_MESSAGES[r.reason]);
+    case 'FiscalPeriodMismatch':
+      return badRequest(
+        'FiscalPeriodMismatchError',
+        'The fiscal period does not match the transaction date',
+        fields,
+      );
+    case 'FiscalPeriodClosed':
+      return badRequest('FiscalPeriodClosedError', 'The fiscal period is closed', {
+        ...fields,
+        periodStatus: 'Closed',
+      });
+    case 'ClosingEntryReversal':
+      return badRequest(
+        'ClosingEntryReversalNotAllowedError',
+        'A year-end closing entry is undone by reopening the year',
+        fields,
+      );
+  }
 }
 
-export function fiscalPeriodClosed(companyId: string, fiscalYear: number, periodNumber: number): DomainError {
-  return new DomainError(400, 'FiscalPeriodClosedError', 'The fiscal period is closed', {
-    companyId,
-    fiscalYear,
-    periodNumber,
-    periodStatus: 'Closed',
-  });
+const PARTNER_MESSAGES: Record<PartnerRefusal['reason'], string> = {
+  AccountPartnerDiffers: "Must equal the account's intercompany partner",
+  NotACompany: 'Not a company of the organization',
+  OwnCompany: "Must differ from the entry's company",
+};
+
+/** Throws the error of the refusal, if any. */
+function refuseIf(r: JournalRefusal | null): void {
+  if (r) throw refused(r);
 }
 
 function unbalancedError(e: UnbalancedEntry): DomainError {
@@ -264,14 +320,6 @@ function unbalancedError(e: UnbalancedEntry): DomainError {
       : 'Debits and credits differ in the functional currency',
     { ...e },
   );
-}
-
-function lineAccountError(lineNumber: number, accountId: string, reason: string): DomainError {
-  return new DomainError(400, 'InvalidJournalLineAccountError', `Line ${lineNumber}: account is ${reason}`, {
-    lineNumber,
-    accountId,
-    reason,
-  });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -339,26 +387,12 @@ export function resolveFiscalPeriod(
   explicit: PeriodRef | null,
   datePath = '/transactionDate',
 ): PeriodRef {
-  const expected = periodOf(fiscalYearEndOf(company), transactionDate);
-  if (
-    explicit !== null &&
-    !(explicit.year === expected.year && (explicit.period === expected.period || explicit.period === 13))
-  ) {
-    throw new DomainError(
-      400,
-      'FiscalPeriodMismatchError',
-      'The fiscal period does not match the transaction date',
-      {
-        transactionDate,
-        fiscalPeriod: { year: explicit.year, period: explicit.period },
-        expectedFiscalPeriod: expected,
-      },
-    );
-  }
-  if (expected.year < 1900 || expected.year > 2999) {
+  const ref = entryPeriod(fiscalYearEndOf(company), transactionDate, explicit);
+  if (!('refusal' in ref)) return ref;
+  if (ref.refusal === 'FiscalYearOutOfRange') {
     throw invalid(datePath, 'The fiscal year of this date is outside 1900–2999');
   }
-  return explicit ?? expected;
+  throw refused(ref);
 }
 
 /**
@@ -409,9 +443,7 @@ export async function lockPeriod(
       .where(and(eq(fiscalPeriods.organizationId, input.organizationId), eq(fiscalPeriods.id, period.id)))
       .for('share');
   }
-  if (input.requireOpen && locked!.status !== 'Open') {
-    throw fiscalPeriodClosed(input.company.id, input.ref.year, input.ref.period);
-  }
+  if (input.requireOpen) refuseIf(periodRefusal(input.company.id, input.ref, locked!));
   return locked!;
 }
 
@@ -546,27 +578,9 @@ function checkLineAccountsWith(
   companyId: string,
   lines: DraftLine[],
 ): Map<number, string | null> {
-  for (const l of lines) {
-    const a = accounts.get(l.accountId);
-    if (!a) throw lineAccountError(l.lineNumber, l.accountId, 'NotFound');
-    if (a.companyId !== companyId) throw lineAccountError(l.lineNumber, l.accountId, 'DifferentCompany');
-    if (!a.isActive) throw lineAccountError(l.lineNumber, l.accountId, 'Inactive');
-    if (!a.isPostable) throw lineAccountError(l.lineNumber, l.accountId, 'NotPostable');
-  }
-  const partners = new Map<number, string | null>();
-  for (const l of lines) {
-    const a = accounts.get(l.accountId)!;
-    const accountPartner = a.isIntercompany ? a.intercompanyPartnerId : null;
-    const path = `/lines/${l.lineNumber - 1}/intercompanyPartnerId`;
-    if (l.partner !== null) {
-      if (accountPartner !== null && accountPartner !== l.partner) {
-        throw invalid(path, "Must equal the account's intercompany partner");
-      }
-      if (!knownCompanies.has(l.partner)) throw invalid(path, 'Not a company of the organization');
-      if (l.partner === companyId) throw invalid(path, "Must differ from the entry's company");
-    }
-    partners.set(l.lineNumber, l.partner ?? accountPartner);
-  }
+  refuseIf(lineAccountsRefusal(lines, accounts, companyId));
+  const partners = linePartners(lines, accounts, knownCompanies, companyId);
+  if ('refusal' in partners) throw refused(partners);
   return partners;
 }
 
@@ -738,7 +752,7 @@ function newEntryHeader(
     sourceModule: input.sourceModule ?? 'GeneralLedger',
     sourceDocumentRef: input.sourceDocumentRef ?? null,
     isMultiCurrency: isMultiCurrency(lines),
-    status: 'Draft',
+    status: INITIAL_STATUS,
     ...totalsOf(lines, fc),
     createdBy: access.userId,
     createdAt: now,
@@ -768,16 +782,15 @@ async function createEntryFast(
     transactionDate: input.transactionDate,
   });
   // R1
-  if (!ctx) throw companyNotFound(input.companyId);
-  const company = ctx.company;
-  if (!company.isActive) throw companyInactive(company.id);
+  refuseIf(companyRefusal(input.companyId, ctx?.company));
+  const company = ctx!.company;
   // R2, R3
-  const partners = checkLineAccountsWith(ctx.accounts, ctx.partnerCompanies, company.id, drafts);
+  const partners = checkLineAccountsWith(ctx!.accounts, ctx!.partnerCompanies, company.id, drafts);
   // R4
   const ref = resolveFiscalPeriod(company, input.transactionDate, input.fiscalPeriod ?? null);
-  const period = ctx.periods.find((p) => p.year === ref.year && p.period === ref.period);
+  const period = ctx!.periods.find((p) => p.year === ref.year && p.period === ref.period);
   if (!period) return null;
-  if (period.status !== 'Open') throw fiscalPeriodClosed(company.id, ref.year, ref.period);
+  refuseIf(periodRefusal(company.id, ref, period));
   // R5, R6
   const fc = company.functionalCurrency;
   const lines = await convertAndBalance(
@@ -814,9 +827,9 @@ async function createEntryInTransaction(
 ): Promise<JournalEntryRecord> {
   const organizationId = input.organizationId;
   // R1
-  const company = await repo.companyForShare(tx, organizationId, input.companyId);
-  if (!company) throw companyNotFound(input.companyId);
-  if (!company.isActive) throw companyInactive(company.id);
+  const found = await repo.companyForShare(tx, organizationId, input.companyId);
+  refuseIf(companyRefusal(input.companyId, found));
+  const company = found!;
   const drafts = input.lines.map(draftFromInput);
   // R2, R3
   const partners = await checkLineAccounts(tx, organizationId, company, drafts);
@@ -882,7 +895,7 @@ export async function updateEntry(
   return inTransaction(db, async (tx) => {
     const row = await repo.findEntry(tx, organizationId, id, true);
     if (!row) throw entryNotFound(id);
-    if (row.status !== 'Draft') throw invalidTransition(row, 'update', ['Draft']);
+    refuseIf(transitionRefusal('update', row));
     if (input.companyId !== undefined && input.companyId !== row.companyId) {
       throw invalid('/companyId', 'companyId is immutable');
     }
@@ -892,7 +905,7 @@ export async function updateEntry(
     const before = entryRecord(row, storedLines, fc);
 
     // R1
-    if (!company.isActive) throw companyInactive(company.id);
+    refuseIf(companyRefusal(company.id, company));
     const drafts = input.lines
       ? input.lines.map(draftFromInput)
       : storedLines.map((l) => draftFromStored(l, fc));
@@ -966,7 +979,7 @@ export async function deleteEntry(
   await inTransaction(db, async (tx) => {
     const row = await repo.findEntry(tx, organizationId, id, true);
     if (!row) throw entryNotFound(id);
-    if (row.status !== 'Draft') throw invalidTransition(row, 'delete', ['Draft']);
+    refuseIf(transitionRefusal('delete', row));
     await repo.deleteDraft(tx, organizationId, id);
     await recordAudit(tx, {
       organizationId,
@@ -1105,8 +1118,7 @@ async function simpleTransition(
   return inTransaction(db, async (tx) => {
     const row = await repo.findEntry(tx, organizationId, id, true);
     if (!row) throw entryNotFound(id);
-    const { from } = statements.TRANSITIONS[operation];
-    if (row.status !== from) throw invalidTransition(row, operation, [from]);
+    refuseIf(transitionRefusal(operation, row));
     const set = apply(row, settings);
     const updated = await repo.updateEntry(tx, organizationId, id, { ...set, updatedAt: new Date() });
     await recordAudit(tx, {
@@ -1123,17 +1135,10 @@ async function simpleTransition(
 
 export function submitEntry(db: Db, access: Access, id: string, organizationId: string | undefined) {
   return simpleTransition(db, access, id, organizationId, 'journal_entry:edit', 'submit', () => ({
-    status: 'PendingApproval',
+    status: MOVES.submit.to,
     submittedBy: access.userId,
     submittedAt: new Date(),
   }));
-}
-
-function segregationViolation(entryId: string, userId: string): DomainError {
-  return new DomainError(403, 'SegregationOfDutiesViolationError', 'Segregation of duties forbids this', {
-    entryId,
-    userId,
-  });
 }
 
 export function approveEntry(db: Db, access: Access, id: string, organizationId: string | undefined) {
@@ -1145,10 +1150,8 @@ export function approveEntry(db: Db, access: Access, id: string, organizationId:
     'journal_entry:approve',
     'approve',
     (row, s) => {
-      if (s.enforceSegregationOfDuties && row.createdBy === access.userId) {
-        throw segregationViolation(row.id, access.userId);
-      }
-      return { status: 'Approved', approvedBy: access.userId, approvedAt: new Date() };
+      refuseIf(segregationRefusal('approve', row, { caller: access.userId }, s));
+      return { status: MOVES.approve.to, approvedBy: access.userId, approvedAt: new Date() };
     },
     (s) => s.enforceSegregationOfDuties,
   );
@@ -1169,7 +1172,7 @@ export function rejectEntry(
     'journal_entry:approve',
     'reject',
     () => ({
-      status: 'Draft',
+      status: MOVES.reject.to,
       rejectedBy: access.userId,
       rejectedAt: new Date(),
       rejectionReason: reason ?? null,
@@ -1182,14 +1185,6 @@ export interface PostInput {
   organizationId?: string;
   postedBy?: string | null;
   postingDate?: string | null;
-}
-
-/** Closing-related for `account_balances.is_closing`: type `Closing` (the reversal case is set by reversal). */
-const closingFlagOf = (row: Pick<EntryRow, 'entryType'>) => row.entryType === 'Closing';
-
-/** The statuses from which an entry may be posted (3.7.5; `requireApproval`). */
-function postableStatuses(settings: { requireApproval: boolean }): EntryStatus[] {
-  return settings.requireApproval ? ['Approved'] : ['Draft', 'PendingApproval', 'Approved'];
 }
 
 export async function postEntry(
@@ -1213,7 +1208,7 @@ export async function postEntry(
         id,
         userId: access.userId,
         auditId: uuidv7(),
-        allowedStatuses: postableStatuses(settings),
+        allowedStatuses: moveOf('post', settings).from,
         segregation: settings.enforceSegregationOfDuties,
         postingDate: input.postingDate ?? todayIn(settings.defaultTimezone),
         postedBy: access.userId,
@@ -1227,29 +1222,19 @@ export async function postEntry(
   return inTransaction(db, async (tx) => {
     const row = await repo.findEntry(tx, organizationId, id, true);
     if (!row) throw entryNotFound(id);
-    const allowed = postableStatuses(settings);
-    if (!allowed.includes(row.status as EntryStatus)) throw invalidTransition(row, 'post', allowed);
+    refuseIf(transitionRefusal('post', row, settings));
     const postedBy = input.postedBy ?? access.userId;
     if (postedBy !== access.userId) await checkActor(tx, organizationId, postedBy);
-    if (settings.enforceSegregationOfDuties && row.status !== 'Approved') {
-      if (row.createdBy === access.userId) throw segregationViolation(row.id, access.userId);
-      if (row.createdBy === postedBy) throw segregationViolation(row.id, postedBy);
-    }
+    refuseIf(segregationRefusal('post', row, { caller: access.userId, postedBy }, settings));
     const company = (await repo.companyForShare(tx, organizationId, row.companyId))!;
-    if (!company.isActive) throw companyInactive(company.id);
+    refuseIf(companyRefusal(company.id, company));
     const lines = await repo.loadLines(tx, organizationId, [id]);
     const accounts = await repo.accountsByIds(
       tx,
       organizationId,
       lines.map((l) => l.accountId),
     );
-    for (const l of lines) {
-      const a = accounts.get(l.accountId);
-      if (!a) throw lineAccountError(l.lineNumber, l.accountId, 'NotFound');
-      if (a.companyId !== company.id) throw lineAccountError(l.lineNumber, l.accountId, 'DifferentCompany');
-      if (!a.isActive) throw lineAccountError(l.lineNumber, l.accountId, 'Inactive');
-      if (!a.isPostable) throw lineAccountError(l.lineNumber, l.accountId, 'NotPostable');
-    }
+    refuseIf(lineAccountsRefusal(lines, accounts, company.id));
     await lockPeriod(tx, {
       organizationId,
       company,
@@ -1259,20 +1244,20 @@ export async function postEntry(
     });
     const now = new Date();
     const updated = await repo.updateEntry(tx, organizationId, id, {
-      status: 'Posted',
+      status: MOVES.post.to,
       postingDate: input.postingDate ?? todayIn(settings.defaultTimezone),
       postedBy,
       postedAt: now,
       updatedAt: now,
     });
-    await repo.addToBalances(tx, balanceTarget(updated, closingFlagOf(updated)), lines);
+    await repo.addToBalances(tx, balanceTarget(updated, isClosingRelated(updated.entryType)), lines);
     await recordAudit(tx, {
       organizationId,
       userId: access.userId,
       action: 'Post',
       entityType: 'JournalEntry',
       entityId: id,
-      changes: { status: { from: row.status, to: 'Posted' } },
+      changes: { status: { from: row.status, to: MOVES.post.to } },
     });
     return entryRecord(updated, lines, company.functionalCurrency);
   });
@@ -1299,13 +1284,6 @@ export interface ReverseInput {
   reversedBy?: string | null;
 }
 
-function alreadyReversed(row: EntryRow): DomainError {
-  return new DomainError(409, 'JournalEntryAlreadyReversedError', 'The entry is already reversed', {
-    entryId: row.id,
-    reversingEntryId: row.reversingEntryId,
-  });
-}
-
 export async function reverseEntry(
   db: Db,
   access: Access,
@@ -1316,23 +1294,15 @@ export async function reverseEntry(
   return inTransaction(db, async (tx) => {
     const row = await repo.findEntry(tx, organizationId, id, true);
     if (!row) throw entryNotFound(id);
-    if (row.status === 'Reversed') throw alreadyReversed(row);
-    if (row.status !== 'Posted') throw invalidTransition(row, 'reverse', ['Posted']);
-    if (row.sourceDocumentRef?.startsWith(YEAR_END_REF_PREFIX)) {
-      throw new DomainError(
-        400,
-        'ClosingEntryReversalNotAllowedError',
-        'A year-end closing entry is undone by reopening the year',
-        { entryId: row.id, fiscalYearId: row.sourceDocumentRef.slice(YEAR_END_REF_PREFIX.length) },
-      );
-    }
+    refuseIf(transitionRefusal('reverse', row));
+    refuseIf(closingEntryReversalRefusal(row));
     const reversedBy = input.reversedBy ?? access.userId;
     if (reversedBy !== access.userId) await checkActor(tx, organizationId, reversedBy);
     if (input.reversalDate < row.transactionDate) {
       throw invalid('/reversalDate', "Must not be earlier than the original entry's transactionDate");
     }
     const company = (await repo.companyForShare(tx, organizationId, row.companyId))!;
-    if (!company.isActive) throw companyInactive(company.id);
+    refuseIf(companyRefusal(company.id, company));
     const ref = resolveFiscalPeriod(company, input.reversalDate, null, '/reversalDate');
     await lockPeriod(tx, { organizationId, company, ref, userId: access.userId, requireOpen: true });
     const { reversal, lines } = await reverseEntryInTx(tx, {
@@ -1408,11 +1378,11 @@ export async function reverseEntryInTx(
       postingDate: args.date,
       fiscalYear: args.period.year,
       fiscalPeriod: args.period.period,
-      entryType: 'Reversing',
+      entryType: REVERSAL_ENTRY_TYPE,
       sourceModule: original.sourceModule,
       sourceDocumentRef: original.sourceDocumentRef,
       isMultiCurrency: original.isMultiCurrency,
-      status: 'Posted',
+      status: BOOKED_STATUS,
       isReversing: true,
       reversedEntryId: original.id,
       reversingEntryId: null,
@@ -1427,7 +1397,7 @@ export async function reverseEntryInTx(
     newLines,
   );
   await repo.updateEntry(tx, organizationId, original.id, {
-    status: 'Reversed',
+    status: MOVES.reverse.to,
     reversingEntryId: id,
     reversedBy: args.reversedBy,
     reversedAt: now,
@@ -1435,7 +1405,7 @@ export async function reverseEntryInTx(
   });
   await repo.addToBalances(
     tx,
-    balanceTarget(reversal, closingFlagOf(original)),
+    balanceTarget(reversal, isClosingRelated(original.entryType)),
     newLines as repo.BalanceLine[],
   );
   const audits: AuditInput[] = [
@@ -1446,7 +1416,10 @@ export async function reverseEntryInTx(
       action: 'Reverse',
       entityType: 'JournalEntry',
       entityId: original.id,
-      changes: { status: { from: 'Posted', to: 'Reversed' }, reversingEntryId: { from: null, to: id } },
+      changes: {
+        status: { from: original.status, to: MOVES.reverse.to },
+        reversingEntryId: { from: null, to: id },
+      },
     },
   ];
   await recordAudit(tx, audits);
@@ -1532,7 +1505,7 @@ export async function insertPostedSystemEntry(
       sourceModule: 'GeneralLedger',
       sourceDocumentRef: args.sourceDocumentRef,
       isMultiCurrency: false,
-      status: 'Posted',
+      status: BOOKED_STATUS,
       totalDebits: debits.toFixed(),
       totalCredits: credits.toFixed(),
       createdBy: args.userId,
@@ -1543,7 +1516,11 @@ export async function insertPostedSystemEntry(
     },
     lineRowsNew,
   );
-  await repo.addToBalances(tx, balanceTarget(entry, closingFlagOf(entry)), lineRowsNew as repo.BalanceLine[]);
+  await repo.addToBalances(
+    tx,
+    balanceTarget(entry, isClosingRelated(entry.entryType)),
+    lineRowsNew as repo.BalanceLine[],
+  );
   await recordAudit(tx, [
     { organizationId, userId: args.userId, action: 'Create', entityType: 'JournalEntry', entityId: id },
     {
@@ -1552,7 +1529,7 @@ export async function insertPostedSystemEntry(
       action: 'Post',
       entityType: 'JournalEntry',
       entityId: id,
-      changes: { status: { from: null, to: 'Posted' } },
+      changes: { status: { from: null, to: BOOKED_STATUS } },
     },
   ]);
   return { entry, lines: await repo.loadLines(tx, organizationId, [id]) };
