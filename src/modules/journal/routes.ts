@@ -162,10 +162,7 @@ const ListQuery = Type.Object({
 /** Cross-field rules of the field tables (3.7.3), checked with the syntax checks (1.12.3 step 5). */
 function bodyIssues(body: { lines?: journal.LineInput[]; sourceDocumentRef?: string | null }): Issue[] {
   const issues = journal.lineShapeIssues(body.lines);
-  if (
-    typeof body.sourceDocumentRef === 'string' &&
-    body.sourceDocumentRef.startsWith(YEAR_END_REF_PREFIX)
-  ) {
+  if (typeof body.sourceDocumentRef === 'string' && body.sourceDocumentRef.startsWith(YEAR_END_REF_PREFIX)) {
     issues.push({
       path: '/sourceDocumentRef',
       message: `The prefix ${YEAR_END_REF_PREFIX} is reserved to the service`,
