@@ -5,21 +5,21 @@
  * next entry number, lines, `account_balances` with `is_closing` true); reopen reverses it with
  * `reverseEntryInTx`, dated E(Y) in period {Y, 13} although that period is closed.
  *
- * Nets are read from `account_balances` (whose rows equal the sums of the posted and reversed lines,
- * 3.7.7) over `fiscal_year = Y`, periods 1–13, closing entries and their reversals included — the same
- * lines for the preview and the close (decision 87).
+ * Nets are the ledger's year figures (ledger/year-figures.ts): the same lines for the preview and the
+ * close (decision 87).
  */
-import { and, asc, eq, sql } from 'drizzle-orm';
-import { type Db, inTransaction, type Queryable, queryRows } from '../../db/client.ts';
+import { and, asc, eq } from 'drizzle-orm';
+import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
 import { accounts, fiscalPeriods, fiscalYears, journalEntries } from '../../db/schema/index.ts';
 import { todayIn } from '../../domain/dates.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { type Decimal, dec, type Money, money, ZERO } from '../../domain/money.ts';
+import { type Money, money, ZERO } from '../../domain/money.ts';
 import type { Access } from '../../http/access.ts';
 import { recordAudit } from '../audit/service.ts';
 import { type CompanyRow, findCompany, unpostedEntryCount } from '../companies/lookup.ts';
 import { yearEndRef } from '../../domain/journal/rules.ts';
 import { insertPostedSystemEntry, reverseEntryInTx, type SystemLine } from '../journal/service.ts';
+import { yearNets } from '../ledger/year-figures.ts';
 import { organizationSettings } from '../organizations/service.ts';
 import {
   enterCompany,
@@ -68,40 +68,6 @@ export interface ReopenYearResult {
   reversingEntryIds: string[];
   periodsReopened: number;
   fiscalYear: FiscalYearRecord;
-}
-
-interface AccountNet {
-  accountId: string;
-  accountNumber: string;
-  accountType: 'Revenue' | 'Expense';
-  /** Σ functional debits − Σ functional credits. */
-  net: Decimal;
-}
-
-/** Step 2 of 3.6.3: net per Revenue and Expense account over the year, in account-number order. */
-async function yearNets(db: Queryable, company: CompanyRow, year: number): Promise<AccountNet[]> {
-  const rows = await queryRows<{
-    account_id: string;
-    account_number: string;
-    account_type: string;
-    net: string;
-  }>(
-    db,
-    sql`select a.id as account_id, a.account_number, a.account_type,
-               (sum(b.debit_total) - sum(b.credit_total))::text as net
-        from account_balances b
-        join accounts a on a.organization_id = b.organization_id and a.id = b.account_id
-        where b.organization_id = ${company.organizationId} and b.company_id = ${company.id}
-          and b.fiscal_year = ${year} and a.account_type in ('Revenue', 'Expense')
-        group by a.id, a.account_number, a.account_type
-        order by length(a.account_number), a.account_number`,
-  );
-  return rows.map((r) => ({
-    accountId: r.account_id,
-    accountNumber: r.account_number,
-    accountType: r.account_type as 'Revenue' | 'Expense',
-    net: dec(r.net),
-  }));
 }
 
 type RetainedEarningsCheck =

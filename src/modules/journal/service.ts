@@ -71,6 +71,7 @@ import { type AuditInput, diffChanges, recordAudit } from '../audit/service.ts';
 import { type CompanyRow, companyInactive, companyNotFound, fiscalYearEndOf } from '../companies/lookup.ts';
 import { resolveRateFor } from '../exchange-rates/service.ts';
 import { ensurePeriod } from '../fiscal/ensure.ts';
+import { addEntryToBalances } from '../ledger/posting.ts';
 import { organizationSettings } from '../organizations/service.ts';
 import type { EntryRow, LineRow, NewEntryRow, NewLineRow } from './repo.ts';
 import * as repo from './repo.ts';
@@ -1250,7 +1251,7 @@ export async function postEntry(
       postedAt: now,
       updatedAt: now,
     });
-    await repo.addToBalances(tx, balanceTarget(updated, isClosingRelated(updated.entryType)), lines);
+    await addEntryToBalances(tx, updated, isClosingRelated(updated.entryType));
     await recordAudit(tx, {
       organizationId,
       userId: access.userId,
@@ -1261,17 +1262,6 @@ export async function postEntry(
     });
     return entryRecord(updated, lines, company.functionalCurrency);
   });
-}
-
-function balanceTarget(row: EntryRow, isClosing: boolean): repo.BalanceTarget {
-  return {
-    organizationId: row.organizationId,
-    companyId: row.companyId,
-    balanceDate: row.transactionDate,
-    fiscalYear: row.fiscalYear,
-    fiscalPeriod: row.fiscalPeriod,
-    isClosing,
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -1403,11 +1393,7 @@ export async function reverseEntryInTx(
     reversedAt: now,
     updatedAt: now,
   });
-  await repo.addToBalances(
-    tx,
-    balanceTarget(reversal, isClosingRelated(original.entryType)),
-    newLines as repo.BalanceLine[],
-  );
+  await addEntryToBalances(tx, reversal, isClosingRelated(original.entryType));
   const audits: AuditInput[] = [
     { organizationId, userId: args.userId, action: 'Create', entityType: 'JournalEntry', entityId: id },
     {
@@ -1516,11 +1502,7 @@ export async function insertPostedSystemEntry(
     },
     lineRowsNew,
   );
-  await repo.addToBalances(
-    tx,
-    balanceTarget(entry, isClosingRelated(entry.entryType)),
-    lineRowsNew as repo.BalanceLine[],
-  );
+  await addEntryToBalances(tx, entry, isClosingRelated(entry.entryType));
   await recordAudit(tx, [
     { organizationId, userId: args.userId, action: 'Create', entityType: 'JournalEntry', entityId: id },
     {

@@ -13,7 +13,6 @@
  */
 import { type Db, run, statement } from '../../db/client.ts';
 import { Combiner, perDatabase } from '../../db/combiner.ts';
-import { ADJUSTMENT_PERIOD } from '../../domain/fiscal-calendar.ts';
 import {
   CLOSING_ENTRY_TYPE,
   LINE_ACCOUNT_REASONS,
@@ -27,6 +26,7 @@ import {
   SEGREGATION,
   type SegregatedOperation,
 } from '../../domain/journal/workflow.ts';
+import { balancePostingCtes } from '../ledger/posting.ts';
 import type { EntryRow, LineRow, NewEntryRow, NewLineRow } from './repo.ts';
 
 /** `journal_entries` columns (snake_case, as a statement returns them) → the Drizzle row shape. */
@@ -495,30 +495,7 @@ const POST = statement(
      set status = '${MOVES.post.to}', posting_date = $8::date, posted_by = $9, posted_at = $4, updated_at = $4
      from guard where j.organization_id = $1 and j.id = guard.id
      returning j.*),
-   totals as (
-     select l.account_id, coalesce(sum(l.functional_debit_amount), 0) as debit,
-            coalesce(sum(l.functional_credit_amount), 0) as credit
-     from u join journal_lines l on l.organization_id = $1 and l.journal_entry_id = u.id
-     group by l.account_id),
-   daily as (
-     insert into account_balances as b (organization_id, company_id, account_id, balance_date,
-       fiscal_year, fiscal_period, is_closing, debit_total, credit_total)
-     select $1, u.company_id, t.account_id, u.transaction_date, u.fiscal_year, u.fiscal_period,
-       u.entry_type = '${CLOSING_ENTRY_TYPE}', t.debit, t.credit
-     from u, totals t order by t.account_id
-     on conflict (organization_id, company_id, account_id, balance_date, fiscal_year, fiscal_period,
-       is_closing)
-     do update set debit_total = b.debit_total + excluded.debit_total,
-       credit_total = b.credit_total + excluded.credit_total),
-   monthly as (
-     insert into account_month_balances as m (organization_id, company_id, account_id, month_start,
-       is_closing, is_adjustment, debit_total, credit_total)
-     select $1, u.company_id, t.account_id, date_trunc('month', u.transaction_date)::date,
-       u.entry_type = '${CLOSING_ENTRY_TYPE}', u.fiscal_period = ${ADJUSTMENT_PERIOD}, t.debit, t.credit
-     from u, totals t order by t.account_id
-     on conflict (organization_id, company_id, account_id, month_start, is_closing, is_adjustment)
-     do update set debit_total = m.debit_total + excluded.debit_total,
-       credit_total = m.credit_total + excluded.credit_total),
+   ${balancePostingCtes({ entry: 'u', organization: '$1', isClosing: `u.entry_type = '${CLOSING_ENTRY_TYPE}'` })},
    audit as (
      insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
      select $5, $1, $3, 'Post', 'JournalEntry', u.id,
@@ -532,8 +509,8 @@ const POST = statement(
  * segregation of duties allows the caller and the posting user, it is unchanged since the snapshot,
  * its company is active, its fiscal period open (both share-locked, as the transactional path does)
  * and every line account belongs to the company, is active and postable, is it posted, its lines'
- * functional amounts added per account to the daily and monthly balances (rows upserted in account
- * order, as `repo.addToBalances` does) and the audit entry written. Null when nothing was written.
+ * functional amounts added per account to the daily and monthly balances (ledger/posting.ts) and the
+ * audit entry written. Null when nothing was written.
  */
 export async function postEntry(
   db: Db,
