@@ -22,6 +22,10 @@ export const SOURCE_MODULES = [
 ] as const;
 export type SourceModule = (typeof SOURCE_MODULES)[number];
 
+/** The type and source of an entry that names none. */
+export const DEFAULT_ENTRY_TYPE = 'Standard' satisfies EntryType;
+export const DEFAULT_SOURCE_MODULE = 'GeneralLedger' satisfies SourceModule;
+
 /** The status of an entry created through the API. */
 export const INITIAL_STATUS = 'Draft' satisfies EntryStatus;
 

@@ -18,7 +18,8 @@ import type { Access } from '../../http/access.ts';
 import { recordAudit } from '../audit/service.ts';
 import { type CompanyRow, findCompany, unpostedEntryCount } from '../companies/lookup.ts';
 import { yearEndRef } from '../../domain/journal/rules.ts';
-import { insertPostedSystemEntry, reverseEntryInTx, type SystemLine } from '../journal/service.ts';
+import { insertPostedSystemEntry, type SystemLine } from '../journal/booked.ts';
+import { reverseEntryInTx } from '../journal/reversal.ts';
 import { yearNets } from '../ledger/year-figures.ts';
 import { organizationSettings } from '../organizations/service.ts';
 import {
