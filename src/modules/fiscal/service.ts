@@ -26,8 +26,8 @@ import { recordAudit } from '../audit/service.ts';
 import { UNPOSTED_STATUSES } from '../../domain/journal/workflow.ts';
 import { type CompanyRow, fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
 import { ensureFiscalYear, type FiscalPeriodRow, type FiscalYearRow } from './ensure.ts';
+import { type FiscalStatus, setPeriodStatus } from './status.ts';
 
-export type FiscalStatus = 'Open' | 'Closed';
 export const MIN_FISCAL_YEAR = 1900;
 export const MAX_FISCAL_YEAR = 2999;
 
@@ -475,11 +475,11 @@ export async function closeFiscalPeriod(
     await access.requireRole(organizationId, 'fiscal_period:manage');
     if (period.status !== 'Open') throw invalidTransition(period.id, period.status, 'Closed');
     const now = new Date();
-    const [updated] = await tx
-      .update(fiscalPeriods)
-      .set({ status: 'Closed', closedBy: access.userId, closedAt: now, updatedAt: now })
-      .where(and(eq(fiscalPeriods.organizationId, organizationId), eq(fiscalPeriods.id, period.id)))
-      .returning();
+    const updated = await setPeriodStatus(tx, organizationId, period.id, {
+      status: 'Closed',
+      userId: access.userId,
+      now,
+    });
     await recordAudit(tx, {
       organizationId,
       userId: access.userId,
@@ -488,7 +488,7 @@ export async function closeFiscalPeriod(
       entityId: period.id,
       changes: { status: { from: 'Open', to: 'Closed' } },
     });
-    return loadFiscalPeriodRecord(tx, updated!);
+    return loadFiscalPeriodRecord(tx, updated);
   });
 }
 
@@ -534,11 +534,11 @@ export async function openFiscalPeriod(
     if (period.status !== 'Closed') throw invalidTransition(period.id, period.status, 'Open');
     if (year.status === 'Closed') throw yearAlreadyClosed(year.id, year.year);
     const now = new Date();
-    const [updated] = await tx
-      .update(fiscalPeriods)
-      .set({ status: 'Open', closedBy: null, closedAt: null, updatedAt: now })
-      .where(and(eq(fiscalPeriods.organizationId, organizationId), eq(fiscalPeriods.id, period.id)))
-      .returning();
+    const updated = await setPeriodStatus(tx, organizationId, period.id, {
+      status: 'Open',
+      userId: access.userId,
+      now,
+    });
     await recordPeriodReopen(tx, {
       organizationId,
       companyId,
@@ -555,7 +555,7 @@ export async function openFiscalPeriod(
       entityId: period.id,
       changes: { status: { from: 'Closed', to: 'Open' } },
     });
-    return loadFiscalPeriodRecord(tx, updated!);
+    return loadFiscalPeriodRecord(tx, updated);
   });
 }
 

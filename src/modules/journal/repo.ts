@@ -27,6 +27,7 @@ import {
   journalLines,
   memberships,
 } from '../../db/schema/index.ts';
+import { MOVES } from '../../domain/journal/workflow.ts';
 
 export type EntryRow = typeof journalEntries.$inferSelect;
 export type NewEntryRow = typeof journalEntries.$inferInsert;
@@ -262,6 +263,33 @@ export async function updateEntry(
     .where(and(eq(journalEntries.organizationId, organizationId), eq(journalEntries.id, id)))
     .returning();
   return row!;
+}
+
+/**
+ * The company's posted entries of `entryType` carrying the origin mark `sourceDocumentRef`, in
+ * entry-number order, locked for update (the closing entries of a year that reopen reverses).
+ */
+export async function lockPostedEntriesOf(
+  tx: Queryable,
+  organizationId: string,
+  companyId: string,
+  entryType: string,
+  sourceDocumentRef: string,
+): Promise<EntryRow[]> {
+  return tx
+    .select()
+    .from(journalEntries)
+    .where(
+      and(
+        eq(journalEntries.organizationId, organizationId),
+        eq(journalEntries.companyId, companyId),
+        eq(journalEntries.status, MOVES.post.to),
+        eq(journalEntries.entryType, entryType),
+        eq(journalEntries.sourceDocumentRef, sourceDocumentRef),
+      ),
+    )
+    .orderBy(asc(journalEntries.entryNumber))
+    .for('update');
 }
 
 /** Deletes a draft and its lines; intercompany links to it become null (3.7.5). */

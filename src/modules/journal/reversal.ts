@@ -7,7 +7,13 @@ import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
 import type { IsoDate } from '../../domain/dates.ts';
 import { invalid } from '../../domain/errors.ts';
-import { closingEntryReversalRefusal, isClosingRelated, type PeriodRef } from '../../domain/journal/rules.ts';
+import {
+  CLOSING_ENTRY_TYPE,
+  closingEntryReversalRefusal,
+  isClosingRelated,
+  type PeriodRef,
+  yearEndRef,
+} from '../../domain/journal/rules.ts';
 import { MOVES, REVERSAL_ENTRY_TYPE, transitionRefusal } from '../../domain/journal/workflow.ts';
 import type { Access } from '../../http/access.ts';
 import { type AuditInput, recordAudit } from '../audit/service.ts';
@@ -147,6 +153,39 @@ export async function reverseEntryInTx(
   await recordAudit(tx, audits);
   const lines = await repo.loadLines(tx, organizationId, [id]);
   return { reversal, lines };
+}
+
+/**
+ * Year-end reopen: reverses the posted closing entries of a fiscal year in entry-number order, each
+ * dated `date` in `period` (the year's closed period 13), by `userId`. Returns the ids of the reversed
+ * entries and of their reversals.
+ */
+export async function reverseClosingEntries(
+  tx: Queryable,
+  args: { company: CompanyRow; fiscalYearId: string; date: IsoDate; period: PeriodRef; userId: string },
+): Promise<{ reversedEntryIds: string[]; reversingEntryIds: string[] }> {
+  const { company } = args;
+  const closing = await repo.lockPostedEntriesOf(
+    tx,
+    company.organizationId,
+    company.id,
+    CLOSING_ENTRY_TYPE,
+    yearEndRef(args.fiscalYearId),
+  );
+  const reversingEntryIds: string[] = [];
+  for (const original of closing) {
+    const { reversal } = await reverseEntryInTx(tx, {
+      original,
+      company,
+      date: args.date,
+      period: args.period,
+      description: null,
+      reversedBy: args.userId,
+      userId: args.userId,
+    });
+    reversingEntryIds.push(reversal.id);
+  }
+  return { reversedEntryIds: closing.map((e) => e.id), reversingEntryIds };
 }
 
 /** The lines of a reversal: the original's in line order, each on the other side. */
