@@ -25,14 +25,8 @@ import { findAccount } from '../accounts/service.ts';
 import { recordAudit } from '../audit/service.ts';
 import { type CompanyRow, findCompany, unpostedEntryCount } from '../companies/lookup.ts';
 import type { FiscalYearRow } from '../fiscal/ensure.ts';
-import {
-  enterCompany,
-  type FiscalYearRecord,
-  loadFiscalYearRecord,
-  recordPeriodReopen,
-  requireFiscalYear,
-  yearAlreadyClosed,
-} from '../fiscal/service.ts';
+import { type FiscalYearRecord, loadFiscalYearRecord } from '../fiscal/records.ts';
+import { enterCompany, recordPeriodReopen, requireFiscalYear, yearAlreadyClosed } from '../fiscal/service.ts';
 import { lockPeriodsOfYear, setPeriodStatus, setYearStatus } from '../fiscal/status.ts';
 import { insertPostedSystemEntry } from '../journal/booked.ts';
 import { reverseClosingEntries } from '../journal/reversal.ts';
