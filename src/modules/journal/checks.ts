@@ -34,13 +34,20 @@ import {
   type PeriodRef,
   periodRefusal,
 } from '../../domain/journal/rules.ts';
-import type { SegregationRefusal, TransitionRefusal } from '../../domain/journal/workflow.ts';
+import {
+  type Operation,
+  type SegregationRefusal,
+  type TransitionRefusal,
+  transitionRefusal,
+  type WorkflowPolicy,
+} from '../../domain/journal/workflow.ts';
 import { type Decimal, dec } from '../../domain/money.ts';
 import { type Access, type Action, ROLE_RANK, type Role } from '../../http/access.ts';
 import { type CompanyRow, companyInactive, companyNotFound, fiscalYearEndOf } from '../companies/lookup.ts';
 import { resolveRateFor } from '../exchange-rates/service.ts';
 import { ensurePeriod } from '../fiscal/ensure.ts';
 import { type DerivedLine, type DraftLine, partnerIdsOf } from './lines.ts';
+import type { EntryRow } from './repo.ts';
 import * as repo from './repo.ts';
 import type { LineAccount } from './statements.ts';
 
@@ -70,6 +77,23 @@ export async function locateEntry(
   if (!row) throw entryNotFound(id);
   await access.authorizeResource(row.organizationId, action);
   return row.organizationId;
+}
+
+/**
+ * The entry of the organization, locked for update, when `operation` may start from its status
+ * (`policy`: the organization's, for a post); else the entry's 404 or the move's refusal.
+ */
+export async function lockEntryFor(
+  tx: Queryable,
+  organizationId: string,
+  id: string,
+  operation: Operation,
+  policy?: Pick<WorkflowPolicy, 'requireApproval'>,
+): Promise<EntryRow> {
+  const row = await repo.findEntry(tx, organizationId, id, true);
+  if (!row) throw entryNotFound(id);
+  refuseIf(transitionRefusal(operation, row, policy));
+  return row;
 }
 
 /** `postedBy` / `reversedBy` (decision 95): a member whose role reaches admin. */

@@ -19,7 +19,6 @@ import {
   type EntryType,
   INITIAL_STATUS,
   type SourceModule,
-  transitionRefusal,
 } from '../../domain/journal/workflow.ts';
 import type { Access } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
@@ -32,6 +31,7 @@ import {
   deriveLines,
   entryNotFound,
   locateEntry,
+  lockEntryFor,
   lockPeriod,
   refuseIf,
   resolveFiscalPeriod,
@@ -230,9 +230,7 @@ export async function updateEntry(
 ): Promise<JournalEntryRecord> {
   const organizationId = await locateEntry(db, access, id, input.organizationId, 'journal_entry:edit');
   return inTransaction(db, async (tx) => {
-    const row = await repo.findEntry(tx, organizationId, id, true);
-    if (!row) throw entryNotFound(id);
-    refuseIf(transitionRefusal('update', row));
+    const row = await lockEntryFor(tx, organizationId, id, 'update');
     if (input.companyId !== undefined && input.companyId !== row.companyId) {
       throw invalid('/companyId', 'companyId is immutable');
     }
@@ -338,9 +336,7 @@ export async function deleteEntry(
 ): Promise<void> {
   const organizationId = await locateEntry(db, access, id, organizationIdParam, 'journal_entry:edit');
   await inTransaction(db, async (tx) => {
-    const row = await repo.findEntry(tx, organizationId, id, true);
-    if (!row) throw entryNotFound(id);
-    refuseIf(transitionRefusal('delete', row));
+    await lockEntryFor(tx, organizationId, id, 'delete');
     await repo.deleteDraft(tx, organizationId, id);
     await recordAudit(tx, {
       organizationId,

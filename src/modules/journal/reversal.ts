@@ -14,7 +14,7 @@ import {
   type PeriodRef,
   yearEndRef,
 } from '../../domain/journal/rules.ts';
-import { MOVES, REVERSAL_ENTRY_TYPE, transitionRefusal } from '../../domain/journal/workflow.ts';
+import { MOVES, REVERSAL_ENTRY_TYPE } from '../../domain/journal/workflow.ts';
 import type { Access } from '../../http/access.ts';
 import { type AuditInput, recordAudit } from '../audit/service.ts';
 import type { CompanyRow } from '../companies/lookup.ts';
@@ -23,8 +23,8 @@ import { insertBookedEntry } from './booked.ts';
 import {
   checkActor,
   checkCompany,
-  entryNotFound,
   locateEntry,
+  lockEntryFor,
   lockPeriod,
   refuseIf,
   resolveFiscalPeriod,
@@ -53,9 +53,7 @@ export async function reverseEntry(
 ): Promise<JournalEntryRecord> {
   const organizationId = await locateEntry(db, access, id, input.organizationId, 'journal_entry:reverse');
   return inTransaction(db, async (tx) => {
-    const row = await repo.findEntry(tx, organizationId, id, true);
-    if (!row) throw entryNotFound(id);
-    refuseIf(transitionRefusal('reverse', row));
+    const row = await lockEntryFor(tx, organizationId, id, 'reverse');
     refuseIf(closingEntryReversalRefusal(row));
     const reversedBy = input.reversedBy ?? access.userId;
     if (reversedBy !== access.userId) await checkActor(tx, organizationId, reversedBy);

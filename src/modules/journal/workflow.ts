@@ -10,18 +10,12 @@ import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgErrorCode, type Queryable } from '../../db/client.ts';
 import { todayIn } from '../../domain/dates.ts';
 import { isClosingRelated, lineAccountsRefusal } from '../../domain/journal/rules.ts';
-import {
-  MOVES,
-  moveOf,
-  segregationRefusal,
-  transitionRefusal,
-  type WorkflowPolicy,
-} from '../../domain/journal/workflow.ts';
+import { MOVES, moveOf, segregationRefusal, type WorkflowPolicy } from '../../domain/journal/workflow.ts';
 import { type Access, type Action, PERMISSIONS, type Role, roleAtLeast } from '../../http/access.ts';
 import { type AuditAction, recordAudit } from '../audit/service.ts';
 import { addEntryToBalances } from '../ledger/posting.ts';
 import { organizationSettings } from '../organizations/service.ts';
-import { checkActor, checkCompany, entryNotFound, locateEntry, lockPeriod, refuseIf } from './checks.ts';
+import { checkActor, checkCompany, locateEntry, lockEntryFor, lockPeriod, refuseIf } from './checks.ts';
 import { entryRecord, type JournalEntryRecord, loadRecord } from './records.ts';
 import type { EntryRow, NewEntryRow } from './repo.ts';
 import * as repo from './repo.ts';
@@ -102,9 +96,7 @@ async function simpleTransition(
   const organizationId = await locateEntry(db, access, id, organizationIdParam, move.action);
   const settings = await organizationSettings(db, organizationId, access);
   return inTransaction(db, async (tx) => {
-    const row = await repo.findEntry(tx, organizationId, id, true);
-    if (!row) throw entryNotFound(id);
-    refuseIf(transitionRefusal(operation, row));
+    const row = await lockEntryFor(tx, organizationId, id, operation);
     if (operation === 'approve') {
       refuseIf(segregationRefusal(operation, row, { caller: access.userId }, settings));
     }
@@ -145,8 +137,7 @@ export async function postEntry(
   const organizationId = await locateEntry(db, access, id, input.organizationId, 'journal_entry:post');
   const settings = await organizationSettings(db, organizationId, access);
   return inTransaction(db, async (tx) => {
-    const row = await repo.findEntry(tx, organizationId, id, true);
-    if (!row) throw entryNotFound(id);
+    const row = await lockEntryFor(tx, organizationId, id, 'post', settings);
     const postedBy = input.postedBy ?? access.userId;
     const { company, lines } = await checkPost(tx, access, row, postedBy, settings);
     const now = new Date();
@@ -194,7 +185,7 @@ async function postEntryFast(
 }
 
 /**
- * The checks of a post, in order: the move, the posting user, segregation of duties, then R1 and R2
+ * The checks of a post after the move (`lockEntryFor`), in order: the posting user, segregation of duties, then R1 and R2
  * again on the company and the line accounts as they are now, and the period (share-locked, open).
  * Returns the company and the entry's lines.
  */
@@ -206,7 +197,6 @@ async function checkPost(
   policy: WorkflowPolicy,
 ) {
   const { organizationId } = row;
-  refuseIf(transitionRefusal('post', row, policy));
   if (postedBy !== access.userId) await checkActor(tx, organizationId, postedBy);
   refuseIf(segregationRefusal('post', row, { caller: access.userId, postedBy }, policy));
   const company = checkCompany(row.companyId, await repo.companyForShare(tx, organizationId, row.companyId));
