@@ -363,17 +363,10 @@ export async function getEntry(
   return record;
 }
 
-export interface ListEntriesQuery {
+/** The list filters, of one organization or (without it) of every organization of the caller. */
+export type ListEntriesQuery = Omit<repo.ListFilter, 'organizationIds'> & {
   organizationId?: string | undefined;
-  companyId?: string | undefined;
-  status?: string | undefined;
-  entryType?: string | undefined;
-  sourceModule?: string | undefined;
-  fiscalYear?: number | undefined;
-  fiscalPeriod?: number | undefined;
-  fromDate?: string | undefined;
-  toDate?: string | undefined;
-}
+};
 
 export async function listEntries(db: Db, access: Access, q: ListEntriesQuery, page: PageParams) {
   if (q.fromDate && q.toDate && q.fromDate > q.toDate) {
