@@ -30,7 +30,7 @@ import {
 import { getTemplate, hierarchyLevels, sortByHierarchy } from '../src/domain/templates/index.ts';
 import { hashPassword, newToken, TOKEN_TTL_MS } from '../src/http/auth.ts';
 import { ensureFiscalYear } from '../src/modules/fiscal/ensure.ts';
-import { rebuildMonthBalances } from '../src/modules/journal/repo.ts';
+import { rebuildMonthBalances } from '../src/modules/ledger/posting.ts';
 import { DEFAULT_SETTINGS } from '../src/modules/organizations/service.ts';
 
 export interface GenerateOptions {

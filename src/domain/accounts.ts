@@ -71,3 +71,13 @@ export function defaultCashFlowCategory(category: AccountCategory): CashFlowCate
 export function naturalSign(type: AccountType): 1 | -1 {
   return normalBalanceOf(type) === 'Debit' ? 1 : -1;
 }
+
+/** The account a company's retained earnings are booked to: active, postable Equity / RetainedEarnings. */
+export function isUsableRetainedEarningsAccount(a: {
+  accountType: string;
+  accountCategory: string;
+  isActive: boolean;
+  isPostable: boolean;
+}): boolean {
+  return a.accountType === 'Equity' && a.accountCategory === 'RetainedEarnings' && a.isActive && a.isPostable;
+}

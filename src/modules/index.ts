@@ -2,11 +2,11 @@
 import type { FastifyInstance } from 'fastify';
 import { accountRoutes } from './accounts/routes.ts';
 import { authRoutes } from './auth/routes.ts';
+import { yearEndRoutes } from './closing/routes.ts';
 import { companyRoutes } from './companies/routes.ts';
 import { consolidationSetupRoutes } from './consolidation/routes.ts';
 import { exchangeRateRoutes } from './exchange-rates/routes.ts';
 import { fiscalRoutes } from './fiscal/routes.ts';
-import { yearEndRoutes } from './fiscal/year-end.routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { intercompanyRoutes } from './intercompany/routes.ts';
 import { journalRoutes } from './journal/routes.ts';

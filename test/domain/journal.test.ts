@@ -13,7 +13,7 @@ import {
   parseMoneyValue,
   validateMoneyInput,
   validateRateInput,
-} from '../../src/domain/journal.ts';
+} from '../../src/domain/journal/amounts.ts';
 import { dec, formatAmount, sum } from '../../src/domain/money.ts';
 
 function line(

@@ -31,7 +31,7 @@ import {
 } from '../../src/domain/fiscal-calendar.ts';
 import { loadRunInput } from '../../src/modules/consolidation/runs.loader.ts';
 import type { RunRow } from '../../src/modules/consolidation/runs.repo.ts';
-import { rebuildMonthBalances } from '../../src/modules/journal/repo.ts';
+import { rebuildMonthBalances } from '../../src/modules/ledger/posting.ts';
 import { createTestContext, type TestContext } from '../helpers/app.ts';
 import { type Company, createAccount, createCompany, insertRate } from '../helpers/ledger.ts';
 

@@ -20,6 +20,7 @@ import {
   type AccountType,
   type CashFlowCategory,
   categoryBelongsToType,
+  isUsableRetainedEarningsAccount,
   normalBalanceOf,
 } from '../../domain/accounts.ts';
 import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
@@ -34,13 +35,9 @@ import {
 import type { Access } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { type Changes, diffChanges, recordAudit } from '../audit/service.ts';
+import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/errors.ts';
+import { type AppliedTemplate, insertTemplateAccounts, templateAuditChanges } from '../charts/templates.ts';
 import { companyNotFound, findCompany, requireCompany } from '../companies/lookup.ts';
-import {
-  accountNotFound,
-  invalidRetainedEarningsAccount,
-  templateAuditChanges,
-} from '../companies/service.ts';
-import { type AppliedTemplate, insertTemplateAccounts } from './templates.ts';
 
 export const MAX_HIERARCHY_LEVEL = 10;
 
@@ -232,15 +229,6 @@ export function accountFlagIssues(s: FlagState): Issue[] {
     }
   }
   return issues;
-}
-
-function isValidRetainedEarnings(a: {
-  accountType: string;
-  accountCategory: string;
-  isPostable: boolean;
-  isActive: boolean;
-}): boolean {
-  return a.accountType === 'Equity' && a.accountCategory === 'RetainedEarnings' && a.isPostable && a.isActive;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -480,7 +468,7 @@ export async function createAccount(
         const parent = await checkParent(tx, organizationId, companyId, input.accountType, parentAccountId);
         level = parent.hierarchyLevel + 1;
       }
-      if (makeRetainedEarnings && !isValidRetainedEarnings({ ...state, isActive: true })) {
+      if (makeRetainedEarnings && !isUsableRetainedEarningsAccount({ ...state, isActive: true })) {
         throw invalidRetainedEarningsAccount(null, input.accountType, input.accountCategory);
       }
       if (level > MAX_HIERARCHY_LEVEL) throw tooDeep();
@@ -660,7 +648,7 @@ export async function updateAccount(
     if (next.intercompanyPartnerId !== null && next.intercompanyPartnerId !== row.intercompanyPartnerId) {
       await checkPartner(tx, organizationId, next.intercompanyPartnerId);
     }
-    if (willBeRe && !wasRe && !isValidRetainedEarnings({ ...row, ...next })) {
+    if (willBeRe && !wasRe && !isUsableRetainedEarningsAccount({ ...row, ...next })) {
       throw invalidRetainedEarningsAccount(accountId, row.accountType, row.accountCategory);
     }
     if (row.isActive && !next.isActive) {

@@ -7,6 +7,7 @@ import type { Queryable } from '../../db/client.ts';
 import { companies, journalEntries } from '../../db/schema/index.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
+import { UNPOSTED_STATUSES } from '../../domain/journal/workflow.ts';
 
 export type CompanyRow = typeof companies.$inferSelect;
 
@@ -46,9 +47,6 @@ export function fiscalYearEndOf(
 ): FiscalYearEnd {
   return { month: company.fiscalYearEndMonth, day: company.fiscalYearEndDay };
 }
-
-/** Journal-entry statuses that count as "unposted" (contract 3.4.3, 3.6.2). */
-export const UNPOSTED_STATUSES = ['Draft', 'PendingApproval', 'Approved'] as const;
 
 /**
  * Number of the company's entries in `Draft`, `PendingApproval` or `Approved`, optionally only those

@@ -6,13 +6,15 @@ import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, pgErrorCode, type Queryable } from '../../db/client.ts';
 import { accounts, companies, fiscalYears } from '../../db/schema/index.ts';
+import { isUsableRetainedEarningsAccount } from '../../domain/accounts.ts';
 import { isJurisdictionCode } from '../../domain/codes.ts';
 import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
 import type { TemplateType } from '../../domain/templates/index.ts';
 import type { Access } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { insertTemplateAccounts } from '../accounts/templates.ts';
+import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/errors.ts';
+import { insertTemplateAccounts, templateAuditChanges } from '../charts/templates.ts';
 import { type AuditAction, diffChanges, recordAudit } from '../audit/service.ts';
 import { type CompanyRow, companyNotFound, fiscalYearEndOf, unpostedEntryCount } from './lookup.ts';
 
@@ -294,23 +296,6 @@ export async function createCompany(
   }
 }
 
-/** The `changes` of an `ApplyTemplate` audit entry (one entry per application, on the company). */
-export function templateAuditChanges(
-  templateType: string,
-  createdCount: number,
-  previousRetainedEarningsAccountId: string | null,
-  applied: { retainedEarningsAccountId: string },
-) {
-  return {
-    accountTemplate: { from: null, to: templateType },
-    accountCount: { from: 0, to: createdCount },
-    retainedEarningsAccountId: {
-      from: previousRetainedEarningsAccountId,
-      to: applied.retainedEarningsAccountId,
-    },
-  };
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Update and deactivate
 
@@ -321,23 +306,6 @@ function unpostedError(companyId: string, unpostedEntryCount: number): DomainErr
     'The company has journal entries that are not posted',
     { companyId, unpostedEntryCount },
   );
-}
-
-export function invalidRetainedEarningsAccount(
-  accountId: string | null,
-  accountType: string,
-  accountCategory: string,
-): DomainError {
-  return new DomainError(
-    400,
-    'InvalidRetainedEarningsAccountError',
-    'The retained-earnings account must be an active, postable Equity / RetainedEarnings account',
-    { accountId, accountType, accountCategory },
-  );
-}
-
-export function accountNotFound(accountId: string): DomainError {
-  return new DomainError(404, 'AccountNotFoundError', 'Account not found', { accountId });
 }
 
 export async function updateCompany(
@@ -431,12 +399,7 @@ export async function updateCompany(
           )
           .for('update');
         if (!account) throw accountNotFound(accountId);
-        if (
-          account.accountType !== 'Equity' ||
-          account.accountCategory !== 'RetainedEarnings' ||
-          !account.isActive ||
-          !account.isPostable
-        ) {
+        if (!isUsableRetainedEarningsAccount(account)) {
           throw invalidRetainedEarningsAccount(accountId, account.accountType, account.accountCategory);
         }
       }

@@ -4,7 +4,7 @@
  * name, and audited as `Create` of that `FiscalYear` by the caller. Concurrent requests create it once
  * (unique constraint on company and year; the loser reads the winner's row).
  */
-import { and, asc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../../db/client.ts';
 import { fiscalPeriods, fiscalYears } from '../../db/schema/index.ts';
@@ -89,21 +89,6 @@ export async function ensureFiscalYear(
       ),
     );
   return { year: existing!, created: false };
-}
-
-/** The 13 periods of a fiscal year, ordered by period number. */
-export async function periodsOf(
-  tx: Queryable,
-  organizationId: string,
-  fiscalYearId: string,
-): Promise<FiscalPeriodRow[]> {
-  return tx
-    .select()
-    .from(fiscalPeriods)
-    .where(
-      and(eq(fiscalPeriods.organizationId, organizationId), eq(fiscalPeriods.fiscalYearId, fiscalYearId)),
-    )
-    .orderBy(asc(fiscalPeriods.periodNumber));
 }
 
 /**

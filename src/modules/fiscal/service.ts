@@ -1,17 +1,16 @@
 /**
- * Fiscal years and periods (contract 3.6.4), except year-end close and reopen.
+ * Fiscal years and periods (contract 3.6.4); year-end close and reopen are the closing module's.
  *
- * Layout, so that year-end close / reopen / close preview can be added next to this file:
- *   - records: `fiscalYearRecord`, `fiscalPeriodRecord`, `loadFiscalYearRecord(s)`, `unpostedCountsByPeriod`
+ * Layout (the wire records are records.ts, the status writes status.ts):
  *   - lookups: `enterCompany`, `requireFiscalYear`, `requireFiscalPeriod` (404 tags of 3.6.4)
  *   - errors: `fiscalYearNotFound`, `fiscalPeriodNotFound`, `yearAlreadyClosed`
  *   - use cases: list/get/create years, list/get/close/open periods, reopen history, period status,
  *     summary
  */
-import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
-import { fiscalPeriods, fiscalYears, journalEntries, periodReopenHistory } from '../../db/schema/index.ts';
+import { fiscalPeriods, fiscalYears, periodReopenHistory } from '../../db/schema/index.ts';
 import { addDays } from '../../domain/dates.ts';
 import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
 import {
@@ -23,190 +22,23 @@ import {
 import type { Access, Action } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
-import { type CompanyRow, fiscalYearEndOf, requireCompany, UNPOSTED_STATUSES } from '../companies/lookup.ts';
+import { type CompanyRow, fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
 import { ensureFiscalYear, type FiscalPeriodRow, type FiscalYearRow } from './ensure.ts';
+import {
+  type FiscalPeriodRecord,
+  type FiscalYearRecord,
+  fiscalPeriodRecord,
+  loadFiscalPeriodRecord,
+  loadFiscalYearRecord,
+  loadFiscalYearRecords,
+  type PeriodReopenRecord,
+  unpostedCountOf,
+  unpostedCountsByPeriod,
+} from './records.ts';
+import { type FiscalStatus, setPeriodStatus } from './status.ts';
 
-export type FiscalStatus = 'Open' | 'Closed';
 export const MIN_FISCAL_YEAR = 1900;
 export const MAX_FISCAL_YEAR = 2999;
-
-// ---------------------------------------------------------------------------------------------------
-// Records
-
-export interface FiscalPeriodRecord {
-  id: string;
-  fiscalYearId: string;
-  companyId: string;
-  fiscalYear: number;
-  periodNumber: number;
-  name: string;
-  periodType: 'Regular' | 'Adjustment';
-  startDate: string;
-  endDate: string;
-  status: FiscalStatus;
-  closedBy: string | null;
-  closedAt: string | null;
-  unpostedEntryCount: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface FiscalYearRecord {
-  id: string;
-  organizationId: string;
-  companyId: string;
-  name: string;
-  year: number;
-  startDate: string;
-  endDate: string;
-  status: FiscalStatus;
-  includesAdjustmentPeriod: true;
-  closedBy: string | null;
-  closedAt: string | null;
-  periods: FiscalPeriodRecord[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface PeriodReopenRecord {
-  id: string;
-  periodId: string;
-  reason: string | null;
-  reopenedBy: string;
-  reopenedAt: string;
-  previousStatus: 'Closed';
-}
-
-export function fiscalPeriodRecord(row: FiscalPeriodRow, unpostedEntryCount: number): FiscalPeriodRecord {
-  return {
-    id: row.id,
-    fiscalYearId: row.fiscalYearId,
-    companyId: row.companyId,
-    fiscalYear: row.fiscalYear,
-    periodNumber: row.periodNumber,
-    name: row.name,
-    periodType: row.periodType as 'Regular' | 'Adjustment',
-    startDate: row.startDate,
-    endDate: row.endDate,
-    status: row.status as FiscalStatus,
-    closedBy: row.closedBy,
-    closedAt: row.closedAt ? row.closedAt.toISOString() : null,
-    unpostedEntryCount,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  };
-}
-
-export function fiscalYearRecord(row: FiscalYearRow, periods: FiscalPeriodRecord[]): FiscalYearRecord {
-  return {
-    id: row.id,
-    organizationId: row.organizationId,
-    companyId: row.companyId,
-    name: row.name,
-    year: row.year,
-    startDate: row.startDate,
-    endDate: row.endDate,
-    status: row.status as FiscalStatus,
-    includesAdjustmentPeriod: true,
-    closedBy: row.closedBy,
-    closedAt: row.closedAt ? row.closedAt.toISOString() : null,
-    periods: [...periods].sort((a, b) => a.periodNumber - b.periodNumber),
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  };
-}
-
-const periodKey = (year: number, period: number) => `${year}:${period}`;
-
-/**
- * Unposted entries (`Draft`, `PendingApproval`, `Approved`) of the company per fiscal period of the
- * given years, keyed `"<year>:<period>"` (use `unpostedCountOf`).
- */
-export async function unpostedCountsByPeriod(
-  db: Queryable,
-  organizationId: string,
-  companyId: string,
-  years: readonly number[],
-): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  if (years.length === 0) return counts;
-  const rows = await db
-    .select({
-      year: journalEntries.fiscalYear,
-      period: journalEntries.fiscalPeriod,
-      n: sql<number>`count(*)::int`,
-    })
-    .from(journalEntries)
-    .where(
-      and(
-        eq(journalEntries.organizationId, organizationId),
-        eq(journalEntries.companyId, companyId),
-        inArray(journalEntries.status, [...UNPOSTED_STATUSES]),
-        inArray(journalEntries.fiscalYear, [...new Set(years)]),
-      ),
-    )
-    .groupBy(journalEntries.fiscalYear, journalEntries.fiscalPeriod);
-  for (const r of rows) counts.set(periodKey(Number(r.year), Number(r.period)), Number(r.n));
-  return counts;
-}
-
-export function unpostedCountOf(counts: Map<string, number>, year: number, period: number): number {
-  return counts.get(periodKey(year, period)) ?? 0;
-}
-
-/** Full records (13 periods each, with unposted counts) of fiscal years of ONE company. */
-export async function loadFiscalYearRecords(
-  db: Queryable,
-  organizationId: string,
-  companyId: string,
-  years: FiscalYearRow[],
-): Promise<FiscalYearRecord[]> {
-  if (years.length === 0) return [];
-  const [periods, counts] = await Promise.all([
-    db
-      .select()
-      .from(fiscalPeriods)
-      .where(
-        and(
-          eq(fiscalPeriods.organizationId, organizationId),
-          inArray(
-            fiscalPeriods.fiscalYearId,
-            years.map((y) => y.id),
-          ),
-        ),
-      )
-      .orderBy(asc(fiscalPeriods.periodNumber)),
-    unpostedCountsByPeriod(
-      db,
-      organizationId,
-      companyId,
-      years.map((y) => y.year),
-    ),
-  ]);
-  return years.map((y) =>
-    fiscalYearRecord(
-      y,
-      periods
-        .filter((p) => p.fiscalYearId === y.id)
-        .map((p) => fiscalPeriodRecord(p, unpostedCountOf(counts, p.fiscalYear, p.periodNumber))),
-    ),
-  );
-}
-
-export async function loadFiscalYearRecord(db: Queryable, year: FiscalYearRow): Promise<FiscalYearRecord> {
-  const [record] = await loadFiscalYearRecords(db, year.organizationId, year.companyId, [year]);
-  return record!;
-}
-
-export async function loadFiscalPeriodRecord(
-  db: Queryable,
-  period: FiscalPeriodRow,
-): Promise<FiscalPeriodRecord> {
-  const counts = await unpostedCountsByPeriod(db, period.organizationId, period.companyId, [
-    period.fiscalYear,
-  ]);
-  return fiscalPeriodRecord(period, unpostedCountOf(counts, period.fiscalYear, period.periodNumber));
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Errors and lookups
@@ -474,11 +306,11 @@ export async function closeFiscalPeriod(
     await access.requireRole(organizationId, 'fiscal_period:manage');
     if (period.status !== 'Open') throw invalidTransition(period.id, period.status, 'Closed');
     const now = new Date();
-    const [updated] = await tx
-      .update(fiscalPeriods)
-      .set({ status: 'Closed', closedBy: access.userId, closedAt: now, updatedAt: now })
-      .where(and(eq(fiscalPeriods.organizationId, organizationId), eq(fiscalPeriods.id, period.id)))
-      .returning();
+    const updated = await setPeriodStatus(tx, organizationId, period.id, {
+      status: 'Closed',
+      userId: access.userId,
+      now,
+    });
     await recordAudit(tx, {
       organizationId,
       userId: access.userId,
@@ -487,7 +319,7 @@ export async function closeFiscalPeriod(
       entityId: period.id,
       changes: { status: { from: 'Open', to: 'Closed' } },
     });
-    return loadFiscalPeriodRecord(tx, updated!);
+    return loadFiscalPeriodRecord(tx, updated);
   });
 }
 
@@ -533,11 +365,11 @@ export async function openFiscalPeriod(
     if (period.status !== 'Closed') throw invalidTransition(period.id, period.status, 'Open');
     if (year.status === 'Closed') throw yearAlreadyClosed(year.id, year.year);
     const now = new Date();
-    const [updated] = await tx
-      .update(fiscalPeriods)
-      .set({ status: 'Open', closedBy: null, closedAt: null, updatedAt: now })
-      .where(and(eq(fiscalPeriods.organizationId, organizationId), eq(fiscalPeriods.id, period.id)))
-      .returning();
+    const updated = await setPeriodStatus(tx, organizationId, period.id, {
+      status: 'Open',
+      userId: access.userId,
+      now,
+    });
     await recordPeriodReopen(tx, {
       organizationId,
       companyId,
@@ -554,7 +386,7 @@ export async function openFiscalPeriod(
       entityId: period.id,
       changes: { status: { from: 'Closed', to: 'Open' } },
     });
-    return loadFiscalPeriodRecord(tx, updated!);
+    return loadFiscalPeriodRecord(tx, updated);
   });
 }
 

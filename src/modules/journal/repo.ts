@@ -1,6 +1,6 @@
 /**
- * SQL of the journal (contract 3.7): entry numbers, entries and lines, the list query, and the posted
- * balances table `account_balances` (3.7.7).
+ * SQL of the journal: entry numbers, entries and lines, and the list query (the balances are the
+ * ledger module's).
  *
  * Every query filters by `organization_id`. Amounts are NUMERIC and travel as decimal strings.
  */
@@ -20,8 +20,6 @@ import {
 } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
 import {
-  accountBalances,
-  accountMonthBalances,
   accounts,
   companies,
   intercompanyTransactions,
@@ -29,7 +27,7 @@ import {
   journalLines,
   memberships,
 } from '../../db/schema/index.ts';
-import { dec, ZERO } from '../../domain/money.ts';
+import { MOVES } from '../../domain/journal/workflow.ts';
 
 export type EntryRow = typeof journalEntries.$inferSelect;
 export type NewEntryRow = typeof journalEntries.$inferInsert;
@@ -267,6 +265,33 @@ export async function updateEntry(
   return row!;
 }
 
+/**
+ * The company's posted entries of `entryType` carrying the origin mark `sourceDocumentRef`, in
+ * entry-number order, locked for update (the closing entries of a year that reopen reverses).
+ */
+export async function lockPostedEntriesOf(
+  tx: Queryable,
+  organizationId: string,
+  companyId: string,
+  entryType: string,
+  sourceDocumentRef: string,
+): Promise<EntryRow[]> {
+  return tx
+    .select()
+    .from(journalEntries)
+    .where(
+      and(
+        eq(journalEntries.organizationId, organizationId),
+        eq(journalEntries.companyId, companyId),
+        eq(journalEntries.status, MOVES.post.to),
+        eq(journalEntries.entryType, entryType),
+        eq(journalEntries.sourceDocumentRef, sourceDocumentRef),
+      ),
+    )
+    .orderBy(asc(journalEntries.entryNumber))
+    .for('update');
+}
+
 /** Deletes a draft and its lines; intercompany links to it become null (3.7.5). */
 export async function deleteDraft(tx: Queryable, organizationId: string, id: string): Promise<void> {
   await tx
@@ -357,116 +382,4 @@ export async function loadLinesOfEntries(db: Queryable, entries: EntryRow[]): Pr
     .from(journalLines)
     .where(or(...conds))
     .orderBy(asc(journalLines.journalEntryId), asc(journalLines.lineNumber));
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Posted balances (3.7.7)
-
-export interface BalanceLine {
-  accountId: string;
-  functionalDebitAmount: string | null;
-  functionalCreditAmount: string | null;
-}
-
-export interface BalanceTarget {
-  organizationId: string;
-  companyId: string;
-  /** The entry's `transactionDate`. */
-  balanceDate: string;
-  fiscalYear: number;
-  fiscalPeriod: number;
-  /** Closing-related entry: type `Closing`, or the reversal of an entry of type `Closing`. */
-  isClosing: boolean;
-}
-
-/**
- * Rebuilds an organization's monthly roll-up from its daily balances (the invariant `addToBalances`
- * keeps: the daily rows summed per calendar month, closing flag and adjustment period). For ledgers
- * written in bulk (the benchmark generator, tests); posting never needs it.
- */
-export async function rebuildMonthBalances(db: Queryable, organizationId: string): Promise<void> {
-  await db.execute(sql`delete from account_month_balances where organization_id = ${organizationId}`);
-  await db.execute(sql`
-    insert into account_month_balances (organization_id, company_id, account_id, month_start, is_closing,
-      is_adjustment, debit_total, credit_total)
-    select organization_id, company_id, account_id, date_trunc('month', balance_date)::date, is_closing,
-      fiscal_period = 13, sum(debit_total), sum(credit_total)
-    from account_balances where organization_id = ${organizationId}
-    group by 1, 2, 3, 4, 5, 6`);
-}
-
-/**
- * Adds an entry's functional line amounts to `account_balances` and to its monthly roll-up
- * `account_month_balances`, in the caller's transaction. Lines are aggregated per account in code, and
- * the rows of each table are upserted in one statement in ascending account-id order (every key of one
- * entry shares organization, company, date, period and closing flag), so concurrent posts lock balance
- * rows in the same order and cannot deadlock.
- */
-export async function addToBalances(
-  tx: Queryable,
-  target: BalanceTarget,
-  lines: BalanceLine[],
-): Promise<void> {
-  const totals = new Map<string, { debit: ReturnType<typeof dec>; credit: ReturnType<typeof dec> }>();
-  for (const l of lines) {
-    const t = totals.get(l.accountId) ?? { debit: ZERO, credit: ZERO };
-    if (l.functionalDebitAmount !== null) t.debit = t.debit.plus(dec(l.functionalDebitAmount));
-    if (l.functionalCreditAmount !== null) t.credit = t.credit.plus(dec(l.functionalCreditAmount));
-    totals.set(l.accountId, t);
-  }
-  const keys = [...totals.keys()].sort();
-  if (keys.length === 0) return;
-  await tx
-    .insert(accountBalances)
-    .values(
-      keys.map((accountId) => ({
-        ...target,
-        accountId,
-        debitTotal: totals.get(accountId)!.debit.toFixed(),
-        creditTotal: totals.get(accountId)!.credit.toFixed(),
-      })),
-    )
-    .onConflictDoUpdate({
-      target: [
-        accountBalances.organizationId,
-        accountBalances.companyId,
-        accountBalances.accountId,
-        accountBalances.balanceDate,
-        accountBalances.fiscalYear,
-        accountBalances.fiscalPeriod,
-        accountBalances.isClosing,
-      ],
-      set: {
-        debitTotal: sql`${accountBalances.debitTotal} + excluded.debit_total`,
-        creditTotal: sql`${accountBalances.creditTotal} + excluded.credit_total`,
-      },
-    });
-  await tx
-    .insert(accountMonthBalances)
-    .values(
-      keys.map((accountId) => ({
-        organizationId: target.organizationId,
-        companyId: target.companyId,
-        accountId,
-        monthStart: `${target.balanceDate.slice(0, 8)}01`,
-        isClosing: target.isClosing,
-        isAdjustment: target.fiscalPeriod === 13,
-        debitTotal: totals.get(accountId)!.debit.toFixed(),
-        creditTotal: totals.get(accountId)!.credit.toFixed(),
-      })),
-    )
-    .onConflictDoUpdate({
-      target: [
-        accountMonthBalances.organizationId,
-        accountMonthBalances.companyId,
-        accountMonthBalances.accountId,
-        accountMonthBalances.monthStart,
-        accountMonthBalances.isClosing,
-        accountMonthBalances.isAdjustment,
-      ],
-      set: {
-        debitTotal: sql`${accountMonthBalances.debitTotal} + excluded.debit_total`,
-        creditTotal: sql`${accountMonthBalances.creditTotal} + excluded.credit_total`,
-      },
-    });
 }

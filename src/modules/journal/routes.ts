@@ -20,11 +20,16 @@ import {
   Uuid,
 } from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
-import * as journal from './service.ts';
+import { YEAR_END_REF_PREFIX } from '../../domain/journal/rules.ts';
+import { ENTRY_STATUSES, ENTRY_TYPES, SOURCE_MODULES } from '../../domain/journal/workflow.ts';
+import * as entries from './entries.ts';
+import { type LineInput, lineShapeIssues } from './lines.ts';
+import { reverseEntry } from './reversal.ts';
+import * as workflow from './workflow.ts';
 
-const StatusSchema = StringEnum(journal.ENTRY_STATUSES);
-const EntryTypeSchema = StringEnum(journal.ENTRY_TYPES);
-const SourceModuleSchema = StringEnum(journal.SOURCE_MODULES);
+const StatusSchema = StringEnum(ENTRY_STATUSES);
+const EntryTypeSchema = StringEnum(ENTRY_TYPES);
+const SourceModuleSchema = StringEnum(SOURCE_MODULES);
 
 const JournalLine = Type.Object({
   id: Uuid,
@@ -158,15 +163,12 @@ const ListQuery = Type.Object({
 });
 
 /** Cross-field rules of the field tables (3.7.3), checked with the syntax checks (1.12.3 step 5). */
-function bodyIssues(body: { lines?: journal.LineInput[]; sourceDocumentRef?: string | null }): Issue[] {
-  const issues = journal.lineShapeIssues(body.lines);
-  if (
-    typeof body.sourceDocumentRef === 'string' &&
-    body.sourceDocumentRef.startsWith(journal.YEAR_END_REF_PREFIX)
-  ) {
+function bodyIssues(body: { lines?: LineInput[]; sourceDocumentRef?: string | null }): Issue[] {
+  const issues = lineShapeIssues(body.lines);
+  if (typeof body.sourceDocumentRef === 'string' && body.sourceDocumentRef.startsWith(YEAR_END_REF_PREFIX)) {
     issues.push({
       path: '/sourceDocumentRef',
-      message: `The prefix ${journal.YEAR_END_REF_PREFIX} is reserved to the service`,
+      message: `The prefix ${YEAR_END_REF_PREFIX} is reserved to the service`,
     });
   }
   return issues;
@@ -199,7 +201,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: Page('entries', JournalEntry) }),
       },
     },
-    async (request) => journal.listEntries(db, request.access, request.query, pageParams(request.query)),
+    async (request) => entries.listEntries(db, request.access, request.query, pageParams(request.query)),
   );
 
   app.get(
@@ -215,7 +217,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: JournalEntry }),
       },
     },
-    async (request) => journal.getEntry(db, request.access, request.params.id, request.query.organizationId),
+    async (request) => entries.getEntry(db, request.access, request.params.id, request.query.organizationId),
   );
 
   app.post(
@@ -231,7 +233,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await journal.createEntry(db, request.access, request.body)),
+      reply.code(201).send(await entries.createEntry(db, request.access, request.body)),
   );
 
   app.put(
@@ -248,7 +250,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: JournalEntry }),
       },
     },
-    async (request) => journal.updateEntry(db, request.access, request.params.id, request.body),
+    async (request) => entries.updateEntry(db, request.access, request.params.id, request.body),
   );
 
   app.delete(
@@ -265,7 +267,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await journal.deleteEntry(db, request.access, request.params.id, request.query.organizationId);
+      await entries.deleteEntry(db, request.access, request.params.id, request.query.organizationId);
       return reply.code(204).send();
     },
   );
@@ -284,7 +286,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      journal.submitEntry(db, request.access, request.params.id, request.query.organizationId),
+      workflow.submitEntry(db, request.access, request.params.id, request.query.organizationId),
   );
 
   app.post(
@@ -301,7 +303,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      journal.approveEntry(db, request.access, request.params.id, request.query.organizationId),
+      workflow.approveEntry(db, request.access, request.params.id, request.query.organizationId),
   );
 
   app.post(
@@ -319,7 +321,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      journal.rejectEntry(
+      workflow.rejectEntry(
         db,
         request.access,
         request.params.id,
@@ -342,7 +344,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: JournalEntry }),
       },
     },
-    async (request) => journal.postEntry(db, request.access, request.params.id, request.body),
+    async (request) => workflow.postEntry(db, request.access, request.params.id, request.body),
   );
 
   app.post(
@@ -360,6 +362,6 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await journal.reverseEntry(db, request.access, request.params.id, request.body)),
+      reply.code(201).send(await reverseEntry(db, request.access, request.params.id, request.body)),
   );
 };

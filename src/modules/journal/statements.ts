@@ -13,6 +13,20 @@
  */
 import { type Db, run, statement } from '../../db/client.ts';
 import { Combiner, perDatabase } from '../../db/combiner.ts';
+import {
+  CLOSING_ENTRY_TYPE,
+  LINE_ACCOUNT_REASONS,
+  type LineAccountReason,
+  OPEN_PERIOD_STATUS,
+} from '../../domain/journal/rules.ts';
+import {
+  type Actor,
+  INITIAL_STATUS,
+  MOVES,
+  SEGREGATION,
+  type SegregatedOperation,
+} from '../../domain/journal/workflow.ts';
+import { balancePostingCtes } from '../ledger/posting.ts';
 import type { EntryRow, LineRow, NewEntryRow, NewLineRow } from './repo.ts';
 
 /** `journal_entries` columns (snake_case, as a statement returns them) → the Drizzle row shape. */
@@ -225,7 +239,7 @@ const CREATE = statement(
    open_periods as (
      select p.fiscal_year, p.period_number from companies c
      join fiscal_periods p on p.organization_id = c.organization_id and p.company_id = c.id
-     where c.organization_id = $1 and c.id = $2 and c.is_active and p.status = 'Open'
+     where c.organization_id = $1 and c.id = $2 and c.is_active and p.status = '${OPEN_PERIOD_STATUS}'
        and (p.fiscal_year, p.period_number) in (select fiscal_year, fiscal_period from items)
      for share of c, p),
    accepted as (
@@ -245,7 +259,7 @@ const CREATE = statement(
        created_by, created_at, updated_at)
      select a.id, $1, $2, counter.last_number - a.n + a.rn, a.reference_number, a.description,
        a.transaction_date, a.document_date, a.fiscal_year, a.fiscal_period, a.entry_type,
-       a.source_module, a.source_document_ref, a.is_multi_currency, 'Draft', a.total_debits,
+       a.source_module, a.source_document_ref, a.is_multi_currency, '${INITIAL_STATUS}', a.total_debits,
        a.total_credits, a.created_by, a.created_at, a.created_at
      from accepted a, counter
      returning *),
@@ -358,59 +372,65 @@ const RETURN_ENTRY = `select u.*, c.functional_currency,
    from u join companies c on c.organization_id = u.organization_id and c.id = u.company_id`;
 
 /**
- * Submit, approve or reject: `$1` organization, `$2` entry, `$3` caller, `$4` now, `$5` audit id;
- * `extra` adds conditions on the locked row `e` (with its own parameter `$6`).
+ * The SQL form of a segregation rule of the workflow on the locked entry `e`: true when the rule
+ * allows the move. `enforced` is the parameter of the organization's setting, `actors` the
+ * parameters holding each actor's user id.
  */
-function transition(name: string, from: string, to: string, set: string, action: string, extra = '') {
-  return {
-    from,
-    to,
-    statement: statement(
-      name,
-      `with locked as (
-         select e.id, e.xmin as v from journal_entries e
-         where e.organization_id = $1 and e.id = $2 and e.status = '${from}' ${extra}
-         for update),
-       u as (
-         update journal_entries j set status = '${to}', ${set}, updated_at = $4
-         from locked where j.organization_id = $1 and j.id = locked.id and ${SAME_VERSION}
-         returning j.*),
-       audit as (
-         insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
-         select $5, $1, $3, '${action}', 'JournalEntry', u.id,
-           '{"status": {"from": "${from}", "to": "${to}"}}'::jsonb
-         from u)
-       ${RETURN_ENTRY}`,
-    ),
-  };
+function segregationAllows<O extends SegregatedOperation>(
+  operation: O,
+  enforced: string,
+  actors: Record<(typeof SEGREGATION)[O]['actors'][number], string>,
+): string {
+  const rule: { exemptStatus: string | null; actors: readonly Actor[] } = SEGREGATION[operation];
+  const named = actors as Partial<Record<Actor, string>>;
+  const exempt = rule.exemptStatus === null ? '' : ` and e.status <> '${rule.exemptStatus}'`;
+  const creators = rule.actors.map((actor) => `e.created_by = ${named[actor]!}`).join(' or ');
+  return `not (${enforced}${exempt} and (${creators}))`;
 }
 
-/** The workflow moves of 3.7.5 that need no more than the caller: source and target status. */
-export const TRANSITIONS = {
-  submit: transition(
-    'journal_submit',
-    'Draft',
-    'PendingApproval',
-    'submitted_by = $3, submitted_at = $4',
-    'Submit',
-  ),
-  // $6: segregation of duties enforced (the creator may not approve).
+/** The workflow moves that need no more than the caller (each starts from one status). */
+export type SimpleOperation = 'submit' | 'approve' | 'reject';
+
+/**
+ * Submit, approve or reject: `$1` organization, `$2` entry, `$3` caller, `$4` now, `$5` audit id;
+ * `extra` adds conditions on the locked row `e` (with its own parameter `$6`). The source and target
+ * status are the move's in the workflow.
+ */
+function transition(operation: SimpleOperation, set: string, action: string, extra = '') {
+  const {
+    from: [from],
+    to,
+  } = MOVES[operation];
+  return statement(
+    `journal_${operation}`,
+    `with locked as (
+       select e.id, e.xmin as v from journal_entries e
+       where e.organization_id = $1 and e.id = $2 and e.status = '${from}' ${extra}
+       for update),
+     u as (
+       update journal_entries j set status = '${to}', ${set}, updated_at = $4
+       from locked where j.organization_id = $1 and j.id = locked.id and ${SAME_VERSION}
+       returning j.*),
+     audit as (
+       insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
+       select $5, $1, $3, '${action}', 'JournalEntry', u.id,
+         '{"status": {"from": "${from}", "to": "${to}"}}'::jsonb
+       from u)
+     ${RETURN_ENTRY}`,
+  );
+}
+
+const TRANSITIONS: Record<SimpleOperation, ReturnType<typeof statement>> = {
+  submit: transition('submit', 'submitted_by = $3, submitted_at = $4', 'Submit'),
+  // $6: segregation of duties enforced.
   approve: transition(
-    'journal_approve',
-    'PendingApproval',
-    'Approved',
+    'approve',
     'approved_by = $3, approved_at = $4',
     'Approve',
-    'and not ($6::boolean and e.created_by = $3)',
+    `and ${segregationAllows('approve', '$6::boolean', { caller: '$3' })}`,
   ),
   // $6: the rejection reason.
-  reject: transition(
-    'journal_reject',
-    'PendingApproval',
-    'Draft',
-    'rejected_by = $3, rejected_at = $4, rejection_reason = $6::text',
-    'Reject',
-  ),
+  reject: transition('reject', 'rejected_by = $3, rejected_at = $4, rejection_reason = $6::text', 'Reject'),
 };
 
 export type StoredEntry = StoredRows & { functionalCurrency: string };
@@ -427,14 +447,27 @@ function storedEntry(r: Record<string, unknown>): StoredEntry {
  */
 export async function transitionEntry(
   db: Db,
-  operation: keyof typeof TRANSITIONS,
+  operation: SimpleOperation,
   p: { organizationId: string; id: string; userId: string; auditId: string; extra?: unknown },
 ): Promise<StoredEntry | null> {
   const params: unknown[] = [p.organizationId, p.id, p.userId, new Date(), p.auditId];
   if (operation !== 'submit') params.push(p.extra ?? null);
-  const [r] = await run<Record<string, unknown>>(db, TRANSITIONS[operation].statement, params);
+  const [r] = await run<Record<string, unknown>>(db, TRANSITIONS[operation], params);
   return r ? storedEntry(r) : null;
 }
+
+/**
+ * The line-account rule of the workflow's posting rules on a line's account `a` (null when not found)
+ * of the locked entry: each reason the rule refuses a line for, as SQL. Keyed by the rule's reasons,
+ * so a new reason cannot be left out here.
+ */
+const LINE_ACCOUNT_REFUSES: Record<LineAccountReason, string> = {
+  NotFound: 'a.id is null',
+  DifferentCompany: 'a.company_id <> locked.company_id',
+  Inactive: 'not a.is_active',
+  NotPostable: 'not a.is_postable',
+};
+const LINE_ACCOUNT_REFUSED = LINE_ACCOUNT_REASONS.map((reason) => LINE_ACCOUNT_REFUSES[reason]).join(' or ');
 
 const POST = statement(
   'journal_post',
@@ -442,54 +475,31 @@ const POST = statement(
      select e.id, e.xmin as v, e.status, e.company_id, e.fiscal_year, e.fiscal_period
      from journal_entries e
      where e.organization_id = $1 and e.id = $2 and e.status = any($6::text[])
-       and not ($7::boolean and e.status <> 'Approved' and (e.created_by = $3 or e.created_by = $9))
+       and ${segregationAllows('post', '$7::boolean', { caller: '$3', postedBy: '$9' })}
      for update),
    guard as (
      select locked.id, locked.status from locked
      join companies c on c.organization_id = $1 and c.id = locked.company_id and c.is_active
      join fiscal_periods p on p.organization_id = $1 and p.company_id = locked.company_id
        and p.fiscal_year = locked.fiscal_year and p.period_number = locked.fiscal_period
-       and p.status = 'Open'
+       and p.status = '${OPEN_PERIOD_STATUS}'
      where ${SAME_VERSION}
        and not exists (
          select 1 from journal_lines l
          left join accounts a on a.organization_id = $1 and a.id = l.account_id
          where l.organization_id = $1 and l.journal_entry_id = locked.id
-           and (a.id is null or a.company_id <> locked.company_id or not a.is_active or not a.is_postable))
+           and (${LINE_ACCOUNT_REFUSED}))
      for share of c, p),
    u as (
      update journal_entries j
-     set status = 'Posted', posting_date = $8::date, posted_by = $9, posted_at = $4, updated_at = $4
+     set status = '${MOVES.post.to}', posting_date = $8::date, posted_by = $9, posted_at = $4, updated_at = $4
      from guard where j.organization_id = $1 and j.id = guard.id
      returning j.*),
-   totals as (
-     select l.account_id, coalesce(sum(l.functional_debit_amount), 0) as debit,
-            coalesce(sum(l.functional_credit_amount), 0) as credit
-     from u join journal_lines l on l.organization_id = $1 and l.journal_entry_id = u.id
-     group by l.account_id),
-   daily as (
-     insert into account_balances as b (organization_id, company_id, account_id, balance_date,
-       fiscal_year, fiscal_period, is_closing, debit_total, credit_total)
-     select $1, u.company_id, t.account_id, u.transaction_date, u.fiscal_year, u.fiscal_period,
-       u.entry_type = 'Closing', t.debit, t.credit
-     from u, totals t order by t.account_id
-     on conflict (organization_id, company_id, account_id, balance_date, fiscal_year, fiscal_period,
-       is_closing)
-     do update set debit_total = b.debit_total + excluded.debit_total,
-       credit_total = b.credit_total + excluded.credit_total),
-   monthly as (
-     insert into account_month_balances as m (organization_id, company_id, account_id, month_start,
-       is_closing, is_adjustment, debit_total, credit_total)
-     select $1, u.company_id, t.account_id, date_trunc('month', u.transaction_date)::date,
-       u.entry_type = 'Closing', u.fiscal_period = 13, t.debit, t.credit
-     from u, totals t order by t.account_id
-     on conflict (organization_id, company_id, account_id, month_start, is_closing, is_adjustment)
-     do update set debit_total = m.debit_total + excluded.debit_total,
-       credit_total = m.credit_total + excluded.credit_total),
+   ${balancePostingCtes({ entry: 'u', organization: '$1', isClosing: `u.entry_type = '${CLOSING_ENTRY_TYPE}'` })},
    audit as (
      insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
      select $5, $1, $3, 'Post', 'JournalEntry', u.id,
-       jsonb_build_object('status', jsonb_build_object('from', guard.status, 'to', 'Posted'))
+       jsonb_build_object('status', jsonb_build_object('from', guard.status, 'to', '${MOVES.post.to}'))
      from u, guard)
    ${RETURN_ENTRY}`,
 );
@@ -499,8 +509,8 @@ const POST = statement(
  * segregation of duties allows the caller and the posting user, it is unchanged since the snapshot,
  * its company is active, its fiscal period open (both share-locked, as the transactional path does)
  * and every line account belongs to the company, is active and postable, is it posted, its lines'
- * functional amounts added per account to the daily and monthly balances (rows upserted in account
- * order, as `repo.addToBalances` does) and the audit entry written. Null when nothing was written.
+ * functional amounts added per account to the daily and monthly balances (ledger/posting.ts) and the
+ * audit entry written. Null when nothing was written.
  */
 export async function postEntry(
   db: Db,

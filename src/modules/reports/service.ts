@@ -1,6 +1,6 @@
 /**
- * Company reports (contract 3.13): access checks, one aggregation over `account_balances` per report
- * (repo.ts), and the pure statement builders of `src/domain/reports`.
+ * Company reports (contract 3.13): access checks, one aggregation over the balances per report
+ * (ledger/report-figures.ts), and the pure statement builders of `src/domain/reports`.
  *
  * Order of checks (1.12.3): the route has already refused malformed queries, inconsistent comparative
  * dates and reversed periods (step 5); here the organization must exist and the caller be a member
@@ -36,11 +36,11 @@ import {
   any,
   before,
   type Condition,
-  loadReportAccounts,
   notClosing,
   onOrBefore,
   within,
-} from './repo.ts';
+} from '../ledger/report-figures.ts';
+import { loadReportAccounts } from './repo.ts';
 
 /** `400 InvalidReportPeriodError {periodStart, periodEnd}` (3.13.1). */
 export function invalidReportPeriod(periodStart: string, periodEnd: string): DomainError {

@@ -5,7 +5,7 @@
  * Pure: rates are resolved elsewhere (rates.ts `resolveRate`, types `[Spot]`, `onOrBefore` the
  * transaction date); this module only multiplies, rounds, sums and absorbs rounding differences.
  */
-import { isCurrencyCode, minorUnits } from './codes.ts';
+import { isCurrencyCode, minorUnits } from '../codes.ts';
 import {
   Decimal,
   type DecimalInput,
@@ -18,7 +18,7 @@ import {
   roundMoney,
   sum,
   ZERO,
-} from './money.ts';
+} from '../money.ts';
 
 export type LineSide = 'debit' | 'credit';
 

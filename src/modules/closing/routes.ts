@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { responses } from '../../http/responses.ts';
 import { Money, Nullable, StringEnum, Text, Type, Uuid } from '../../http/schemas.ts';
-import { FISCAL_BASE, FiscalYear, fiscalPathIds, YearParams } from './routes.ts';
+import { FISCAL_BASE, FiscalYear, fiscalPathIds, YearParams } from '../fiscal/routes.ts';
 import * as yearEnd from './year-end.ts';
 
 const YearEndClosePreview = Type.Object({

@@ -5,6 +5,10 @@
  *
  * Identifiers are generated in code first, so every parent id is known before the insert, and the
  * whole chart is written with one multi-row INSERT (no per-account round trips).
+ *
+ * The charts module holds what the company and the account endpoints share about a company's chart
+ * (this, and the account errors both report), so that companies and accounts do not import each
+ * other: accounts look companies up, companies apply templates through here.
  */
 import { and, eq } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
@@ -75,5 +79,22 @@ export async function insertTemplateAccounts(
     companyId: input.companyId,
     createdCount: rows.length,
     retainedEarningsAccountId,
+  };
+}
+
+/** The `changes` of an `ApplyTemplate` audit entry (one entry per application, on the company). */
+export function templateAuditChanges(
+  templateType: string,
+  createdCount: number,
+  previousRetainedEarningsAccountId: string | null,
+  applied: { retainedEarningsAccountId: string },
+) {
+  return {
+    accountTemplate: { from: null, to: templateType },
+    accountCount: { from: 0, to: createdCount },
+    retainedEarningsAccountId: {
+      from: previousRetainedEarningsAccountId,
+      to: applied.retainedEarningsAccountId,
+    },
   };
 }
