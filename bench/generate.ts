@@ -44,6 +44,11 @@ export interface GenerateOptions {
   /** Fiscal year of the posted entries (calendar years). */
   year?: number;
   currencies?: string[];
+  /**
+   * An ownership structure instead of a flat group: members in `tiers` levels below the parent (each
+   * held by a member of the level above), every member with acquisition data.
+   */
+  ownership?: { tiers: number };
 }
 
 export interface Dataset {
@@ -65,8 +70,8 @@ export interface Dataset {
 }
 
 const DEFAULT_CURRENCIES = ['USD', 'EUR', 'GBP'];
-/** Rates to USD used for every month (EUR, GBP); the group reports in USD. */
-const RATE_TO_USD: Record<string, string> = { EUR: '1.08', GBP: '1.27', USD: '1' };
+/** Rates to USD used for every month (EUR, GBP, JPY); the group reports in USD. */
+const RATE_TO_USD: Record<string, string> = { EUR: '1.08', GBP: '1.27', JPY: '0.0067', USD: '1' };
 
 /** Time-ordered UUIDs: a v7 prefix and a 12-hex-digit counter, so bulk inserts stay B-tree local. */
 function prefix(): string {
@@ -274,14 +279,23 @@ export async function generateDataset(
   });
   if (companyIds.length > 1) {
     await db.insert(consolidationMembers).values(
-      companyIds.slice(1).map((companyId) => ({
-        organizationId,
-        groupId,
-        companyId,
-        ownershipPercentage: '100.00',
-        consolidationMethod: 'FullConsolidation',
-        acquisitionDate: `${year - 1}-01-01`,
-      })),
+      opts.ownership
+        ? ownershipMembers(opts.ownership.tiers, {
+            organizationId,
+            groupId,
+            year,
+            companyIds,
+            companyCurrencies,
+            accountIdOf: (c, number) => accountId(c, chart.find((a) => a.accountNumber === number)!.index),
+          })
+        : companyIds.slice(1).map((companyId) => ({
+            organizationId,
+            groupId,
+            companyId,
+            ownershipPercentage: '100.00',
+            consolidationMethod: 'FullConsolidation',
+            acquisitionDate: `${year - 1}-01-01`,
+          })),
     );
   }
 
@@ -378,6 +392,72 @@ export async function generateDataset(
     entryAccounts: companyIds.map((_, c) => ({ debit: accountId(c, expense), credit: accountId(c, bank) })),
     seconds: (performance.now() - started) / 1000,
   };
+}
+
+/**
+ * Members in tiers: the first tenth held by the parent, the next three tenths by those, the rest by
+ * the second tier; stakes of 60–100 %; every member with acquisition data (consideration in its
+ * holder's currency, the holder's account 1800 as investment, a land step-up), acquired on dates
+ * spread over the previous year and the first half of the year, NCI measured both ways.
+ */
+function ownershipMembers(
+  tiers: number,
+  g: {
+    organizationId: string;
+    groupId: string;
+    year: number;
+    companyIds: string[];
+    companyCurrencies: string[];
+    accountIdOf: (company: number, accountNumber: string) => string;
+  },
+): (typeof consolidationMembers.$inferInsert)[] {
+  const n = g.companyIds.length - 1;
+  const bounds = tiers <= 1 ? [n] : [Math.ceil(n * 0.1), Math.ceil(n * 0.4), n];
+  const holderOf = (i: number): number | null => {
+    if (i < bounds[0]!) return null;
+    const tier = bounds.findIndex((b) => i < b);
+    const from = tier <= 1 ? 0 : bounds[tier - 2]!;
+    const size = bounds[tier - 1]! - from;
+    return from + ((i - bounds[tier - 1]!) % size);
+  };
+  return g.companyIds.slice(1).map((companyId, i) => {
+    const holder = holderOf(i);
+    const holderIndex = holder === null ? 0 : holder + 1;
+    const currency = g.companyCurrencies[holderIndex]!;
+    const month = 1 + (i % 18);
+    const date =
+      month <= 12
+        ? `${g.year - 1}-${String(month).padStart(2, '0')}-01`
+        : `${g.year}-${String(month - 12).padStart(2, '0')}-01`;
+    return {
+      organizationId: g.organizationId,
+      groupId: g.groupId,
+      companyId,
+      ownershipPercentage: (60 + ((i * 7) % 41)).toFixed(2),
+      consolidationMethod: 'FullConsolidation',
+      acquisitionDate: date,
+      heldByCompanyId: holder === null ? null : g.companyIds[holder + 1]!,
+      acquisition: {
+        consideration: { value: currency === 'JPY' ? '150000000' : '1000000.00', currency },
+        investmentAccountId: g.accountIdOf(holderIndex, '1800'),
+        nciMeasurement: i % 2 === 0 ? 'Proportionate' : 'FairValue',
+        nciFairValue:
+          i % 2 === 0
+            ? null
+            : {
+                value: g.companyCurrencies[i + 1] === 'JPY' ? '60000000' : '400000.00',
+                currency: g.companyCurrencies[i + 1]!,
+              },
+        fairValueAdjustments: [
+          {
+            accountId: g.accountIdOf(i + 1, '1510'),
+            amount: g.companyCurrencies[i + 1] === 'JPY' ? '1500000' : '10000.00',
+          },
+        ],
+        goodwillAccountNumber: null,
+      },
+    };
+  });
 }
 
 /** Checks the balance invariant of a dataset: balances = Σ lines of posted entries, and TB nets to 0. */

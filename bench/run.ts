@@ -4,7 +4,8 @@
  * Prepares a fresh database (a temporary PGlite data directory, or a new PostgreSQL database
  * `groupbook_bench_<ts>` on the server of DATABASE_URL, default postgres://postgres@127.0.0.1:5432),
  * generates two organizations (10 k and 1 M posted lines, 50 companies × 200 accounts in 3 currencies
- * each), measures cold start, starts the server as a separate process (`node dist/server.mjs`, the
+ * each) and a third with an ownership structure (200 companies × 300 accounts in 4 currencies, three
+ * tiers of holders, every member with acquisition data), measures cold start, starts the server as a separate process (`node dist/server.mjs`, the
  * bundle `npm start` builds and runs; LOG_LEVEL=warn), runs every scenario on loopback for a bounded time while sampling
  * the server's RSS from /proc, stops everything, drops the database and prints one table. The
  * results are also written as JSON to bench/results/.
@@ -44,6 +45,8 @@ const workers = Number(option('workers') ?? 1);
 const seconds = Number(option('seconds') ?? (quick ? 3 : 8));
 const smallLines = 10_000;
 const bigLines = Number(option('big-lines') ?? (quick ? 100_000 : 1_000_000));
+const ownershipLines = Number(option('ownership-lines') ?? (quick ? 50_000 : 200_000));
+const OWNERSHIP_COMPANIES = 200;
 const only = option('only')?.split(',');
 const coldRuns = quick ? 1 : 3;
 /** Another checkout to start the server from (before/after comparisons); default this one. */
@@ -368,6 +371,7 @@ async function main(): Promise<void> {
   const datasets: Record<string, Omit<Dataset, 'tokens'>> = {};
   let small: Dataset;
   let big: Dataset;
+  let owned: Dataset | null = null;
   try {
     // Data.
     log('generating data …');
@@ -387,10 +391,24 @@ async function main(): Promise<void> {
       );
       await checkBalances(database.db, small.organizationId);
       await checkBalances(database.db, big.organizationId);
+      if (wants('consolidation')) {
+        owned = await generateDataset(
+          database.db,
+          {
+            label: `owned-${stamp}`,
+            companies: OWNERSHIP_COMPANIES,
+            accountsPerCompany: 300,
+            lines: ownershipLines,
+            currencies: ['USD', 'EUR', 'GBP', 'JPY'],
+            ownership: { tiers: 3 },
+          },
+          log,
+        );
+      }
     } finally {
       await database.close();
     }
-    for (const ds of [small, big]) {
+    for (const ds of [small, big, ...(owned ? [owned] : [])]) {
       const { tokens: _t, ...rest } = ds;
       datasets[ds.label] = rest;
       log(`  ${ds.label}: ${ds.lines} lines in ${ds.seconds.toFixed(1)} s`);
@@ -484,6 +502,10 @@ async function main(): Promise<void> {
       if (wants('consolidation')) {
         results.push(await consolidationRuns(server, small, '10k lines'));
         results.push(await consolidationRuns(server, big, `${bigLabel} lines`));
+        if (owned) {
+          const label = `${OWNERSHIP_COMPANIES} companies, 3 tiers, acquisitions`;
+          results.push(await consolidationRuns(server, owned, label));
+        }
       }
     } finally {
       await server.stop();
@@ -568,8 +590,25 @@ function report(results: Measurement[], datasets: Record<string, Omit<Dataset, '
   ];
   for (const [name, smallName, prefix] of pairs) {
     const a = find(smallName)?.p50;
-    const b = results.find((m) => m.scenario.startsWith(prefix) && m.scenario !== smallName)?.p50;
+    const b = results.find(
+      (m) => m.scenario.startsWith(prefix) && m.scenario !== smallName && !m.scenario.includes('companies'),
+    )?.p50;
     if (a && b) ratios[`${name} p50 big / 10k`] = round(b / a, 2);
+  }
+  // Ownership run: time per company against the 50-company runs (per company, p50).
+  const owned = results.find(
+    (m) => m.scenario.startsWith('consolidation run') && m.scenario.includes('companies'),
+  );
+  for (const m of results.filter(
+    (x) => x.scenario.startsWith('consolidation run') && !x.scenario.includes('companies'),
+  )) {
+    if (owned?.p50 && m.p50) {
+      const label = m.scenario.replace('consolidation run ', '');
+      ratios[`ownership run per company / 50-company run (${label}) per company`] = round(
+        owned.p50 / OWNERSHIP_COMPANIES / (m.p50 / 50),
+        2,
+      );
+    }
   }
 
   const machine = {

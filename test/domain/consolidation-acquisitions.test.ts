@@ -499,16 +499,10 @@ describe('(b) F1 Example 3: 80 % a year after acquisition, proportionate NCI (Ka
  * (210 + 61 − 244), NCI 61 + 9 (25 % × 36); Merse: net assets at acquisition 130, post-acquisition
  * change 10.
  *
- * Convention. The source measures Merse's goodwill with the group's share of Kamara's cost (140 less
- * an "indirect holding adjustment" of 25 % × 140 = 35) and gives the whole 40 % NCI a share of Merse's
- * net assets at acquisition: goodwill 27, NCI in Merse 52 + 4, NCI in Kamara 61 + 9 − 35.
- * Groupbook eliminates each holder's investment against the equity it acquired (Kamara's full cost
- * against 80 % of Merse's net assets: goodwill 140 − 104 = 36), the direct NCI (20 %) shares in all of
- * Merse's equity and the indirect NCI (Kamara's 25 % × 80 % = 20 %) only in its post-acquisition
- * equity, while Kamara's NCI keeps its share of Kamara's net assets, the cost of the investment
- * included. The two agree on the retained earnings and on everything of Kamara; they differ by
- * Kamara's NCI's share of Merse's goodwill, 25 % × 36 = 9, in goodwill and NCI alike (63 and 100 here
- * against 54 and 91 by the source's convention).
+ * Published consolidated figures: goodwill 27 + 27 = 54 (Merse: 140 − 35 + 52 − 130, the indirect
+ * holding adjustment 25 % × 140 = 35 and the whole 40 % NCI's share of Merse's net assets at
+ * acquisition), NCI in Merse 52 + 4 = 56, NCI in Kamara 61 + 9 − 35 = 35, NCI 91, group retained
+ * earnings 208, total assets 1,087.
  */
 describe('(c) Stelling → 75 % Kamara → 80 % Merse, acquired on different dates (Kaplan F2, Example 13.4)', () => {
   const ST = id(41);
@@ -596,23 +590,24 @@ describe('(c) Stelling → 75 % Kamara → 80 % Merse, acquired on different dat
     // of the subsidiaries: 27 + 6 = 33 attributable to the parent).
     expect(sectionAmount(bs.equity, '3200')).toBe('175.00');
     expect(sectionAmount(bs.equity, 'Current Year Earnings')).toBe('33.00');
-    // Kamara's NCI: 61 + 9 = 70 (the source's 61 + 9 before its indirect holding adjustment).
+    // Kamara's NCI: 61 + 9, less the indirect holding adjustment 35.
     const nciKamara = tb.nonControllingInterests.find((d) => d.companyId === KA)!;
-    expect(Number(nciKamara.nciShareOfEquity.value) + Number(nciKamara.nciShareOfNetIncome.value)).toBe(70);
+    expect(Number(nciKamara.nciShareOfEquity.value) + Number(nciKamara.nciShareOfNetIncome.value)).toBe(35);
   });
 
-  it('measures Merse by the full-cost convention: goodwill 36, NCI 100 (the source: 27 and 91, see above)', () => {
+  it('measures Merse with the indirect holding adjustment: goodwill 27, NCI 52 + 4, total NCI 91', () => {
     const { tb, bs } = statements(result);
-    expect(result.acquisitionAnalysis.find((a) => a.companyId === ME)!.goodwill.functional.value).toBe(
-      '36.00',
-    );
-    expect(balance(tb, 'GOODWILL', ME)).toBe('36.00');
-    // Merse's NCI: direct 20 % × 130 = 26 at acquisition + 20 % × 10 = 2, indirect 25 % × 80 % × 10 = 2
+    const merse = result.acquisitionAnalysis.find((a) => a.companyId === ME)!;
+    expect(merse.consideration.functional.value).toBe('140.00');
+    expect(merse.indirectHoldingAdjustment.functional.value).toBe('35.00');
+    expect(merse.nciAtAcquisition.functional.value).toBe('52.00');
+    expect(merse.goodwill.functional.value).toBe('27.00');
+    expect(balance(tb, 'GOODWILL', ME)).toBe('27.00');
     const nciMerse = tb.nonControllingInterests.find((d) => d.companyId === ME)!;
     expect(nciMerse.nonControllingInterestPercentage).toBe('40.00');
-    expect(Number(nciMerse.nciShareOfEquity.value) + Number(nciMerse.nciShareOfNetIncome.value)).toBe(30);
-    expect(bs.nonControllingInterest.value).toBe('100.00'); // the source's 91 + 9
-    expect(bs.totalAssets.value).toBe('1096.00'); // the source's 1,087 + 9
+    expect(Number(nciMerse.nciShareOfEquity.value) + Number(nciMerse.nciShareOfNetIncome.value)).toBe(56);
+    expect(bs.nonControllingInterest.value).toBe('91.00');
+    expect(bs.totalAssets.value).toBe('1087.00');
     expect(bs.isBalanced).toBe(true);
   });
 });

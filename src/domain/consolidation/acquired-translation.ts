@@ -252,25 +252,32 @@ function incomeParts(
       } else ytdSum.add(currentTotal - (preT - priorTotal));
     } else {
       // Periods ending before T are pre-acquisition; the one containing T is split by the cut.
-      const cellsOf = (cells: Cells<number> | undefined) =>
-        cells ? cells.keys.map((q, i) => ({ q, amount: cells.amounts[i]! })) : [];
-      const all = [
-        ...cellsOf(prior).map((x) => ({ ...x, prior: true })),
-        ...cellsOf(current).map((x) => ({ ...x, prior: false })),
-      ];
+      // The earlier years' cells come first, then the year's (the order the cut is taken from).
       let remainingPre = preT;
-      for (const x of all) if (setup.periods[x.q]!.endDate < T) remainingPre -= x.amount;
-      for (const x of all) {
-        const period = setup.periods[x.q]!;
-        if (period.endDate < T) continue;
-        let amount = x.amount;
-        if (period.startDate < T) {
-          amount -= remainingPre;
-          remainingPre = 0n;
+      for (const cells of [prior, current]) {
+        if (!cells) continue;
+        for (let i = 0; i < cells.keys.length; i++) {
+          if (setup.periods[cells.keys[i]!]!.endDate < T) remainingPre -= cells.amounts[i]!;
         }
-        if (amount === 0n) continue;
-        const r = v.averageRate(c.functionalCurrency, x.q);
-        if (r) (x.prior ? priorPost : ytdSum).addProduct(amount, r);
+      }
+      const averages = v.averageRatesOf(c.functionalCurrency);
+      for (const cells of [prior, current]) {
+        if (!cells) continue;
+        const sum = cells === prior ? priorPost : ytdSum;
+        for (let i = 0; i < cells.keys.length; i++) {
+          const q = cells.keys[i]!;
+          const period = setup.periods[q]!;
+          if (period.endDate < T) continue;
+          let amount = cells.amounts[i]!;
+          if (period.startDate < T) {
+            amount -= remainingPre;
+            remainingPre = 0n;
+          }
+          if (amount === 0n) continue;
+          let r = averages[q];
+          if (r === undefined) r = v.averageRate(c.functionalCurrency, q);
+          if (r) sum.addProduct(amount, r);
+        }
       }
     }
     const units = ytdSum.rounded(setup.minor);

@@ -7,13 +7,23 @@
  *
  *     goodwill = consideration + NCI at acquisition − (net assets at acquisition + fair-value adjustments)
  *
- * computed in m's functional currency. Net assets at acquisition are the equity, dated before t, of
+ * computed in m's functional currency (before the indirect holding adjustment below). Net assets at
+ * acquisition are the equity, dated before t, of
  * m's sub-group attributable to m's owners: m's own equity (its equity accounts and its results
  * before t) plus, for each member below m that m's sub-group acquired earlier, the share of the
  * equity that member earned since (the chain of direct stakes times it). The NCI at acquisition is the
  * fair value given (full goodwill) or the direct NCI's share (1 − d) of the net assets and
  * fair-value adjustments (partial goodwill). A negative goodwill is a gain on a bargain purchase:
  * income of the year of the acquisition (retained earnings in later years) with a warning.
+ *
+ * Indirect holdings (h itself has outside shareholders: its effective ownership e_h < 1) with the NCI
+ * measured at its proportionate share (partial goodwill): the goodwill attributable to h's outside
+ * shareholders is not recognised either. Their NCI bears its share of the cost, (1 − e_h) ×
+ * consideration (the indirect holding adjustment), and shares in m's net assets at acquisition,
+ * (1 − e_h) × d × (net assets + fair-value adjustments), so that the goodwill recognised is e_h times
+ * the goodwill above and the NCI at acquisition is the whole outside share, (1 − e_h × d) × (net
+ * assets + fair-value adjustments). With the NCI at fair value (full goodwill) the goodwill is
+ * recognised in full and h's outside shareholders keep their share of it through h's equity.
  *
  * The elimination (in the elimination column, in the reporting currency G):
  *   Dr each equity line of m by its pre-acquisition part (and the chain's share of the lower members'
@@ -22,7 +32,8 @@
  *   Dr the fair-value adjustments on m's accounts, and goodwill (a GOODWILL line of m, or the account
  *      number the acquisition names) — both m's assets in its functional currency, at the closing rate
  *   Cr h's investment account by the consideration
- *   Cr the NCI line by the NCI at acquisition (at the acquisition-date rate)
+ *   Cr the NCI line by the NCI at acquisition, Dr it by the indirect holding adjustment (both at the
+ *      acquisition-date rate)
  *   the translation difference of goodwill and the fair-value adjustments to CTA: the NCI shares that
  *   of the fair-value adjustments by its stake, and that of goodwill as well when it was measured at
  *   fair value (in the NCI step).
@@ -50,7 +61,16 @@ import type {
 import type { LineAcc, TranslatedCompany, ViewComputation } from './view.ts';
 
 export type EntryKind =
-  'preEquity' | 'capital' | 'investment' | 'fairValue' | 'goodwill' | 'gain' | 'nci' | 'cta' | 'equityMethod';
+  | 'preEquity'
+  | 'capital'
+  | 'investment'
+  | 'fairValue'
+  | 'goodwill'
+  | 'gain'
+  | 'nci'
+  | 'indirectHolding'
+  | 'cta'
+  | 'equityMethod';
 
 /** One amount the acquisition booked on a line (elimination column), debit-positive, in G's minor units. */
 export interface EntryAmount {
@@ -205,6 +225,17 @@ class Acquisition {
         ? this.inMemberCurrency(this.acquisition.nciFairValue)
         : this.roundF(dec(1).minus(d).times(NA_F.plus(fva.total)));
     const GW_F = C_F.plus(N_F).minus(NA_F).minus(fva.total);
+    // Held through a holder with outside shareholders, NCI at its proportionate share: the holders'
+    // NCI bears its share of the cost (the indirect holding adjustment) and shares in the net assets
+    // at acquisition, so only the group's effective share of the goodwill is recognised.
+    const holderOutside = dec(1).minus(setup.effective.get(this.holderId)!);
+    const partial =
+      this.acquisition.nciMeasurement === 'Proportionate' &&
+      GW_F.greaterThan(0) &&
+      holderOutside.greaterThan(0);
+    const indirectCost = partial ? this.roundF(holderOutside.times(C_F)) : ZERO;
+    const indirectNci = partial ? this.roundF(holderOutside.times(d).times(NA_F.plus(fva.total))) : ZERO;
+    const goodwillF = GW_F.minus(indirectCost).plus(indirectNci);
     const CR = this.closingRate();
     const HR = this.acquisitionRate();
 
@@ -220,7 +251,13 @@ class Acquisition {
       );
     }
     if (GW_F.greaterThan(0)) {
-      this.book(this.goodwillLine(), member.companyId, 'goodwill', this.toG(GW_F, CR), this.toG(GW_F, HR));
+      this.book(
+        this.goodwillLine(),
+        member.companyId,
+        'goodwill',
+        this.toG(goodwillF, CR),
+        this.toG(goodwillF, HR),
+      );
     } else if (GW_F.lessThan(0)) {
       const gain = this.toG(GW_F.neg(), HR);
       const inYear = this.t >= v.data.yearStartDate && this.t <= v.data.asOfDate;
@@ -234,29 +271,31 @@ class Acquisition {
         : v.keyLine(setup.reKey);
       this.book(line, member.companyId, 'gain', -gain);
     }
-    const nciUnits = this.toG(N_F, HR);
-    this.book(v.keyLine(NCI_KEY), null, 'nci', -nciUnits);
+    this.book(v.keyLine(NCI_KEY), null, 'nci', -this.toG(N_F.plus(indirectNci), HR));
+    this.book(v.keyLine(NCI_KEY), null, 'indirectHolding', this.toG(indirectCost, HR));
     this.bookCapitalChanges(inv.line);
     this.balanceToCta();
 
     // The NCI shares the translation difference of the fair-value adjustments by its stake, and that
     // of goodwill too when it was measured at fair value (full goodwill); the holder's own outside
-    // shareholders share what is left by theirs.
+    // shareholders share what is left by theirs (goodwill excepted when only the group's share of it
+    // is recognised).
     const pi = dec(1).minus(d);
     const goodwill = GW_F.greaterThan(0) ? GW_F : ZERO;
     const direct = pi.times(
       this.acquisition.nciMeasurement === 'FairValue' ? fva.total.plus(goodwill) : fva.total,
     );
-    const holderOutside = dec(1).minus(setup.effective.get(this.holderId)!);
-    const claim = direct.plus(holderOutside.times(fva.total.plus(goodwill).minus(direct)));
+    const shared = partial ? fva.total : fva.total.plus(goodwill);
+    const claim = direct.plus(holderOutside.times(shared.minus(direct)));
     const nciCtaShare = -(this.toG(claim, CR) - this.toG(claim, HR));
 
     return this.result({
       consideration: C_F,
       netAssets: NA_F,
       fairValue: fva.total,
-      nci: N_F,
-      goodwill: GW_F,
+      nci: N_F.plus(indirectNci),
+      indirectHoldingAdjustment: indirectCost,
+      goodwill: GW_F.greaterThan(0) ? goodwillF : GW_F,
       preYear: this.tc.acquired!.preAcquisitionYearUnits,
       rates: { CR, HR },
       nciCtaShare,
@@ -416,6 +455,7 @@ class Acquisition {
       netAssets: NA_F,
       fairValue: fva.total,
       nci: ZERO,
+      indirectHoldingAdjustment: ZERO,
       goodwill: basis.minus(this.direct.times(fva.total)),
       preYear: this.tc.acquired!.preAcquisitionYearUnits,
       rates: { CR, HR },
@@ -428,6 +468,7 @@ class Acquisition {
     netAssets: Decimal;
     fairValue: Decimal;
     nci: Decimal;
+    indirectHoldingAdjustment: Decimal;
     goodwill: Decimal;
     preYear: bigint;
     rates: { CR: Decimal | null; HR: Decimal | null };
@@ -459,6 +500,7 @@ class Acquisition {
       netAssetsAtAcquisition: dual(x.netAssets),
       fairValueAdjustments: dual(x.fairValue),
       nciAtAcquisition: dual(x.nci),
+      indirectHoldingAdjustment: dual(x.indirectHoldingAdjustment),
       goodwill: dual(goodwill),
       bargainPurchaseGain: dual(gain),
       goodwillAtClosingRate: v.money(this.toG(goodwill, x.rates.CR)),

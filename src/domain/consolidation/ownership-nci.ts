@@ -75,7 +75,10 @@ export function computeOwnershipNci(v: ViewComputation): void {
   for (const a of v.acquisitions) {
     const d = details.get(a.member.companyId);
     if (!d) continue;
-    for (const e of a.entries) if (e.kind === 'nci') d.shareOfEquity -= e.units;
+    for (const e of a.entries) {
+      if (e.kind === 'nci') d.shareOfEquity -= e.units;
+      else if (e.kind === 'indirectHolding') holdersBear(v, a.holderId, e.units, details);
+    }
     if (a.nciCtaShare !== 0n) move(d, CTA_KEY, a.nciCtaShare);
   }
   upstreamProfit(v, details);
@@ -83,6 +86,39 @@ export function computeOwnershipNci(v: ViewComputation): void {
 }
 
 type Move = (d: NciCalc, key: string, x: bigint) => void;
+
+/**
+ * The indirect holding adjustment (acquisition.ts) is borne by the outside shareholders of the
+ * holders: each holder k above the member by (1 − its stake) × the stakes between it and the member.
+ */
+function holdersBear(
+  v: ViewComputation,
+  holderId: string,
+  units: bigint,
+  details: Map<string, NciCalc>,
+): void {
+  const { setup } = v;
+  const shares: { d: NciCalc; fraction: Decimal }[] = [];
+  let chain = dec(1);
+  let total = dec(0);
+  for (let id: string | null = holderId; id !== null && id !== setup.parent.companyId;) {
+    const node: { direct: Decimal; holderId: string } = setup.tree.nodes.get(id)!;
+    const fraction = dec(1).minus(node.direct).times(chain);
+    const d = details.get(id);
+    if (d && fraction.greaterThan(0)) {
+      shares.push({ d, fraction });
+      total = total.plus(fraction);
+    }
+    chain = chain.times(node.direct);
+    id = node.holderId;
+  }
+  let left = units;
+  shares.forEach(({ d, fraction }, i) => {
+    const x = i === shares.length - 1 ? left : v.times(scaledValue(fraction.div(total)), units);
+    d.shareOfEquity -= x;
+    left -= x;
+  });
+}
 
 function fullMember(v: ViewComputation, d: NciCalc, tc: TranslatedCompany, move: Move): void {
   const { setup } = v;

@@ -155,4 +155,9 @@ export class ExactSum {
   rounded(decimals: number): bigint {
     return roundScaled(this.v, this.s, decimals);
   }
+
+  /** round(sum × m) to `decimals` fraction digits (half away from zero): one rounding of the exact product. */
+  timesRounded(m: ScaledValue, decimals: number): bigint {
+    return roundScaled(this.v * m.coef, this.s + m.scale, decimals);
+  }
 }

@@ -19,16 +19,8 @@
  * its later movements only and one investing line for the acquisition (consideration less the cash
  * acquired).
  */
-import { type Decimal, roundTo, ZERO } from '../money.ts';
 import { preparedView, type PreparedCompany } from './ledger.ts';
-import {
-  RATE_SCALE,
-  scaledToDecimal,
-  scaledToString,
-  type ScaledValue,
-  scaledValue,
-  toScaled,
-} from './scaled.ts';
+import { ExactSum, RATE_SCALE, scaledToString, type ScaledValue, scaledValue, toScaled } from './scaled.ts';
 import { CTA_KEY, groupPeriodIndexOf, NCI_KEY } from './setup.ts';
 import type { StatementFacts } from './types.ts';
 import type { LineAcc, ViewComputation } from './view.ts';
@@ -38,7 +30,34 @@ interface LineFacts {
   acquired: bigint;
 }
 
-const toDecimal = (r: ScaledValue) => scaledToDecimal(r.coef, r.scale);
+/**
+ * AR(q) of a currency (or its fallback, the closing rate at the period's end) as scaled multipliers,
+ * read without recording them again: the statement facts add no rate usage and no issue to the run.
+ * The rates are the ones the translation used for the periods it translated.
+ */
+type AverageRates = (currency: string, q: number) => ScaledValue | null;
+
+function quietAverages(v: ViewComputation): AverageRates {
+  const { setup } = v;
+  const byCurrency = new Map<string, (ScaledValue | null | undefined)[]>();
+  return (currency, q) => {
+    let rates = byCurrency.get(currency);
+    if (!rates) {
+      rates = [];
+      byCurrency.set(currency, rates);
+    }
+    let r = rates[q];
+    if (r === undefined) {
+      const period = setup.periods[q]!;
+      const rate =
+        setup.book.average(currency, period.startDate, period.endDate) ??
+        setup.book.closing(currency, period.endDate);
+      r = rate ? scaledValue(rate.effectiveRate, RATE_SCALE) : null;
+      rates[q] = r;
+    }
+    return r;
+  };
+}
 
 /** Facts of the closing view (see the module comment), relative to the opening view. */
 export function cashFlowFacts(closing: ViewComputation, opening: ViewComputation): StatementFacts {
@@ -51,7 +70,8 @@ export function cashFlowFacts(closing: ViewComputation, opening: ViewComputation
     }
     return f;
   };
-  for (const c of closing.setup.consolidated) companyFacts(closing, opening, c.companyId, at);
+  const averages = quietAverages(closing);
+  for (const c of closing.setup.consolidated) companyFacts(closing, opening, c.companyId, averages, at);
   acquisitionFacts(closing, opening, at);
   investeeNciFacts(closing, opening, at);
   // The NCI line changes by the NCI's share of OCI without a cash flow.
@@ -87,6 +107,7 @@ function companyFacts(
   closing: ViewComputation,
   opening: ViewComputation,
   companyId: string,
+  averages: AverageRates,
   at: (id: string) => LineFacts,
 ): void {
   const { setup } = closing;
@@ -96,8 +117,9 @@ function companyFacts(
   const acquiredInYear = !inOpening;
   const foreign = c.functionalCurrency !== setup.G;
   if (!foreign && !acquiredInYear) return;
-  const w = setup.weight.get(companyId)!;
-  const weighted = (x: Decimal) => closing.units(roundTo(x.times(w), setup.minor));
+  const w = scaledValue(setup.weight.get(companyId)!);
+  /** round(x × weight) in units of G's minor unit */
+  const weighted = (x: ExactSum) => x.timesRounded(w, setup.minor);
   const prepared = preparedView(setup, closing.data);
   const p = prepared.companies.get(companyId)!;
   const scale = prepared.scale;
@@ -115,8 +137,12 @@ function companyFacts(
   const T = acquiredInYear ? setup.groupAcquisitionDate.get(companyId)! : null;
   const hr = tc.acquired?.acquisitionRate ?? (T ? quietHistorical(closing, c.functionalCurrency, T) : null);
   const cutAtT = T ? (tc.acquired?.cutUnits.get(T) ?? cutOf(closing, companyId, T, scale)) : null;
-  const baselineOf = (functional: bigint) =>
-    hr ? weighted(scaledToDecimal(functional, scale).times(toDecimal(hr))) : 0n;
+  const baselineOf = (functional: bigint) => {
+    if (!hr) return 0n;
+    const x = new ExactSum(scale);
+    x.addProduct(functional, hr);
+    return weighted(x);
+  };
 
   // Every line the company has in either view, and every account that moved this year (a balance
   // that translates to zero may still have had flows).
@@ -143,7 +169,16 @@ function companyFacts(
     }
     const flow = foreign
       ? weighted(
-          movementsAtAverage(closing, c.functionalCurrency, p, key, scale, acquiredInYear ? T : null, cutAtT),
+          movementsAtAverage(
+            closing,
+            averages,
+            c.functionalCurrency,
+            p,
+            key,
+            scale,
+            acquiredInYear ? T : null,
+            cutAtT,
+          ),
         )
       : now - before;
     at(key).translationDifference += now - before - flow;
@@ -176,23 +211,19 @@ function cutOf(v: ViewComputation, companyId: string, cutDate: string, scale: nu
  */
 function movementsAtAverage(
   v: ViewComputation,
+  averages: AverageRates,
   currency: string,
   p: PreparedCompany,
   accountNumber: string,
   scale: number,
   from: string | null,
   cutAtFrom: Map<string, bigint> | null,
-): Decimal {
+): ExactSum {
   const { setup, data } = v;
-  let total = ZERO;
-  // The rates the translation used for the period (or its fallback), read without recording them
-  // again: the statement facts add no rate usage and no issue to the run.
-  const rate = (q: number) => {
-    const period = setup.periods[q]!;
-    const r =
-      setup.book.average(currency, period.startDate, period.endDate) ??
-      setup.book.closing(currency, period.endDate);
-    return r ? r.effectiveRate : ZERO;
+  const total = new ExactSum(scale);
+  const add = (amount: bigint, q: number) => {
+    const r = averages(currency, q);
+    if (r) total.addProduct(amount, r);
   };
   const monetary = p.monetaryYtd.get(accountNumber)?.normalize();
   if (monetary) {
@@ -213,7 +244,7 @@ function movementsAtAverage(
           amount -= (cutAtFrom?.get(accountNumber) ?? 0n) - balance;
         }
       }
-      total = total.plus(scaledToDecimal(amount, scale).times(rate(q)));
+      add(amount, q);
     }
     return total;
   }
@@ -223,7 +254,7 @@ function movementsAtAverage(
       const d = historical.keys[i]!;
       if (d < data.yearStartDate || (from !== null && d < from) || d === '') continue;
       const q = groupPeriodIndexOf(setup, d);
-      total = total.plus(scaledToDecimal(historical.amounts[i]!, scale).times(rate(q)));
+      add(historical.amounts[i]!, q);
     }
   }
   return total;

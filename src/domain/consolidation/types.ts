@@ -499,7 +499,14 @@ export interface AcquisitionAnalysis {
   consideration: DualAmount;
   netAssetsAtAcquisition: DualAmount;
   fairValueAdjustments: DualAmount;
+  /** the whole outside share at acquisition (the direct NCI and, held through a holder with NCI, theirs) */
   nciAtAcquisition: DualAmount;
+  /**
+   * the holders' outside shareholders' share of the consideration (partial goodwill through a holder
+   * with NCI; zero otherwise): goodwill = consideration − this + NCI at acquisition − (net assets +
+   * fair-value adjustments)
+   */
+  indirectHoldingAdjustment: DualAmount;
   goodwill: DualAmount;
   bargainPurchaseGain: DualAmount;
   /** goodwill retranslated at the closing rate (reporting currency) */

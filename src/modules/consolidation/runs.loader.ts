@@ -144,7 +144,13 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
   // All four settings are local to the run's transaction, set in one round trip.
   await tx.execute(sql`select set_config('enable_nestloop', 'off', true), set_config('jit', 'off', true),
     set_config('work_mem', '64MB', true), set_config('min_parallel_table_scan_size', '8GB', true)`);
-  const accountRows = await loadAccounts(tx, orgId, ids);
+  const chart = await loadChart(
+    tx,
+    orgId,
+    ids,
+    new Set(companyRows.filter((c) => c.functionalCurrency !== G).map((c) => c.id)),
+  );
+  const figureAccounts = chart.figures;
   const periodRows = await queryRows<{ company_id: string; status: string }>(
     tx,
     sql`select company_id::text as company_id, status from fiscal_periods
@@ -166,10 +172,6 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
         where organization_id = ${orgId} and company_id in (${idList(ids)})`,
   );
   const earliestDate = minDate(earliestRow?.d ?? openingYearStart, openingYearStart);
-  const figureAccounts = classifyAccounts(
-    accountRows,
-    new Set(companyRows.filter((c) => c.functionalCurrency !== G).map((c) => c.id)),
-  );
   const icRows = await loadTransactionsForRun(tx, {
     organizationId: orgId,
     companyIds: ids,
@@ -202,7 +204,15 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
   ) =>
     loadFigures(
       tx,
-      { organizationId: orgId, ids, groupFye, rateChangeDates, earliestDate, ...view },
+      {
+        organizationId: orgId,
+        ids,
+        foreignIds: companyRows.filter((c) => c.functionalCurrency !== G).map((c) => c.id),
+        groupFye,
+        rateChangeDates,
+        earliestDate,
+        ...view,
+      },
       exclusions,
       figureAccounts,
     );
@@ -215,24 +225,9 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
     tx,
     orgId,
     cuts.filter((c) => c.cutDate <= asOfDate),
+    figureAccounts.byId,
   );
 
-  const accountsByCompany = new Map<string, AccountInfo[]>(ids.map((id) => [id, []]));
-  const accountNumberById = new Map<string, string>();
-  const accountCompanyById = new Map<string, string>();
-  for (const a of accountRows) {
-    accountNumberById.set(a.id, a.accountNumber);
-    accountCompanyById.set(a.id, a.companyId);
-    accountsByCompany.get(a.companyId)?.push({
-      accountNumber: a.accountNumber,
-      name: a.name,
-      accountType: a.accountType as AccountType,
-      accountCategory: a.accountCategory as AccountCategory,
-      isCashEquivalent: a.isCashEquivalent,
-      cashFlowCategory: (a.cashFlowCategory ?? null) as CashFlowCategory | null,
-      isNonMonetary: a.isNonMonetary,
-    });
-  }
   const periodStatus = new Map(periodRows.map((r) => [r.company_id, r.status]));
   const unposted = new Map(unpostedRows.map((r) => [r.company_id, Number(r.n)]));
 
@@ -250,13 +245,13 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
       retainedEarningsAccountNumber:
         c.retainedEarningsAccountId === null
           ? null
-          : (accountNumberById.get(c.retainedEarningsAccountId) ?? null),
-      accounts: accountsByCompany.get(c.id) ?? [],
+          : (figureAccounts.byId.get(c.retainedEarningsAccountId)?.number ?? null),
+      accounts: chart.byCompany.get(c.id) ?? [],
       fiscalPeriodStatus: status === 'Open' || status === 'Closed' ? status : null,
       unpostedEntryCount: unposted.get(c.id) ?? 0,
       heldByCompanyId: m.heldByCompanyId ?? null,
       acquisitionDate: m.acquisitionDate ?? null,
-      acquisition: acquisitionInput(m, accountNumberById, accountCompanyById),
+      acquisition: acquisitionInput(m, figureAccounts.byId),
     };
   });
 
@@ -325,21 +320,20 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
  */
 function acquisitionInput(
   m: StoredRunMember,
-  numbers: ReadonlyMap<string, string>,
-  companiesOf: ReadonlyMap<string, string>,
+  accounts: ReadonlyMap<string, { companyId: string; number: string }>,
 ): AcquisitionInput | null {
   const a = m.acquisition;
   if (!a || m.role === 'Parent') return null;
   return {
     consideration: { amount: a.consideration.value, currency: a.consideration.currency },
     investmentAccount: {
-      companyId: companiesOf.get(a.investmentAccountId) ?? '',
-      accountNumber: numbers.get(a.investmentAccountId) ?? '',
+      companyId: accounts.get(a.investmentAccountId)?.companyId ?? '',
+      accountNumber: accounts.get(a.investmentAccountId)?.number ?? '',
     },
     nciMeasurement: a.nciMeasurement,
     nciFairValue: a.nciFairValue ? { amount: a.nciFairValue.value, currency: a.nciFairValue.currency } : null,
     fairValueAdjustments: a.fairValueAdjustments.map((f) => ({
-      accountNumber: numbers.get(f.accountId) ?? '',
+      accountNumber: accounts.get(f.accountId)?.number ?? '',
       amount: f.amount,
     })),
     goodwillAccountNumber: a.goodwillAccountNumber,
@@ -381,6 +375,7 @@ async function loadCuts(
   tx: Queryable,
   organizationId: string,
   cuts: readonly { companyId: string; cutDate: string }[],
+  accounts: ReadonlyMap<string, { number: string }>,
 ): Promise<CutLedger[]> {
   if (cuts.length === 0) return [];
   const pairs = sql.join(
@@ -390,10 +385,10 @@ async function loadCuts(
   const rows = await queryRows<{ company_id: string; cut: string; text: string }>(
     tx,
     sql`select c.company_id::text as company_id, c.cut::text as cut,
-          string_agg(x.account_number || ',' || ${units(sql`x.amount`)}, ';') as text
+          string_agg(x.account_id::text || ',' || ${units(sql`x.amount`)}, ';') as text
         from (values ${pairs}) c(company_id, cut)
         cross join lateral (
-          select a.account_number, sum(u.amount) as amount
+          select u.account_id, sum(u.amount) as amount
           from (
             select mb.account_id, mb.debit_total - mb.credit_total as amount
             from account_month_balances mb
@@ -406,8 +401,7 @@ async function loadCuts(
               and not ab.is_closing and ab.balance_date >= date_trunc('month', c.cut)::date
               and ab.balance_date < c.cut
           ) u
-          join accounts a on a.organization_id = ${organizationId} and a.id = u.account_id
-          group by a.account_number
+          group by u.account_id
           having sum(u.amount) <> 0
         ) x
         group by 1, 2`,
@@ -417,63 +411,92 @@ async function loadCuts(
     const text = byKey.get(`${companyId}|${cutDate}`) ?? '';
     const figures = text
       ? text.split(';').map((part) => {
-          const [accountNumber, amount] = part.split(',') as [string, string];
-          return { accountNumber, amount: scaledToString(BigInt(amount), AMOUNT_SCALE) };
+          const [accountId, amount] = part.split(',') as [string, string];
+          return {
+            accountNumber: accounts.get(accountId)?.number ?? '',
+            amount: scaledToString(BigInt(amount), AMOUNT_SCALE),
+          };
         })
       : [];
     return { companyId, cutDate, figures };
   });
 }
 
-interface AccountRow {
-  id: string;
-  companyId: string;
-  accountNumber: string;
-  name: string;
-  accountType: string;
-  accountCategory: string;
-  isCashEquivalent: boolean;
-  cashFlowCategory: string | null;
-  isNonMonetary: boolean;
-}
-
-/** Every account of the companies, as ONE JSON value (thousands of rows cost far more as rows). */
-async function loadAccounts(
+/**
+ * The chart of every company of the run, read in ONE statement: per company one delimited string,
+ * one account per line (`id,number,type,category,cash,cashFlowCategory,nonMonetary,"name"`: ids,
+ * numbers and enumerations contain no comma, and the name comes last as a JSON string, which never
+ * contains a raw line break). Tens of thousands of rows, or one JSON document of every field, cost
+ * several times more to produce and to read. Each account is classified for the figure statement in
+ * the same pass (`FigureClass`).
+ */
+async function loadChart(
   tx: Queryable,
   organizationId: string,
   ids: readonly string[],
-): Promise<AccountRow[]> {
-  const [row] = await queryRows<{ j: string }>(
+  foreignCompanyIds: ReadonlySet<string>,
+): Promise<{ byCompany: Map<string, AccountInfo[]>; figures: FigureAccounts }> {
+  const rows = await queryRows<{ company_id: string; text: string }>(
     tx,
-    sql`select coalesce(json_agg(json_build_array(id, company_id, account_number, name, account_type,
-          account_category, is_cash_equivalent, cash_flow_category, is_non_monetary)), '[]')::text as j
-        from accounts where organization_id = ${organizationId} and company_id in (${idList(ids)})`,
+    sql`select company_id::text as company_id,
+          string_agg(id::text || ',' || account_number || ',' || account_type || ',' || account_category
+            || ',' || is_cash_equivalent::int || ',' || coalesce(cash_flow_category, '')
+            || ',' || is_non_monetary::int || ',' || to_json(name)::text, E'\n') as text
+        from accounts where organization_id = ${organizationId} and company_id in (${idList(ids)})
+        group by company_id`,
   );
-  const list = JSON.parse(row?.j ?? '[]') as Array<
-    [string, string, string, string, string, string, boolean, string | null, boolean]
-  >;
-  return list.map(
-    ([id, companyId, accountNumber, name, accountType, accountCategory, cash, cfc, nonMonetary]) => ({
-      id,
-      companyId,
-      accountNumber,
-      name,
-      accountType,
-      accountCategory,
-      isCashEquivalent: cash,
-      cashFlowCategory: cfc,
-      isNonMonetary: nonMonetary,
-    }),
-  );
-}
-
-/**
- * `column = any(ids)` for a long list of ids, as one array parameter (hashed by the executor). Wrapped
- * in a CASE so that the planner does not estimate its selectivity element by element against the
- * column's statistics: for thousands of ids that took longer than running the query.
- */
-function inList(column: SQL, arrayLiteral: string): SQL {
-  return sql`(case when ${column} = any(${arrayLiteral}::uuid[]) then true else false end)`;
+  const byCompany = new Map<string, AccountInfo[]>(ids.map((id) => [id, []]));
+  const byId = new Map<string, FigureAccount>();
+  const historicalCompanies = new Set<string>();
+  let hasFlows = false;
+  for (const row of rows) {
+    const companyId = row.company_id;
+    const foreign = foreignCompanyIds.has(companyId);
+    const infos = byCompany.get(companyId) ?? [];
+    const text = row.text;
+    for (let i = 0; i < text.length;) {
+      let end = text.indexOf('\n', i);
+      if (end < 0) end = text.length;
+      const c1 = text.indexOf(',', i);
+      const c2 = text.indexOf(',', c1 + 1);
+      const c3 = text.indexOf(',', c2 + 1);
+      const c4 = text.indexOf(',', c3 + 1);
+      const c5 = text.indexOf(',', c4 + 1);
+      const c6 = text.indexOf(',', c5 + 1);
+      const c7 = text.indexOf(',', c6 + 1);
+      const id = text.slice(i, c1);
+      const number = text.slice(c1 + 1, c2);
+      const accountType = text.slice(c2 + 1, c3) as AccountType;
+      const quoted = text.slice(c7 + 1, end);
+      const nonMonetary = text.charCodeAt(c6 + 1) === 49;
+      infos.push({
+        accountNumber: number,
+        name: quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1),
+        accountType,
+        accountCategory: text.slice(c3 + 1, c4) as AccountCategory,
+        isCashEquivalent: text.charCodeAt(c4 + 1) === 49,
+        cashFlowCategory: c6 === c5 + 1 ? null : (text.slice(c5 + 1, c6) as CashFlowCategory),
+        isNonMonetary: nonMonetary,
+      });
+      const incomeStatement = accountType === 'Revenue' || accountType === 'Expense';
+      let cls: FigureClass;
+      if (incomeStatement) cls = foreign ? 'period' : 'domestic';
+      else if (foreign && (accountType === 'Equity' || nonMonetary)) cls = 'historical';
+      else cls = 'cumulative';
+      byId.set(id, { id, companyId, number, cls, ordinal: byId.size });
+      if (cls === 'historical') historicalCompanies.add(companyId);
+      if (cls === 'cumulative' && foreign) hasFlows = true;
+      i = end + 1;
+    }
+  }
+  return {
+    byCompany,
+    figures: {
+      byId,
+      hasFlows,
+      historicalCompanyIds: [...historicalCompanies],
+    },
+  };
 }
 
 function idList(ids: readonly string[]): SQL {
@@ -486,6 +509,8 @@ function idList(ids: readonly string[]): SQL {
 interface FigureScope {
   organizationId: string;
   ids: readonly string[];
+  /** the companies not in the reporting currency */
+  foreignIds: readonly string[];
   groupFye: FiscalYearEnd;
   /** the view's asOfDate and yearStartDate */
   asOfDate: string;
@@ -534,55 +559,13 @@ interface FigureAccount {
 /** The figure class of every account of the run, and the id lists the figure query needs. */
 interface FigureAccounts {
   byId: Map<string, FigureAccount>;
-  /**
-   * PostgreSQL array literals of the ids of the accounts read row by row (`period` and `historical`;
-   * the others are summed in the database) and of the `historical` ones
-   */
-  keyedIds: string;
-  historicalIds: string;
   /** companies not in the reporting currency that have `historical` accounts */
   historicalCompanyIds: string[];
   /**
-   * monetary accounts of companies not in the reporting currency: in the closing view their movements
-   * of the year come per group period (the cash-flow statement's translation differences)
+   * whether companies not in the reporting currency have monetary accounts: in the closing view their
+   * movements of the year come per group period (the cash-flow statement's translation differences)
    */
-  flowIds: string;
   hasFlows: boolean;
-}
-
-function classifyAccounts(
-  accounts: readonly AccountRow[],
-  foreignCompanyIds: ReadonlySet<string>,
-): FigureAccounts {
-  const byId = new Map<string, FigureAccount>();
-  const keyed: string[] = [];
-  const historical: string[] = [];
-  const historicalCompanies = new Set<string>();
-  const flows: string[] = [];
-  for (const a of accounts) {
-    const incomeStatement = a.accountType === 'Revenue' || a.accountType === 'Expense';
-    const foreign = foreignCompanyIds.has(a.companyId);
-    let cls: FigureClass;
-    if (incomeStatement) cls = foreign ? 'period' : 'domestic';
-    else if (foreign && (a.accountType === 'Equity' || a.isNonMonetary)) cls = 'historical';
-    else cls = 'cumulative';
-    byId.set(a.id, { id: a.id, companyId: a.companyId, number: a.accountNumber, cls, ordinal: byId.size });
-    if (cls === 'period' || cls === 'historical') keyed.push(a.id);
-    if (cls === 'historical') {
-      historical.push(a.id);
-      historicalCompanies.add(a.companyId);
-    }
-    if (cls === 'cumulative' && foreign) flows.push(a.id);
-  }
-  const literal = (ids: string[]) => `{${ids.join(',')}}`;
-  return {
-    byId,
-    keyedIds: literal(keyed),
-    flowIds: literal(flows),
-    hasFlows: flows.length > 0,
-    historicalIds: literal(historical),
-    historicalCompanyIds: [...historicalCompanies],
-  };
 }
 
 /**
@@ -731,8 +714,7 @@ async function loadFigures(
       ? sql`select ab.account_id, ab.balance_date, ab.debit_total - ab.credit_total as amount
           from account_balances ab
           where ${dailyCommon(accounts.historicalCompanyIds)}
-            and (${ranges([...tails].map(([month, from]) => [from, month] as const))})
-            and ${inList(sql`ab.account_id`, accounts.historicalIds)}`
+            and (${ranges([...tails].map(([month, from]) => [from, month] as const))})`
       : null;
   const union = (parts: (SQL | null)[]) =>
     sql.join(
@@ -744,53 +726,49 @@ async function loadFigures(
   const flows = scope.flows && accounts.hasFlows;
   const day = sql`(s.day - date '${sql.raw(EPOCH)}')::text`;
 
-  // Three independent parts, each ONE delimited string: PostgreSQL may run them side by side (a
-  // parallel append) when they are large enough to pay for it.
-  const parts = await queryRows<{ part: number; text: string }>(
+  // The rows are read once and classified (`part`) by their account: 1 = a keyed account's row, 3 = a
+  // movement of the year of a monetary account of a company not in G (closing view: the cash-flow
+  // statement's translation differences), 0 = summed in the database. Each part is then aggregated
+  // to ONE delimited string.
+  const foreign =
+    scope.foreignIds.length > 0 ? sql`a.company_id in (${idList(scope.foreignIds)})` : sql`false`;
+  const parts = await queryRows<{ part: number; text: string | null }>(
     tx,
-    sql`select x.part, string_agg(x.line, ';') as text
+    sql`with a as (
+          select a.id, ${foreign} as f, a.account_type in ('Revenue', 'Expense') as inc,
+            (a.account_type = 'Equity' or a.is_non_monetary) as hist
+          from accounts a where a.organization_id = ${organizationId} and a.company_id in (${idList(ids)})
+        ),
+        c as materialized (
+          select s.account_id, s.day, s.amount,
+            case when a.f and (a.inc or a.hist) then 1${
+              flows ? sql` when a.f and s.day >= ${scope.yearStartDate}::date then 3` : sql``
+            } else 0 end as part
+          from ${rows} join a on a.id = s.account_id
+        )
+        select 0 as part, string_agg(g.account_id::text || ',' || g.p::text || ',' || ${units(sql`g.amount`)}, ';') as text
         from (
-          select 0 as part, g.account_id::text || ',' || g.p::text || ',' || ${units(sql`g.amount`)} as line
-          from (
-            select s.account_id, (s.day >= ${scope.yearStartDate}::date)::int as p, sum(s.amount) as amount
-            from ${rows}
-            where not ${inList(sql`s.account_id`, accounts.keyedIds)}${
-              flows
-                ? sql` and not (${inList(sql`s.account_id`, accounts.flowIds)} and s.day >= ${scope.yearStartDate}::date)`
-                : sql``
-            }
-            group by 1, 2
-            having sum(s.amount) <> 0
-          ) g
-          union all
-          select 1, k.account_id::text || ':' || k.cells
-          from (
-            select s.account_id, string_agg(${day} || '=' || ${units(sql`s.amount`)}, ',') as cells
-            from ${rows}
-            where ${inList(sql`s.account_id`, accounts.keyedIds)}
-            group by 1
-          ) k
-          ${
-            tailRows
-              ? sql`union all
-          select 2, s.account_id::text || ',' || ${day} || ',' || ${units(sql`s.amount`)}
-          from (${tailRows}) s(account_id, day, amount)`
-              : sql``
-          }
-          ${
-            flows
-              ? sql`union all
-          select 3, k.account_id::text || ':' || k.cells
-          from (
-            select s.account_id, string_agg(${day} || '=' || ${units(sql`s.amount`)}, ',') as cells
-            from ${rows}
-            where ${inList(sql`s.account_id`, accounts.flowIds)} and s.day >= ${scope.yearStartDate}::date
-            group by 1
-          ) k`
-              : sql``
-          }
-        ) x
-        group by x.part`,
+          select c.account_id, (c.day >= ${scope.yearStartDate}::date)::int as p, sum(c.amount) as amount
+          from c where c.part = 0
+          group by 1, 2
+          having sum(c.amount) <> 0
+        ) g
+        union all
+        select k.part, string_agg(k.account_id::text || ':' || k.cells, ';')
+        from (
+          select c.part, c.account_id, string_agg((c.day - date '${sql.raw(EPOCH)}')::text || '=' || ${units(sql`c.amount`)}, ',') as cells
+          from c where c.part <> 0
+          group by 1, 2
+        ) k
+        group by k.part
+        ${
+          tailRows
+            ? sql`union all
+        select 2, string_agg(s.account_id::text || ',' || ${day} || ',' || ${units(sql`s.amount`)}, ';')
+        from (${tailRows}) s(account_id, day, amount)
+        where s.account_id in (select a.id from a where a.f and a.hist and not a.inc)`
+            : sql``
+        }`,
   );
   const text = (part: number) => parts.find((r) => Number(r.part) === part)?.text ?? '';
 

@@ -111,6 +111,13 @@ const AcquisitionAnalysis = Type.Object(
     netAssetsAtAcquisition: DualAmount,
     fairValueAdjustments: DualAmount,
     nciAtAcquisition: DualAmount,
+    indirectHoldingAdjustment: Type.Object(
+      { functional: Money, reporting: Money },
+      {
+        description:
+          "Held through a holder with outside shareholders, NCI at its proportionate share: those shareholders' share of the consideration (otherwise zero)",
+      },
+    ),
     goodwill: DualAmount,
     bargainPurchaseGain: DualAmount,
     goodwillAtClosingRate: Money,
@@ -127,7 +134,7 @@ const AcquisitionAnalysis = Type.Object(
   },
   {
     description:
-      'Goodwill = consideration + NCI at acquisition − (net assets at acquisition + fair-value adjustments), in the member’s functional currency and in the reporting currency at the acquisition-date rate',
+      'Goodwill = consideration − indirect holding adjustment + NCI at acquisition − (net assets at acquisition + fair-value adjustments), in the member’s functional currency and in the reporting currency at the acquisition-date rate',
   },
 );
 
