@@ -169,6 +169,12 @@ interface Scope {
   ctes: Map<string, Map<string, string>>;
 }
 
+/**
+ * Schemas that stay on the coordinator: the system catalogs and the migrator's history (`drizzle`),
+ * which only the migrations read and write.
+ */
+const LOCAL_SCHEMAS = new Set(['pg_catalog', 'information_schema', 'drizzle']);
+
 class Analysis {
   private readonly parent = new Map<string, string>();
   private readonly values = new Map<string, Set<string>>();
@@ -420,7 +426,7 @@ class Analysis {
         ]),
       };
     } else {
-      if (!this.kinds.reference.has(name) && rv.schemaname !== 'pg_catalog')
+      if (!this.kinds.reference.has(name) && !LOCAL_SCHEMAS.has(rv.schemaname))
         this.problems.push(`table ${name} is neither distributed nor a reference table in docs/scaling.md`);
       source = { alias, table: name, columns: new Map() };
     }
