@@ -439,13 +439,15 @@ async function round(
   const loadEnded = Date.now();
 
   const ok = (o: Outcome) => typeof o.status === 'number' && o.status < 300;
+  // Writing again: the first request sent after the switch and acknowledged; the rate after the switch
+  // is counted from the last 503 on (a 409 only says that the key of a retried request is still held).
   const firstOkAfter = stats.outcomes
     .filter((o) => ok(o) && o.at > switchAt + switchMs)
     .reduce((min, o) => Math.min(min, o.at + o.latencyMs), Infinity);
-  const lastError = stats.outcomes
-    .filter((o) => !ok(o))
+  const last503 = stats.outcomes
+    .filter((o) => o.status === 503)
     .reduce((max, o) => Math.max(max, o.at + o.latencyMs), switchAt);
-  const recoveredMs = Math.max(firstOkAfter, lastError) - switchAt;
+  const recoveredMs = firstOkAfter - switchAt;
   const errors = new Map<string, number>();
   for (const o of stats.outcomes.filter((x) => !ok(x))) {
     const label = `${o.status}${o.tag ? ` ${o.tag}` : ''}${o.status === 503 ? (o.retryAfter ? ' with Retry-After' : ' WITHOUT Retry-After') : ''}`;
@@ -462,7 +464,7 @@ async function round(
     stats.outcomes.filter((o) => ok(o) && o.at >= from && o.at + o.latencyMs <= to).length /
     ((to - from) / 1000);
   const before = rate(loadStarted + 300, switchAt);
-  const after = rate(Math.max(firstOkAfter, lastError), loadEnded - 100);
+  const after = rate(Math.max(firstOkAfter, last503), loadEnded - 100);
 
   await replayAll(server.port, tenant, sent, stats);
 

@@ -75,16 +75,23 @@ export async function claimKey(
 ): Promise<ClaimedKey | null> {
   const expiresAt = new Date(Date.now() + TTL_MS);
   const claimedAt = new Date().toISOString();
-  const claimed = await queryRows<{ key: string }>(
-    db,
-    sql`insert into idempotency_keys (user_id, key, fingerprint, state, created_at, expires_at)
-        values (${userId}, ${key}, ${fingerprint}, 'running', ${claimedAt}, ${expiresAt})
-        on conflict (user_id, key) do update
-          set fingerprint = excluded.fingerprint, state = 'running', response_status = null,
-              response_body = null, created_at = excluded.created_at, expires_at = excluded.expires_at
-          where idempotency_keys.expires_at <= now()
-        returning key`,
-  );
+  const claim = () =>
+    queryRows<{ key: string }>(
+      db,
+      sql`insert into idempotency_keys (user_id, key, fingerprint, state, created_at, expires_at)
+          values (${userId}, ${key}, ${fingerprint}, 'running', ${claimedAt}, ${expiresAt})
+          on conflict (user_id, key) do update
+            set fingerprint = excluded.fingerprint, state = 'running', response_status = null,
+                response_body = null, created_at = excluded.created_at, expires_at = excluded.expires_at
+            where idempotency_keys.expires_at <= now()
+          returning key`,
+    );
+  const claimed = await claim().catch((err: unknown) => {
+    // The claim may have committed with its answer lost (a failover): it is released, in the
+    // background if need be, since nothing ran under it.
+    if (isUnavailableError(err)) void completeKey(db, { userId, key, claimedAt }, 503, null).catch(() => {});
+    throw err;
+  });
   if (claimed.length > 0) return { userId, key, claimedAt };
   const rows = await queryRows<{
     fingerprint: string;

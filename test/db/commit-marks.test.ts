@@ -11,7 +11,8 @@ import { buildApp } from '../../src/app.ts';
 import { type Db, inTransaction, queryRows, run, statement } from '../../src/db/client.ts';
 import { Combiner } from '../../src/db/combiner.ts';
 import { type KeyClaim, markScope } from '../../src/db/commit-marks.ts';
-import { completeKey } from '../../src/http/idempotency.ts';
+import type { FastifyReply } from 'fastify';
+import { claimKey, completeKey } from '../../src/http/idempotency.ts';
 import { createTestContext, openTestDatabase, TestContext, uniq } from '../helpers/app.ts';
 import { createCompany } from '../helpers/ledger.ts';
 
@@ -269,6 +270,24 @@ describe('completing a claimed key', () => {
     await completeKey(flaky, c, 201, '{}');
     expect(await row(c.key)).toMatchObject({ state: 'committed' });
     await expect.poll(() => row(c.key), { timeout: 5000, interval: 100 }).toMatchObject({ state: 'done' });
+  });
+
+  it('releases a claim whose answer was lost, since nothing ran under it', async () => {
+    const key = uniq('lost-claim');
+    let first = true;
+    // The claim commits, then the connection is lost before its answer arrives.
+    const cut = {
+      execute: async (query: unknown) => {
+        const result = await ctx.database.db.execute(query as never);
+        if (!first) return result;
+        first = false;
+        throw Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined });
+      },
+    } as unknown as Db;
+    await expect(claimKey(cut, userId, key, 'f', {} as FastifyReply)).rejects.toThrow(
+      'Connection terminated',
+    );
+    await expect.poll(() => row(key), { timeout: 5000, interval: 100 }).toBeNull();
   });
 
   it('gives up at once on an error that is not about availability', async () => {
