@@ -435,8 +435,8 @@ async function round(
   // The load goes on against the new primary for a while.
   await sleep(3000);
   stop.now = true;
+  const loadEnded = Date.now(); // requests still being retried after this do not count in the rates
   await load;
-  const loadEnded = Date.now();
 
   const ok = (o: Outcome) => typeof o.status === 'number' && o.status < 300;
   // Writing again: the first request sent after the switch and acknowledged; the rate after the switch
