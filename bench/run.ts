@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --db postgres] [--quick] [--workers N] [--big-lines N] [--only a,b]`
+ * `npm run bench [-- --db postgres] [--quick] [--workers N] [--big-lines N] [--only a,b] [--record-sql FILE]`
  *
  * Prepares a fresh database (a temporary PGlite data directory, or a new PostgreSQL database
  * `groupbook_bench_<ts>` on the server of DATABASE_URL, default postgres://postgres@127.0.0.1:5432),
@@ -54,6 +54,8 @@ const serverDir = option('server-dir') ?? ROOT;
 /** Extra Node.js options of the server process, e.g. `--node-args "--cpu-prof --cpu-prof-dir=prof"`. */
 const nodeArgs = option('node-args')?.split(' ').filter(Boolean) ?? [];
 const wants = (name: string) => !only || only.some((o) => name.startsWith(o));
+/** Records the server's SQL statements to this file (GROUPBOOK_RECORD_SQL) for scripts/check-routing.ts. */
+const recordSql = option('record-sql');
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -169,6 +171,7 @@ async function startServer(env: Record<string, string>, serverWorkers: number): 
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       WORKERS: String(serverWorkers),
+      ...(recordSql ? { GROUPBOOK_RECORD_SQL: recordSql } : {}),
       ...env,
     },
     stdio: ['ignore', out, out],

@@ -23,6 +23,7 @@ import Fastify, {
 } from 'fastify';
 import { v4 as uuidv4 } from 'uuid';
 import type { Database, Db } from './db/client.ts';
+import { markScope } from './db/commit-marks.ts';
 import { DomainError, ValidationError } from './domain/errors.ts';
 import { Access } from './http/access.ts';
 import { type AuthUser, authenticate, bearerToken } from './http/auth.ts';
@@ -201,6 +202,14 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // Security headers and the optional rate limit (before authentication, contract 1.12.3 step 2).
   await registerSecurity(app, { rateLimitPerMinute: options.rateLimitPerMinute ?? 0 });
 
+  // A request that may claim an Idempotency-Key runs in a scope of its own, in which its writes mark
+  // the key committed (db/commit-marks.ts); the claim is added to the scope in preHandler.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.headers['idempotency-key'] !== undefined && idempotencyApplies(request))
+      markScope.run({ claims: [] }, done);
+    else done();
+  });
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     const length = Number(request.headers['content-length'] ?? 0);
@@ -306,6 +315,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
           reply,
         );
         if (request.idempotencyClaim === null) return reply;
+        markScope.getStore()?.claims.push(request.idempotencyClaim);
       }
     }
   });
@@ -314,10 +324,12 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     const claim = request.idempotencyClaim;
     if (claim) {
       request.idempotencyClaim = null;
+      // The request's own writes are over: the completion below is not one of them.
+      const scope = markScope.getStore();
+      if (scope) scope.claims = [];
       const body = typeof payload === 'string' ? payload : payload == null ? null : String(payload);
-      await completeKey(options.database.db, claim, reply.statusCode, body).catch((err) =>
-        request.log.error({ err }, 'could not store idempotent response'),
-      );
+      const failed = (err: unknown) => request.log.error({ err }, 'could not store idempotent response');
+      await completeKey(options.database.db, claim, reply.statusCode, body, failed).catch(failed);
     }
     return payload;
   });

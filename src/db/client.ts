@@ -13,7 +13,10 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { MarkingPool, markingClient } from './commit-marks.ts';
+import { ConnectionClient, failoverClient, parsePostgresUrl } from './failover.ts';
 import * as schema from './schema/index.ts';
+import { activeRecorder, recordingClient, recordPglite } from './statement-log.ts';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -54,13 +57,31 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   return openPglite(options.dataDir ?? './data', options.snapshot);
 }
 
+/**
+ * Bound on waiting for a connection (a free one from the pool, or a new one): a request never waits
+ * longer for an unreachable or overloaded server; it fails with a connection error (answered 503).
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
-  const pool = new pg.Pool({
-    connectionString: url,
+  // A libpq multi-host URL or `target_session_attrs`: connections follow the primary (failover.ts).
+  const parsed = parsePostgresUrl(url);
+  const following = parsed.hosts.length > 1 || parsed.targetSessionAttrs !== 'any';
+  const record = activeRecorder();
+  // Idempotent requests mark their commits (commit-marks.ts); a test may record the statements.
+  const Client = markingClient(record ? recordingClient(ConnectionClient, record) : ConnectionClient);
+  const pool = new MarkingPool({
+    connectionString: following ? parsed.singleHostUrl : url,
     max: options.poolSize ?? 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Detects servers that vanished without closing the connection (failover, network loss).
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    Client: following ? failoverClient(parsed, CONNECT_TIMEOUT_MS / 2, Client) : Client,
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   });
-  // A dropped idle connection must not crash the process; the next query reconnects.
+  // A dropped idle connection must not crash the process; the pool discards it and the next query
+  // reconnects.
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   runners.set(db, async (statement, params) => {
@@ -93,6 +114,8 @@ async function openPglite(dataDir: string, snapshot?: Blob): Promise<Database> {
     ...(snapshot ? { loadDataDir: snapshot } : {}),
   });
   await client.waitReady;
+  const record = activeRecorder();
+  if (record) recordPglite(client, record);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   runners.set(db, async (statement, params) => {
     const result = await client.query<Record<string, unknown>>(statement.text, params as unknown[], {

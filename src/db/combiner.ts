@@ -12,9 +12,12 @@
  *
  * Every item keeps its own outcome: `runBatch` returns one result per item. When a batch statement
  * fails as a whole (an unexpected database error), its items are retried one by one, so that one bad
- * item cannot fail the others; a failure of a single-item batch is that item's error.
+ * item cannot fail the others; a failure of a single-item batch is that item's error, and so is the
+ * failure of a batch that lost its database (every item fails with it).
  */
 import type { Db } from './client.ts';
+import { type MarkScope, markScope } from './commit-marks.ts';
+import { isUnavailableError } from './failover.ts';
 
 export class Combiner<I, R> {
   private readonly queues = new Map<string, Queue<I, R>>();
@@ -32,7 +35,7 @@ export class Combiner<I, R> {
         queue = { items: [], running: 0 };
         this.queues.set(key, queue);
       }
-      queue.items.push({ item, resolve, reject });
+      queue.items.push({ item, resolve, reject, scope: markScope.getStore() });
       if (queue.running < this.maxInFlight) void this.drain(key, queue);
     });
   }
@@ -52,16 +55,29 @@ export class Combiner<I, R> {
 
   private async runOne(batch: Pending<I, R>[]): Promise<void> {
     try {
-      const results = await this.runBatch(batch.map((p) => p.item));
+      const results = await this.inScopeOf(batch, () => this.runBatch(batch.map((p) => p.item)));
       batch.forEach((p, i) => p.resolve(results[i]!));
       return;
     } catch (err) {
-      if (batch.length === 1) {
-        batch[0]!.reject(err);
+      // Unreachable database: retrying each item would fail the same way, and a connection lost during
+      // the commit leaves its outcome unknown (the items may have been written): no item runs again.
+      if (batch.length === 1 || isUnavailableError(err)) {
+        for (const p of batch) p.reject(err);
         return;
       }
     }
     for (const p of batch) await this.runOne([p]);
+  }
+
+  /**
+   * Runs a batch with the idempotency claims of its own items (commit-marks.ts), not those of the
+   * request that happened to start the queue's drain.
+   */
+  private inScopeOf<T>(batch: Pending<I, R>[], fn: () => Promise<T>): Promise<T> {
+    let claims: MarkScope['claims'] | undefined;
+    for (const p of batch) if (p.scope && p.scope.claims.length > 0) (claims ??= []).push(...p.scope.claims);
+    if (claims) return markScope.run({ claims }, fn);
+    return markScope.getStore() === undefined ? fn() : markScope.exit(fn);
   }
 }
 
@@ -73,6 +89,8 @@ interface Queue<I, R> {
 
 interface Pending<I, R> {
   item: I;
+  /** The idempotency claims of the request that queued the item, if any. */
+  scope: MarkScope | undefined;
   resolve: (result: R) => void;
   reject: (err: unknown) => void;
 }

@@ -4,19 +4,10 @@
  * request id (never a stack trace, never an empty body).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { pgErrorCode } from '../db/client.ts';
+import { isUnavailableError } from '../db/failover.ts';
 import { DomainError, ValidationError } from '../domain/errors.ts';
 
 export const MAX_BODY_BYTES = 1_048_576;
-
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03']);
-
-function isUnavailable(err: unknown): boolean {
-  const code = pgErrorCode(err) ?? (err as { code?: string })?.code;
-  if (code && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
-  const msg = String((err as Error)?.message ?? '');
-  return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(msg);
-}
 
 export function toDomainError(err: unknown, request: FastifyRequest): DomainError {
   if (err instanceof DomainError) return err;
@@ -37,7 +28,7 @@ export function toDomainError(err: unknown, request: FastifyRequest): DomainErro
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     return new ValidationError([{ path: '', message: fe.message || 'Bad request' }]);
   }
-  if (isUnavailable(err)) {
+  if (isUnavailableError(err)) {
     return new DomainError(
       503,
       'ServiceUnavailableError',

@@ -1,12 +1,16 @@
 /**
- * Idempotency-Key handling for POST under /api/v1 (contract 1.15). The key row is claimed before the
- * handler runs (step 6 of 1.12.3) and completed with the final response; 5xx and 429 results release
- * the key so the client may retry.
+ * Idempotency-Key handling for POST under /api/v1. The key row is claimed before the handler runs
+ * (`running`), marked `committed` in the same transaction as the request's writes (db/commit-marks.ts)
+ * and completed with the final response (`done`). 5xx and 429 results release the key so the client
+ * may retry — unless the request's writes committed, which a failover can cut off from their response:
+ * such a key is never released, so the request never executes twice. Storing the response and
+ * releasing the key are retried in the background while the database is unavailable.
  */
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Db, queryRows } from '../db/client.ts';
+import { isUnavailableError } from '../db/failover.ts';
 import { DomainError, ValidationError } from '../domain/errors.ts';
 import { constantTimeEqual } from './auth.ts';
 
@@ -51,6 +55,11 @@ export function fingerprintOf(request: FastifyRequest, parsedBody: unknown): str
 export interface ClaimedKey {
   userId: string;
   key: string;
+  /**
+   * `created_at` of this claim (milliseconds, as stored): tells it from a later claim of the same key,
+   * which can only follow its release.
+   */
+  claimedAt: string;
 }
 
 /**
@@ -65,17 +74,25 @@ export async function claimKey(
   reply: FastifyReply,
 ): Promise<ClaimedKey | null> {
   const expiresAt = new Date(Date.now() + TTL_MS);
-  const claimed = await queryRows<{ key: string }>(
-    db,
-    sql`insert into idempotency_keys (user_id, key, fingerprint, state, expires_at)
-        values (${userId}, ${key}, ${fingerprint}, 'running', ${expiresAt})
-        on conflict (user_id, key) do update
-          set fingerprint = excluded.fingerprint, state = 'running', response_status = null,
-              response_body = null, created_at = now(), expires_at = excluded.expires_at
-          where idempotency_keys.expires_at <= now()
-        returning key`,
-  );
-  if (claimed.length > 0) return { userId, key };
+  const claimedAt = new Date().toISOString();
+  const claim = () =>
+    queryRows<{ key: string }>(
+      db,
+      sql`insert into idempotency_keys (user_id, key, fingerprint, state, created_at, expires_at)
+          values (${userId}, ${key}, ${fingerprint}, 'running', ${claimedAt}, ${expiresAt})
+          on conflict (user_id, key) do update
+            set fingerprint = excluded.fingerprint, state = 'running', response_status = null,
+                response_body = null, created_at = excluded.created_at, expires_at = excluded.expires_at
+            where idempotency_keys.expires_at <= now()
+          returning key`,
+    );
+  const claimed = await claim().catch((err: unknown) => {
+    // The claim may have committed with its answer lost (a failover): it is released, in the
+    // background if need be, since nothing ran under it.
+    if (isUnavailableError(err)) void completeKey(db, { userId, key, claimedAt }, 503, null).catch(() => {});
+    throw err;
+  });
+  if (claimed.length > 0) return { userId, key, claimedAt };
   const rows = await queryRows<{
     fingerprint: string;
     state: string;
@@ -98,6 +115,8 @@ export async function claimKey(
       },
     );
   }
+  // `running`, or `committed` without a stored response: still running, or its response was lost
+  // when the database failed over as it committed (it executed; it will not execute again).
   if (row.state !== 'done') {
     throw new DomainError(
       409,
@@ -114,20 +133,46 @@ export async function claimKey(
   return null;
 }
 
+/** Background retries of a completion while the database is unavailable: every second, 5 minutes. */
+const COMPLETION_RETRY_MS = 1000;
+const COMPLETION_RETRY_FOR_MS = 5 * 60_000;
+
+/**
+ * Stores the final response of a claimed key, or releases the key after a 5xx or 429 (a key whose
+ * request committed writes is kept: see the module comment). When the database is unavailable the
+ * write is retried in the background until it succeeds; `onGiveUp` hears of a failure that is final.
+ */
 export async function completeKey(
   db: Db,
   claim: ClaimedKey,
   status: number,
   body: string | null,
+  onGiveUp: (err: unknown) => void = () => {},
 ): Promise<void> {
-  if (status >= 500 || status === 429) {
-    await db.execute(
-      sql`delete from idempotency_keys where user_id = ${claim.userId} and key = ${claim.key}`,
-    );
-    return;
+  const write =
+    status >= 500 || status === 429
+      ? () =>
+          db.execute(
+            sql`delete from idempotency_keys where user_id = ${claim.userId} and key = ${claim.key}
+                and created_at = ${claim.claimedAt} and state = 'running'`,
+          )
+      : () =>
+          db.execute(
+            sql`update idempotency_keys set state = 'done', response_status = ${status},
+                  response_body = ${body}
+                where user_id = ${claim.userId} and key = ${claim.key} and created_at = ${claim.claimedAt}`,
+          );
+  try {
+    await write();
+  } catch (err) {
+    if (!isUnavailableError(err)) throw err;
+    const until = Date.now() + COMPLETION_RETRY_FOR_MS;
+    const retry = () => {
+      write().catch((again: unknown) => {
+        if (isUnavailableError(again) && Date.now() < until) setTimeout(retry, COMPLETION_RETRY_MS).unref();
+        else onGiveUp(again);
+      });
+    };
+    setTimeout(retry, COMPLETION_RETRY_MS).unref();
   }
-  await db.execute(
-    sql`update idempotency_keys set state = 'done', response_status = ${status}, response_body = ${body}
-        where user_id = ${claim.userId} and key = ${claim.key}`,
-  );
 }

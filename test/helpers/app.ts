@@ -9,6 +9,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { type App, buildApp } from '../../src/app.ts';
 import { type Database, openDatabase } from '../../src/db/client.ts';
+import { inService, recordWhileOpening, routingMode } from './routing-mode.ts';
 
 export interface Res<T = any> {
   status: number;
@@ -138,6 +139,19 @@ export async function openTestDatabase(): Promise<{ database: Database; cleanup:
 }
 
 export async function createTestContext(): Promise<TestContext> {
+  if (routingMode) {
+    // The distribution check over this file's statements (test/helpers/routing-mode.ts).
+    const { value, recording } = await recordWhileOpening(openTestDatabase);
+    const app = await buildApp({ database: value.database, logger: false });
+    app.addHook('onRequest', (_request, _reply, done) => inService.run(true, done));
+    await app.ready();
+    return new TestContext(app, value.database, async () => {
+      await value.cleanup();
+      const problems = await recording.problems();
+      if (problems.length > 0)
+        throw new Error(`statements that cannot stay on one organization:\n  ${problems.join('\n  ')}`);
+    });
+  }
   const { database, cleanup } = await openTestDatabase();
   const app = await buildApp({ database, logger: false });
   await app.ready();

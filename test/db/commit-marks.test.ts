@@ -1,0 +1,298 @@
+/**
+ * Commit marks (src/db/commit-marks.ts) on a PostgreSQL server: the writes of a request with a
+ * claimed Idempotency-Key mark the key `committed` in their own transaction; reads, read-only
+ * transactions, failed writes and requests without a claim leave it alone. PostgreSQL only (the marks
+ * are added by the `pg` pool's client class); run with TEST_DATABASE_URL. Then, on either database,
+ * how a claimed key is completed or released according to its state.
+ */
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
+import { type Db, inTransaction, queryRows, run, statement } from '../../src/db/client.ts';
+import { Combiner } from '../../src/db/combiner.ts';
+import { type KeyClaim, markScope } from '../../src/db/commit-marks.ts';
+import type { FastifyReply } from 'fastify';
+import { claimKey, completeKey } from '../../src/http/idempotency.ts';
+import { createTestContext, openTestDatabase, TestContext, uniq } from '../helpers/app.ts';
+import { createCompany } from '../helpers/ledger.ts';
+
+const onServer = Boolean(process.env.TEST_DATABASE_URL);
+
+describe.skipIf(!onServer)('commit marks', () => {
+  let ctx: TestContext;
+  let userId: string;
+
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    userId = (await ctx.user('marks')).id;
+    await ctx.database.db.execute(sql`create table mark_probe (id text primary key)`);
+  });
+  afterAll(async () => ctx?.close());
+
+  const db = () => ctx.database.db;
+
+  async function claim(): Promise<KeyClaim> {
+    const key = uniq('key');
+    await db().execute(
+      sql`insert into idempotency_keys (user_id, key, fingerprint, state, expires_at)
+          values (${userId}, ${key}, 'f', 'running', now() + interval '1 day')`,
+    );
+    return { userId, key };
+  }
+
+  async function state(c: KeyClaim): Promise<string> {
+    const rows = await queryRows<{ state: string }>(
+      db(),
+      sql`select state from idempotency_keys where user_id = ${c.userId} and key = ${c.key}`,
+    );
+    return rows[0]!.state;
+  }
+
+  // Drizzle's queries run when awaited: inside the scope.
+  const inScope = <T>(claims: KeyClaim[], fn: () => Promise<T>) =>
+    markScope.run({ claims }, async () => await fn());
+
+  it('marks an autocommit write, in the same transaction, and leaves reads alone', async () => {
+    const c = await claim();
+    await inScope([c], () => db().execute(sql`select count(*) from mark_probe`));
+    await inScope([c], () => db().execute(sql`select 1 from idempotency_keys for update`));
+    expect(await state(c)).toBe('running');
+    await inScope([c], () => db().execute(sql`insert into mark_probe values (${uniq('row')})`));
+    expect(await state(c)).toBe('committed');
+  });
+
+  it('marks the commit of a transaction that wrote, not of one that only read', async () => {
+    const reader = await claim();
+    await inScope([reader], () => inTransaction(db(), (tx) => tx.execute(sql`select 1`)));
+    expect(await state(reader)).toBe('running');
+    const writer = await claim();
+    await inScope([writer], () =>
+      inTransaction(db(), async (tx) => {
+        await tx.execute(sql`insert into mark_probe values (${uniq('row')})`);
+        expect(await state(writer)).toBe('running'); // not before the commit
+      }),
+    );
+    expect(await state(writer)).toBe('committed');
+  });
+
+  it('leaves the key running when the write fails, with the error of the write', async () => {
+    const c = await claim();
+    const id = uniq('row');
+    await db().execute(sql`insert into mark_probe values (${id})`);
+    await expect(
+      inScope([c], () => db().execute(sql`insert into mark_probe values (${id})`)),
+    ).rejects.toMatchObject({ cause: { code: '23505' } });
+    await expect(
+      inScope([c], () =>
+        inTransaction(db(), async (tx) => {
+          await tx.execute(sql`insert into mark_probe values (${uniq('row')})`);
+          throw new Error('business rule');
+        }),
+      ),
+    ).rejects.toThrow('business rule');
+    expect(await state(c)).toBe('running');
+  });
+
+  it('marks prepared statements and writes outside a scope never mark', async () => {
+    const insert = statement('commit_marks_probe', 'insert into mark_probe values ($1)');
+    const c = await claim();
+    await run(db(), insert, [uniq('row')]);
+    expect(await state(c)).toBe('running');
+    await inScope([c], () => run(db(), insert, [uniq('row')]));
+    expect(await state(c)).toBe('committed');
+  });
+
+  it('marks the claims of every item of a combined statement, and only theirs', async () => {
+    const [starter, a, b] = [await claim(), await claim(), await claim()];
+    // Items named `read:…` write nothing.
+    const combiner = new Combiner(async (ids: string[]) => {
+      const rows = ids.filter((id) => !id.startsWith('read:'));
+      if (rows.length > 0)
+        await db().execute(
+          sql`insert into mark_probe select json_array_elements_text(${JSON.stringify(rows)}::json)`,
+        );
+      await new Promise((r) => setTimeout(r, 20));
+      return ids;
+    });
+    // `starter`'s request starts the queue's drain with a read; the next batches run in its async
+    // context but carry other requests' items: an unscoped one, then a and b together.
+    const first = inScope([starter], () => combiner.run('k', `read:${uniq('x')}`));
+    await new Promise((r) => setTimeout(r, 5));
+    const unscoped = combiner.run('k', uniq('row'));
+    await first;
+    await new Promise((r) => setTimeout(r, 5));
+    const scoped = Promise.all([
+      inScope([a], () => combiner.run('k', uniq('row'))),
+      inScope([b], () => combiner.run('k', uniq('row'))),
+    ]);
+    await Promise.all([unscoped, scoped]);
+    expect([await state(starter), await state(a), await state(b)]).toEqual([
+      'running',
+      'committed',
+      'committed',
+    ]);
+  });
+});
+
+describe.skipIf(!onServer)('commit marks of HTTP requests', () => {
+  let ctx: TestContext;
+  /** Key state seen just before the response is serialised (before the key is completed). */
+  const seen = new Map<string, string>();
+
+  beforeAll(async () => {
+    const { database, cleanup } = await openTestDatabase();
+    const app = await buildApp({ database, logger: false });
+    app.addHook('preSerialization', async (request, _reply, payload) => {
+      const key = request.headers['idempotency-key'];
+      if (typeof key === 'string') {
+        const rows = await queryRows<{ state: string }>(
+          database.db,
+          sql`select state from idempotency_keys where key = ${key}`,
+        );
+        seen.set(key, rows[0]?.state ?? 'none');
+      }
+      return payload;
+    });
+    await app.ready();
+    ctx = new TestContext(app, database, cleanup);
+  });
+  afterAll(async () => ctx?.close());
+
+  it('marks the writes of every request with a key, through hooks, combiners and transactions', async () => {
+    const user = await ctx.user('http-marks');
+    const orgKey = uniq('org');
+    const org = await ctx.post('/api/v1/organizations', {
+      token: user.token,
+      headers: { 'idempotency-key': orgKey },
+      body: { name: uniq('Org'), reportingCurrency: 'USD', settings: { requireApproval: false } },
+    });
+    expect(org.status).toBe(201);
+    const co = await createCompany(ctx, org.body.id);
+    const body = (description: string) => ({
+      organizationId: org.body.id,
+      companyId: co.id,
+      description,
+      transactionDate: '2026-03-15',
+      lines: [
+        { accountId: co.accounts.cash, debitAmount: { value: '10.00', currency: 'USD' } },
+        { accountId: co.accounts.revenue, creditAmount: { value: '10.00', currency: 'USD' } },
+      ],
+    });
+    // Concurrent creates of one company share combined statements.
+    const keys = Array.from({ length: 6 }, () => uniq('create'));
+    const created = await Promise.all(
+      keys.map((key) =>
+        ctx.post('/api/v1/journal-entries', {
+          token: user.token,
+          headers: { 'idempotency-key': key },
+          body: body(key),
+        }),
+      ),
+    );
+    expect(created.map((r) => r.status)).toEqual(keys.map(() => 201));
+    const postKey = uniq('post');
+    const posted = await ctx.post(`/api/v1/journal-entries/${created[0]!.body.id}/post`, {
+      token: user.token,
+      headers: { 'idempotency-key': postKey },
+      body: {},
+    });
+    expect(posted.status).toBe(200);
+    for (const key of [orgKey, ...keys, postKey]) expect(seen.get(key), key).toBe('committed');
+    // A request that writes nothing leaves its key running until its (4xx) response is stored.
+    const refusedKey = uniq('refused');
+    const refused = await ctx.post(`/api/v1/journal-entries/${created[0]!.body.id}/post`, {
+      token: user.token,
+      headers: { 'idempotency-key': refusedKey },
+      body: {},
+    });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
+    expect(seen.get(refusedKey)).toBe('running');
+  });
+});
+
+describe('completing a claimed key', () => {
+  let ctx: TestContext;
+  let userId: string;
+
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    userId = (await ctx.user('complete')).id;
+  });
+  afterAll(async () => ctx?.close());
+
+  async function claimed(state: string) {
+    const key = uniq('key');
+    const claimedAt = new Date().toISOString();
+    await ctx.database.db.execute(
+      sql`insert into idempotency_keys (user_id, key, fingerprint, state, created_at, expires_at)
+          values (${userId}, ${key}, 'f', ${state}, ${claimedAt}, now() + interval '1 day')`,
+    );
+    return { userId, key, claimedAt };
+  }
+
+  async function row(key: string) {
+    const rows = await queryRows<{ state: string; response_status: number | null }>(
+      ctx.database.db,
+      sql`select state, response_status from idempotency_keys where key = ${key}`,
+    );
+    return rows[0] ?? null;
+  }
+
+  it('releases a key after a 5xx only while nothing of its request committed', async () => {
+    const running = await claimed('running');
+    await completeKey(ctx.database.db, running, 503, null);
+    expect(await row(running.key)).toBeNull();
+    const committed = await claimed('committed');
+    await completeKey(ctx.database.db, committed, 503, null);
+    expect(await row(committed.key)).toMatchObject({ state: 'committed' });
+  });
+
+  it('stores the response of a committed request, and never touches a later claim of the key', async () => {
+    const committed = await claimed('committed');
+    await completeKey(ctx.database.db, committed, 201, '{}');
+    expect(await row(committed.key)).toEqual({ state: 'done', response_status: 201 });
+    const later = await claimed('running');
+    await completeKey(ctx.database.db, { ...later, claimedAt: '2000-01-01T00:00:00.000Z' }, 503, null);
+    expect(await row(later.key)).toMatchObject({ state: 'running' });
+  });
+
+  it('retries in the background while the database is unavailable', async () => {
+    const c = await claimed('committed');
+    let failures = 2;
+    const flaky = {
+      execute: (query: unknown) => {
+        if (failures-- > 0)
+          return Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+        return ctx.database.db.execute(query as never);
+      },
+    } as unknown as Db;
+    await completeKey(flaky, c, 201, '{}');
+    expect(await row(c.key)).toMatchObject({ state: 'committed' });
+    await expect.poll(() => row(c.key), { timeout: 5000, interval: 100 }).toMatchObject({ state: 'done' });
+  });
+
+  it('releases a claim whose answer was lost, since nothing ran under it', async () => {
+    const key = uniq('lost-claim');
+    let first = true;
+    // The claim commits, then the connection is lost before its answer arrives.
+    const cut = {
+      execute: async (query: unknown) => {
+        const result = await ctx.database.db.execute(query as never);
+        if (!first) return result;
+        first = false;
+        throw Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined });
+      },
+    } as unknown as Db;
+    await expect(claimKey(cut, userId, key, 'f', {} as FastifyReply)).rejects.toThrow(
+      'Connection terminated',
+    );
+    await expect.poll(() => row(key), { timeout: 5000, interval: 100 }).toBeNull();
+  });
+
+  it('gives up at once on an error that is not about availability', async () => {
+    const c = await claimed('running');
+    const broken = { execute: () => Promise.reject(new Error('syntax')) } as unknown as Db;
+    await expect(completeKey(broken, c, 201, '{}')).rejects.toThrow('syntax');
+  });
+});
