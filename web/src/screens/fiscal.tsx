@@ -1,0 +1,4 @@
+import { PageHeader } from '../components/ui.tsx';
+export function Fiscal() {
+  return <PageHeader title="Fiscal" />;
+}
