@@ -3,12 +3,14 @@
  * the user's menu, and the page itself. The navigation keeps the section when switching organizations.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { api } from '../api/client.ts';
 import { setLocale } from '../lib/format.ts';
 import { OrgContext } from '../lib/org.tsx';
 import { meQuery, orgQuery } from '../lib/queries.ts';
 import { clearSession } from '../lib/session.ts';
+import { rememberOrganization } from '../screens/home.tsx';
 import { Alert, Loading } from './ui.tsx';
 
 const SECTIONS: Array<{ path: string; label: string; end?: boolean }> = [
@@ -30,6 +32,9 @@ export function OrgLayout() {
   const org = useQuery(orgQuery(orgId));
   const membership = me.data?.memberships.find((m) => m.organizationId === orgId);
   if (org.data) setLocale(org.data.settings.defaultLocale);
+  useEffect(() => {
+    if (membership) rememberOrganization(orgId);
+  }, [membership, orgId]);
 
   let content: React.ReactNode;
   if (me.isPending || org.isPending) content = <Loading />;

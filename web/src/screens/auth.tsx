@@ -1,6 +1,6 @@
 /** Sign in and sign up (the only screens reachable without a session). */
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import { Alert, Button, Field } from '../components/ui.tsx';
@@ -8,7 +8,9 @@ import { type FormErrors, formErrors, NO_ERRORS } from '../lib/errors.ts';
 import { saveSession } from '../lib/session.ts';
 
 function AuthFrame(props: { title: string; children: React.ReactNode }) {
-  document.title = `${props.title} · Groupbook`;
+  useEffect(() => {
+    document.title = `${props.title} · Groupbook`;
+  }, [props.title]);
   return (
     <div className="auth-page">
       <main className="auth-card" id="main">
