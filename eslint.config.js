@@ -13,7 +13,7 @@ export default tseslint.config(
       'src/db/migrations/',
       'dist/',
       'scratch/',
-      'web/src/api/schema.d.ts',
+      'web/src/api/schema.ts',
     ],
   },
   js.configs.recommended,

@@ -4,7 +4,7 @@
  * Used by scripts/build.mjs (`npm run build`, `npm start`) and by the browser tests, which rebuild
  * only when a file under web/ is newer than the last build (`consoleIsStale`).
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -51,7 +51,17 @@ function precompress(dir) {
 
 export async function buildConsole({ logLevel = 'warn' } = {}) {
   const { build } = await import('vite');
-  await build({ configFile: join(consoleSource, 'vite.config.ts'), logLevel, clearScreen: false });
-  precompress(consoleOut);
-  writeFileSync(join(consoleOut, STAMP), new Date().toISOString());
+  // Built beside and then moved into place, so that a service starting meanwhile (another test)
+  // sees either the previous build or the new one, never half of one.
+  const staging = `${consoleOut}.${process.pid}`;
+  await build({
+    configFile: join(consoleSource, 'vite.config.ts'),
+    logLevel,
+    clearScreen: false,
+    build: { outDir: staging, emptyOutDir: true },
+  });
+  precompress(staging);
+  writeFileSync(join(staging, STAMP), new Date().toISOString());
+  rmSync(consoleOut, { recursive: true, force: true });
+  renameSync(staging, consoleOut);
 }

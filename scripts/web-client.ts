@@ -1,5 +1,5 @@
 /**
- * `npm run web:client`: regenerates the console's typed API client types (web/src/api/schema.d.ts)
+ * `npm run web:client`: regenerates the console's typed API client types (web/src/api/schema.ts)
  * from the OpenAPI document the application serves. The document is read through `app.inject` from an
  * in-memory instance, so no server has to run. Commit the result together with the route change.
  */
@@ -9,7 +9,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { buildApp } from '../src/app.ts';
 import { openDatabase } from '../src/db/client.ts';
 
-const target = fileURLToPath(new URL('../web/src/api/schema.d.ts', import.meta.url));
+const target = fileURLToPath(new URL('../web/src/api/schema.ts', import.meta.url));
 
 /** The document without `example`/`examples` keywords (a schema's `properties` keep every name). */
 function withoutExamples(value: unknown, inProperties = false): unknown {

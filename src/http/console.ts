@@ -8,7 +8,7 @@
  * content hash; any other path gets `index.html` (never cached), so that the console's client-side
  * routes (`/o/…/journal/…`) survive a reload or a shared link.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
@@ -35,9 +35,9 @@ export function findConsoleDir(moduleUrl: string): string | null {
 function listFiles(dir: string): Set<string> {
   const files = new Set<string>();
   const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) walk(path);
       else files.add(`/${relative(dir, path).split(sep).join('/')}`);
     }
   };

@@ -1,12 +1,12 @@
 /**
  * The typed API client: openapi-fetch over the types generated from the service's OpenAPI document
- * (schema.d.ts, `npm run web:client`). Every request carries the session's bearer token; an error
+ * (schema.ts, `npm run web:client`). Every request carries the session's bearer token; an error
  * answer becomes an ApiError with the body's `_tag`, so screens can show it next to the field it
  * names (lib/errors.ts).
  */
 import createClient from 'openapi-fetch';
 import { clearSession, readSession } from '../lib/session.ts';
-import type { paths } from './schema';
+import type { paths } from './schema.ts';
 
 export const api = createClient<paths>({ baseUrl: '' });
 

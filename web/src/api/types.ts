@@ -2,7 +2,7 @@
  * Names for the records the console shows, all derived from the generated OpenAPI types (never written
  * by hand): `Ok<path, method>` is the JSON body of the operation's success answer.
  */
-import type { paths } from './schema';
+import type { paths } from './schema.ts';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type Success<R> = R extends { 200: infer A } ? A : R extends { 201: infer B } ? B : never;

@@ -5,7 +5,7 @@
  * service when it saves. Functional amounts are amount × rate rounded half away from zero to the
  * functional currency's minor unit. Exact decimal arithmetic (decimal.js), never binary floats.
  */
-import Decimal from 'decimal.js';
+import { Decimal } from 'decimal.js';
 
 export interface BalanceLine {
   debit: string;

@@ -50,6 +50,10 @@ export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.tag === 'PasswordWeakError' && Array.isArray(error.body.requirements))
       return (error.body.requirements as string[]).join(' ');
+    if (error.tag === 'ExchangeRateNotFoundError') {
+      const b = error.body;
+      return `No ${b.fromCurrency}→${b.toCurrency} ${b.rateType} rate on or before ${b.date}: add one under Exchange rates, or type the rate.`;
+    }
     if (error.tag === 'EliminationRuleOperationFailedError' && typeof error.body.reason === 'string')
       return error.body.reason;
     if (error.tag === 'ValidationError' && error.issues.length > 0)

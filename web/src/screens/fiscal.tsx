@@ -3,7 +3,7 @@
  * preview (revenue, expenses and the result that moves to retained earnings, and what blocks it).
  */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import type { FiscalPeriod, FiscalYear } from '../api/types.ts';
@@ -39,7 +39,8 @@ export function Fiscal() {
   const { orgId, role } = useOrg();
   const { companies } = useCompanies(orgId);
   const [params, setParams] = useSearchParams();
-  const companyId = params.get('companyId') ?? '';
+  // Without a choice in the URL, the first company.
+  const companyId = params.get('companyId') || companies[0]?.id || '';
   const selectedYear = params.get('year') ?? '';
   const setParam = (patch: Record<string, string>) => {
     const next = new URLSearchParams(params);
@@ -49,10 +50,6 @@ export function Fiscal() {
     }
     setParams(next, { replace: true });
   };
-  useEffect(() => {
-    if (!companyId && companies[0]) setParam({ companyId: companies[0].id });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [companyId, companies]);
 
   const years = useQuery({
     queryKey: ['org', orgId, 'fiscal-years', companyId],

@@ -13,7 +13,6 @@ import type {
   ConsolidationMethod,
   EliminationRule,
   EliminationType,
-  GroupMember,
 } from '../api/types.ts';
 import { AccountPicker } from '../components/account-picker.tsx';
 import { CompanySelect } from '../components/inputs.tsx';
@@ -36,6 +35,7 @@ import { formatDuration, formatPercent, formatTimestamp, humanize } from '../lib
 import { useOrg } from '../lib/org.tsx';
 import { atLeast } from '../lib/permissions.ts';
 import { accountsQuery, useCompanies } from '../lib/queries.ts';
+import { findHolders, ownershipTree, type TreeNode } from '../lib/structure.ts';
 import { METHODS } from './groups.tsx';
 
 const ELIMINATION_TYPES: EliminationType[] = [
@@ -126,31 +126,6 @@ function GroupHeader({ group, admin }: { group: ConsolidationGroup; admin: boole
   );
 }
 
-interface TreeNode {
-  companyId: string;
-  member: (GroupMember & { heldByCompanyId?: string | null }) | null;
-  children: TreeNode[];
-}
-
-/** The holding chain: `heldByCompanyId` where the API gives it, otherwise every member under the parent. */
-export function ownershipTree(
-  parentCompanyId: string,
-  members: Array<GroupMember & { heldByCompanyId?: string | null }>,
-): TreeNode {
-  const ids = new Set([parentCompanyId, ...members.map((m) => m.companyId)]);
-  const holder = (m: { heldByCompanyId?: string | null }) =>
-    m.heldByCompanyId && ids.has(m.heldByCompanyId) ? m.heldByCompanyId : parentCompanyId;
-  const build = (companyId: string, seen: Set<string>): TreeNode => {
-    const member = members.find((m) => m.companyId === companyId) ?? null;
-    const next = new Set(seen).add(companyId);
-    const children = members
-      .filter((m) => holder(m) === companyId && !next.has(m.companyId))
-      .map((m) => build(m.companyId, next));
-    return { companyId, member, children };
-  };
-  return build(parentCompanyId, new Set());
-}
-
 function StructureTree({ group, companies }: { group: ConsolidationGroup; companies: Map<string, Company> }) {
   const { orgId } = useOrg();
   const features = useFeatures();
@@ -171,7 +146,7 @@ function StructureTree({ group, companies }: { group: ConsolidationGroup; compan
     enabled: features.structure,
   });
   const members = useMemo(() => {
-    const fromStructure = findMembers(structure.data);
+    const fromStructure = findHolders(structure.data);
     if (!fromStructure) return group.members;
     return group.members.map((m) => ({ ...m, heldByCompanyId: fromStructure.get(m.companyId) ?? null }));
   }, [structure.data, group.members]);
@@ -206,23 +181,6 @@ function StructureTree({ group, companies }: { group: ConsolidationGroup; compan
       <ul>{node(tree)}</ul>
     </div>
   );
-}
-
-/** companyId → heldByCompanyId from a structure answer, whatever its nesting. */
-function findMembers(data: unknown): Map<string, string> | null {
-  if (!data || typeof data !== 'object') return null;
-  const found = new Map<string, string>();
-  const walk = (v: unknown) => {
-    if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') {
-      const o = v as Record<string, unknown>;
-      if (typeof o.companyId === 'string' && typeof o.heldByCompanyId === 'string')
-        found.set(o.companyId, o.heldByCompanyId);
-      Object.values(o).forEach(walk);
-    }
-  };
-  walk(data);
-  return found.size > 0 ? found : null;
 }
 
 function Members({

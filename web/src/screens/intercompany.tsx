@@ -4,7 +4,6 @@
  * (from their linked journal entries) and the difference, with the matching-status actions.
  */
 import { keepPreviousData, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
-import Decimal from 'decimal.js';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, call } from '../api/client.ts';
@@ -34,6 +33,7 @@ import { errorMessage, type FormErrors, formErrors, NO_ERRORS } from '../lib/err
 import { formatMoney, humanize, today } from '../lib/format.ts';
 import { useOrg } from '../lib/org.tsx';
 import { atLeast } from '../lib/permissions.ts';
+import { difference, sideAmount } from '../lib/intercompany.ts';
 import { useCompanies } from '../lib/queries.ts';
 
 type TransactionType = RequestBody<'/api/v1/intercompany-transactions', 'post'>['transactionType'];
@@ -50,39 +50,6 @@ const COLUMNS: Column[] = [
   { id: 'partial', title: 'Partially matched', query: { matchingStatus: 'PartiallyMatched' } },
   { id: 'matched', title: 'Matched', query: { requiresElimination: true } },
 ];
-
-/**
- * What one side booked for the transaction, from its linked entry: the lines that name the other
- * company as intercompany partner (all lines when none does), in the transaction's currency; the
- * larger of their debits and credits. Null when there is no entry or no line in that currency.
- */
-export function sideAmount(
-  entry: JournalEntry | undefined,
-  counterparty: string,
-  currency: string,
-): Money | null {
-  if (!entry) return null;
-  const partnerLines = entry.lines.filter((l) => l.intercompanyPartnerId === counterparty);
-  const lines = (partnerLines.length > 0 ? partnerLines : entry.lines).filter(
-    (l) => (l.debitAmount ?? l.creditAmount)?.currency === currency,
-  );
-  if (lines.length === 0) return null;
-  let debits = new Decimal(0);
-  let credits = new Decimal(0);
-  for (const l of lines) {
-    if (l.debitAmount) debits = debits.plus(l.debitAmount.value);
-    if (l.creditAmount) credits = credits.plus(l.creditAmount.value);
-  }
-  const sample = (lines[0]!.debitAmount ?? lines[0]!.creditAmount)!.value;
-  const digits = sample.split('.')[1]?.length ?? 0;
-  return { value: Decimal.max(debits, credits).toFixed(digits), currency };
-}
-
-function difference(a: Money | null, b: Money | null): Money | null {
-  if (!a || !b || a.currency !== b.currency) return null;
-  const digits = a.value.split('.')[1]?.length ?? 0;
-  return { value: new Decimal(a.value).minus(b.value).toFixed(digits), currency: a.currency };
-}
 
 export function Intercompany() {
   const { orgId, role } = useOrg();
@@ -180,10 +147,12 @@ function BoardColumn(props: { column: Column; filter: Record<string, string>; ca
   const headingId = `column-${props.column.id}`;
   return (
     <section className="board-column" aria-labelledby={headingId}>
-      <h2 id={headingId}>
-        <span>{props.column.title}</span>
-        <span className="muted tabular">{list.data?.total ?? ''}</span>
-      </h2>
+      <div className="board-column-head">
+        <h2 id={headingId}>{props.column.title}</h2>
+        <span className="muted tabular" aria-label={`${list.data?.total ?? 0} transactions`}>
+          {list.data?.total ?? ''}
+        </span>
+      </div>
       {list.isPending ? (
         <Loading />
       ) : list.error ? (

@@ -106,7 +106,7 @@ export function JournalEntryPage() {
 function useLookedUpRates(orgId: string, functional: string, date: string, currencies: string[]) {
   const results = useQueries({
     queries: currencies.map((currency) => ({
-      queryKey: ['org', orgId, 'rate-preview', currency, functional, date],
+      queryKey: ['org', orgId, 'rates', 'preview', currency, functional, date],
       queryFn: () =>
         call(
           api.GET('/api/v1/exchange-rates/closest', {
@@ -650,7 +650,7 @@ function EntryEditor({ entry }: { entry: JournalEntry | null }) {
 function BalanceBar(props: { state: string; difference: string; currency: string }) {
   const text =
     props.state === 'balanced'
-      ? 'Balanced'
+      ? '✓ Balanced'
       : props.state === 'unbalanced'
         ? `Out of balance by ${formatAmount(props.difference)} ${props.currency}`
         : props.state === 'pending'
@@ -770,7 +770,7 @@ function LineRow(props: {
       </td>
       <td className="num">
         {foreign ? (
-          <>
+          <div className="fn-cell">
             <span data-testid={`functional-${n}`}>
               {props.functionalAmount !== null ? formatAmount(props.functionalAmount) : '—'}
             </span>
@@ -784,21 +784,19 @@ function LineRow(props: {
               value={line.rate}
               onChange={(ev) => props.onChange({ rate: ev.target.value })}
             />
-            <div className="fn-rate">
+            <span className="fn-rate">
               {line.rate
                 ? 'rate entered'
                 : lookup && props.lookup?.usable
                   ? `${lookup.derivation?.toLowerCase()} ${lookup.legs[0]?.rateType ?? ''} ${lookup.legs[0]?.effectiveDate ?? ''}`
                   : 'looked up when saved'}
-            </div>
-            {rateError && !lineError ? (
-              <div className="line-error" id={errorId}>
+            </span>
+            {rateError ? (
+              <span className="line-error" id={lineError ? undefined : errorId}>
                 {rateError}
-              </div>
-            ) : rateError ? (
-              <div className="line-error">{rateError}</div>
+              </span>
             ) : null}
-          </>
+          </div>
         ) : (
           <span className="muted">
             {props.functionalAmount !== null ? formatAmount(props.functionalAmount) : ''}

@@ -4,7 +4,7 @@
  * in the URL, so a statement can be bookmarked or shared.
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import type {
@@ -29,6 +29,7 @@ import {
 } from '../components/statements.tsx';
 import { Alert, Card, Empty, Field, Loading, PageHeader, Tabs } from '../components/ui.tsx';
 import { errorMessage } from '../lib/errors.ts';
+import { fiscalYearStart, yearEarlier } from '../lib/dates.ts';
 import { today } from '../lib/format.ts';
 import { useOrg } from '../lib/org.tsx';
 import { useCompanies } from '../lib/queries.ts';
@@ -41,30 +42,12 @@ const REPORTS = [
   { id: 'trial-balance', label: 'Trial balance' },
 ];
 
-const pad = (n: number) => String(n).padStart(2, '0');
-const lastDay = (y: number, m: number) => new Date(Date.UTC(y, m, 0)).getUTCDate();
-
-/** First day of the company's fiscal year containing `date` (its calendar ends on fiscalYearEnd). */
-export function fiscalYearStart(fye: { month: number; day: number }, date: string): string {
-  const [y] = date.split('-').map(Number) as [number];
-  const end = (year: number) =>
-    `${year}-${pad(fye.month)}-${pad(Math.min(fye.day, lastDay(year, fye.month)))}`;
-  const year = date <= end(y) ? y : y + 1;
-  const prev = new Date(`${end(year - 1)}T00:00:00Z`);
-  prev.setUTCDate(prev.getUTCDate() + 1);
-  return prev.toISOString().slice(0, 10);
-}
-
-function yearEarlier(date: string): string {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return `${y - 1}-${pad(m)}-${pad(Math.min(d, lastDay(y - 1, m)))}`;
-}
-
 export function Reports() {
   const { orgId } = useOrg();
   const { companies, byId } = useCompanies(orgId);
   const [params, setParams] = useSearchParams();
-  const companyId = params.get('companyId') ?? '';
+  // Without a choice in the URL, the first company.
+  const companyId = params.get('companyId') || companies[0]?.id || '';
   const report = params.get('report') ?? 'balance-sheet';
   const company = byId.get(companyId);
   const set = (patch: Record<string, string>) => {
@@ -75,10 +58,6 @@ export function Reports() {
     }
     setParams(next, { replace: true });
   };
-  useEffect(() => {
-    if (!companyId && companies[0]) set({ companyId: companies[0].id });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [companyId, companies]);
 
   return (
     <>
