@@ -17,6 +17,7 @@
  * CONSOLE_SCREENSHOTS=<dir> saves screenshots of the main screens there (docs/images for the tour).
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
@@ -29,6 +30,11 @@ import { openTestDatabase } from '../helpers/app.ts';
 import { type Browser, hasChromium, keepRequestsLocal, launchBrowser } from './chromium.ts';
 
 const SHOTS = process.env.CONSOLE_SCREENSHOTS;
+/** axe-core, the accessibility rules engine, run inside the page (WCAG 2 A and AA rules). */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const AXE_RUN = `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+  .then((r) => r.violations.map((v) => v.id + ' (' + v.impact + '): ' + v.help + ' — ' +
+    v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))`;
 const STEP = 120_000;
 /** Waits for what the screen shows (the default poll gives up after one second). */
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 100 });
@@ -66,6 +72,9 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
   let page: Page;
   const foreignRequests: string[] = [];
   const browserErrors: string[] = [];
+  const a11y: string[] = [];
+  /** Pages visited on the way, revisited on a small screen. */
+  const visited: string[] = [];
   const email = `controller-${Date.now()}@example.com`;
 
   beforeAll(async () => {
@@ -91,8 +100,13 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
     await cleanup?.();
   }, 60_000);
 
-  /** A screenshot for the console tour (docs/console.md), without the passing confirmations. */
+  /**
+   * A main screen: its accessibility is checked (labels, contrast, names and roles, by axe-core), and
+   * with CONSOLE_SCREENSHOTS it is photographed for the tour, without the passing confirmations.
+   */
   const shot = async (name: string, fullPage = false) => {
+    await page.evaluate(AXE);
+    for (const violation of (await page.evaluate(AXE_RUN)) as string[]) a11y.push(`${name}: ${violation}`);
     if (!SHOTS) return;
     await expect.poll(() => page.locator('.toast').count(), { timeout: 10_000 }).toBe(0);
     await page.evaluate('window.scrollTo(0, 0)');
@@ -416,6 +430,7 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
         'Dr 4100 (Acme Inc.) / Cr 6600 (Acme Europe)',
       );
       await shot('consolidation-group');
+      visited.push(page.url());
     },
     STEP,
   );
@@ -436,6 +451,7 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       expect(await row.locator('td').last().textContent()).toBe('10,000.00');
       expect(await page.getByRole('table', { name: 'Exchange rates used' }).textContent()).toContain('1.09');
       await shot('consolidation-run');
+      visited.push(page.url());
     },
     STEP,
   );
@@ -505,9 +521,31 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
     STEP,
   );
 
-  it('made no request outside the service and logged no browser error', () => {
+  it(
+    'fits a 1024-pixel laptop screen without horizontal scrolling',
+    async () => {
+      await page.setViewportSize({ width: 1024, height: 700 });
+      for (const url of [
+        ...visited,
+        `${base}/o/${new URL(visited[0]!).pathname.split('/')[2]}/intercompany`,
+      ]) {
+        await page.goto(url);
+        await page.locator('h1').first().waitFor();
+        await page.waitForLoadState('networkidle');
+        const overflow = await page.evaluate(
+          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+        );
+        expect(overflow, url).toBeLessThanOrEqual(0);
+      }
+      await page.setViewportSize({ width: 1366, height: 900 });
+    },
+    STEP,
+  );
+
+  it('made no request outside the service, logged no browser error and broke no accessibility rule', () => {
     expect(foreignRequests).toEqual([]);
     expect(browserErrors).toEqual([]);
+    expect(a11y).toEqual([]);
   });
 });
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GroupMember, JournalEntry } from '../../web/src/api/types.ts';
 import { balancingAmount, computeBalance } from '../../web/src/lib/balance.ts';
-import { fiscalYearStart, yearEarlier } from '../../web/src/lib/dates.ts';
+import { endOfPreviousMonth, fiscalYearStart, periodOf, yearEarlier } from '../../web/src/lib/dates.ts';
 import { detectFeatures } from '../../web/src/lib/feature-detection.ts';
 import { difference, sideAmount } from '../../web/src/lib/intercompany.ts';
 import { entryActions } from '../../web/src/lib/permissions.ts';
@@ -255,5 +255,16 @@ describe('statement dates', () => {
     expect(fiscalYearStart({ month: 6, day: 30 }, '2026-06-30')).toBe('2025-07-01');
     expect(fiscalYearStart({ month: 2, day: 30 }, '2025-03-01')).toBe('2025-03-01');
     expect(yearEarlier('2024-02-29')).toBe('2023-02-28');
+    expect(endOfPreviousMonth('2026-03-15')).toBe('2026-02-28');
+    expect(endOfPreviousMonth('2026-01-10')).toBe('2025-12-31');
+  });
+
+  it('finds the fiscal period of a date in any calendar', () => {
+    expect(periodOf({ month: 12, day: 31 }, '2026-01-31')).toEqual({ year: 2026, period: 1 });
+    expect(periodOf({ month: 12, day: 31 }, '2026-12-31')).toEqual({ year: 2026, period: 12 });
+    expect(periodOf({ month: 6, day: 30 }, '2025-07-15')).toEqual({ year: 2026, period: 1 });
+    expect(periodOf({ month: 6, day: 30 }, '2026-06-30')).toEqual({ year: 2026, period: 12 });
+    expect(periodOf({ month: 3, day: 15 }, '2026-03-15')).toEqual({ year: 2026, period: 12 });
+    expect(periodOf({ month: 3, day: 15 }, '2025-03-20')).toEqual({ year: 2026, period: 1 });
   });
 });

@@ -19,3 +19,23 @@ export function yearEarlier(date: string): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
   return `${y - 1}-${pad(m)}-${pad(Math.min(d, lastDay(y - 1, m)))}`;
 }
+
+/** The fiscal year (named by the year it ends in) and regular period (1–12) of a date. */
+export function periodOf(
+  fye: { month: number; day: number },
+  date: string,
+): { year: number; period: number } {
+  const start = fiscalYearStart(fye, date);
+  const [sy, sm] = start.split('-').map(Number) as [number, number];
+  const [y, m] = date.split('-').map(Number) as [number, number];
+  const period = Math.min(12, (y - sy) * 12 + (m - sm) + 1);
+  const endYear = sm === 1 && start.endsWith('-01-01') ? sy : sy + 1;
+  return { year: endYear, period };
+}
+
+/** The last day of the month before the one containing `date`. */
+export function endOfPreviousMonth(date: string): string {
+  const [y, m] = date.split('-').map(Number) as [number, number];
+  const d = new Date(Date.UTC(y, m - 1, 0));
+  return d.toISOString().slice(0, 10);
+}

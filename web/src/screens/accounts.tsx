@@ -218,7 +218,7 @@ export function ChartOfAccounts() {
             </thead>
             <tbody>
               {rows.map(({ account: a, depth, hasChildren }) => (
-                <tr key={a.id} className={`tree-row${a.isPostable ? '' : ' summary'}`} aria-level={depth + 1}>
+                <tr key={a.id} className={`tree-row${a.isPostable ? '' : ' summary'}`}>
                   <td style={{ paddingLeft: 10 + depth * 18 }}>
                     {hasChildren ? (
                       <button

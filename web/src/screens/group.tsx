@@ -31,7 +31,8 @@ import {
 } from '../components/ui.tsx';
 import { errorMessage, type FormErrors, formErrors, NO_ERRORS } from '../lib/errors.ts';
 import { useFeatures } from '../lib/features.ts';
-import { formatDuration, formatPercent, formatTimestamp, humanize } from '../lib/format.ts';
+import { endOfPreviousMonth, periodOf } from '../lib/dates.ts';
+import { formatDuration, formatPercent, formatTimestamp, humanize, today } from '../lib/format.ts';
 import { useOrg } from '../lib/org.tsx';
 import { atLeast } from '../lib/permissions.ts';
 import { accountsQuery, useCompanies } from '../lib/queries.ts';
@@ -177,7 +178,7 @@ function StructureTree({ group, companies }: { group: ConsolidationGroup; compan
     );
   };
   return (
-    <div className="org-chart" role="tree" aria-label={`Ownership structure of ${group.name}`}>
+    <div className="org-chart" role="group" aria-label={`Ownership structure of ${group.name}`}>
       <ul>{node(tree)}</ul>
     </div>
   );
@@ -835,9 +836,12 @@ function StartRun({ group }: { group: ConsolidationGroup }) {
   const { orgId } = useOrg();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const now = new Date();
-  const [year, setYear] = useState(String(now.getFullYear()));
-  const [period, setPeriod] = useState(String(now.getMonth() + 1));
+  // A month is closed after it ends: the period of last month, in the parent's calendar, is offered.
+  const { byId } = useCompanies(orgId);
+  const fye = byId.get(group.parentCompanyId)?.fiscalYearEnd ?? { month: 12, day: 31 };
+  const lastMonth = periodOf(fye, endOfPreviousMonth(today()));
+  const [year, setYear] = useState(String(lastMonth.year));
+  const [period, setPeriod] = useState(String(lastMonth.period));
   const [asOfDate, setAsOfDate] = useState('');
   const [options, setOptions] = useState({
     skipValidation: false,

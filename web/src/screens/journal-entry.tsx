@@ -415,7 +415,7 @@ function EntryEditor({ entry }: { entry: JournalEntry | null }) {
           )
         }
         actions={
-          <div className="workflow" aria-label="Workflow actions">
+          <div className="workflow" role="group" aria-label="Workflow actions">
             {actions.includes('submit') ? (
               <Button busy={busy} onClick={() => saveAndThen('submit')}>
                 Submit for approval
