@@ -54,12 +54,22 @@ export async function buildConsole({ logLevel = 'warn' } = {}) {
   // Built beside and then moved into place, so that a service starting meanwhile (another test)
   // sees either the previous build or the new one, never half of one.
   const staging = `${consoleOut}.${process.pid}`;
-  await build({
-    configFile: join(consoleSource, 'vite.config.ts'),
-    logLevel,
-    clearScreen: false,
-    build: { outDir: staging, emptyOutDir: true },
-  });
+  // Always React's production build, also when the caller runs with NODE_ENV=test (vitest), which
+  // Vite would otherwise pass on to the bundle.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({
+      configFile: join(consoleSource, 'vite.config.ts'),
+      mode: 'production',
+      logLevel,
+      clearScreen: false,
+      build: { outDir: staging, emptyOutDir: true },
+    });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   precompress(staging);
   writeFileSync(join(staging, STAMP), new Date().toISOString());
   rmSync(consoleOut, { recursive: true, force: true });
