@@ -75,6 +75,53 @@ export function Field({ label, error, hint, className, children }: FieldProps) {
   );
 }
 
+/**
+ * A form whose submission stays in the page (the API is called instead), with the error that belongs
+ * to no particular field above its fields. Browser validation is off: the API's messages are shown.
+ */
+export function Form(props: {
+  onSubmit: () => void;
+  error?: string | null | undefined;
+  className?: string;
+  'aria-label'?: string;
+  children: ReactNode;
+}) {
+  return (
+    <form
+      className={props.className}
+      aria-label={props['aria-label']}
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        props.onSubmit();
+      }}
+    >
+      {props.error ? <Alert kind="error">{props.error}</Alert> : null}
+      {props.children}
+    </form>
+  );
+}
+
+/** A select over an enumeration of the API, its values shown as words ("FullConsolidation" → "Full consolidation"). */
+export function EnumSelect<T extends string>(
+  props: Omit<React.SelectHTMLAttributes<HTMLSelectElement>, 'onChange' | 'value'> & {
+    values: readonly T[];
+    value: T;
+    onChange: (value: T) => void;
+  },
+) {
+  const { values, value, onChange, ...rest } = props;
+  return (
+    <select {...rest} value={value} onChange={(e) => onChange(e.target.value as T)}>
+      {values.map((v) => (
+        <option key={v} value={v}>
+          {humanize(v)}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 export function Alert(props: { kind?: 'error' | 'info' | 'success' | 'warning'; children: ReactNode }) {
   const kind = props.kind ?? 'info';
   return (
@@ -298,6 +345,31 @@ export function Loading(props: { label?: string }) {
       {props.label ?? 'Loading…'}
     </div>
   );
+}
+
+interface QueryLike<T> {
+  isPending: boolean;
+  error: Error | null;
+  data: T | undefined;
+}
+
+/**
+ * A query's data once it has arrived: meanwhile a loading line, an error as an alert, and `empty`'s
+ * message when it says the data is empty (later pages keep showing the previous page meanwhile).
+ */
+export function Loaded<T>(props: {
+  query: QueryLike<T>;
+  loading?: string;
+  empty?: (data: T) => ReactNode | null;
+  children: (data: T) => ReactNode;
+}) {
+  const { query } = props;
+  if (query.isPending) return <Loading label={props.loading} />;
+  if (query.error) return <Alert kind="error">{query.error.message}</Alert>;
+  if (query.data === undefined) return null;
+  const empty = props.empty?.(query.data);
+  if (empty) return <Empty>{empty}</Empty>;
+  return <>{props.children(query.data)}</>;
 }
 
 export function Card(props: {

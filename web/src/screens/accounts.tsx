@@ -5,11 +5,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { ACCOUNT_TYPES, CATEGORIES_BY_TYPE } from '../../../src/domain/accounts.ts';
 import { api, call } from '../api/client.ts';
 import type { Account, RequestBody } from '../api/types.ts';
 import { CompanySelect } from '../components/inputs.tsx';
 import { useToast } from '../components/toast.tsx';
-import { Alert, Badge, Button, Card, Dialog, Empty, Field, Loading, PageHeader } from '../components/ui.tsx';
+import { Badge, Button, Card, Dialog, Field, Form, Loaded, PageHeader } from '../components/ui.tsx';
 import { type FormErrors, formErrors, NO_ERRORS } from '../lib/errors.ts';
 import { humanize } from '../lib/format.ts';
 import { useOrg } from '../lib/org.tsx';
@@ -20,21 +21,9 @@ type CreateBody = RequestBody<'/api/v1/accounts', 'post'>;
 type AccountType = CreateBody['accountType'];
 type AccountCategory = CreateBody['accountCategory'];
 
-export const CATEGORIES: Record<AccountType, AccountCategory[]> = {
-  Asset: ['CurrentAsset', 'NonCurrentAsset', 'FixedAsset', 'IntangibleAsset'],
-  Liability: ['CurrentLiability', 'NonCurrentLiability'],
-  Equity: ['ContributedCapital', 'TreasuryStock', 'RetainedEarnings', 'OtherComprehensiveIncome'],
-  Revenue: ['OperatingRevenue', 'OtherRevenue'],
-  Expense: [
-    'CostOfGoodsSold',
-    'OperatingExpense',
-    'DepreciationAmortization',
-    'InterestExpense',
-    'TaxExpense',
-    'OtherExpense',
-  ],
-};
-const TYPES = Object.keys(CATEGORIES) as AccountType[];
+// The account vocabulary is the service's own (one declaration for the API and the console).
+const CATEGORIES = CATEGORIES_BY_TYPE;
+const TYPES = ACCOUNT_TYPES;
 
 interface TreeRow {
   account: Account;
@@ -188,80 +177,81 @@ export function ChartOfAccounts() {
             Expand all
           </Button>
         </div>
-        {accounts.isPending ? (
-          <Loading />
-        ) : accounts.error ? (
-          <Alert kind="error">{accounts.error.message}</Alert>
-        ) : rows.length === 0 ? (
-          <Empty>
-            {list.length === 0 ? (
-              <>
-                This company has no accounts yet. <Link to={`/o/${orgId}/companies`}>Companies</Link>
-              </>
-            ) : (
-              'No account matches the filters.'
-            )}
-          </Empty>
-        ) : (
-          <table className="table table-compact" aria-label="Accounts">
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Category</th>
-                <th scope="col">Flags</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map(({ account: a, depth, hasChildren }) => (
-                <tr key={a.id} className={`tree-row${a.isPostable ? '' : ' summary'}`}>
-                  <td style={{ paddingLeft: 10 + depth * 18 }}>
-                    {hasChildren ? (
-                      <button
-                        type="button"
-                        className="tree-toggle"
-                        aria-expanded={!collapsed.has(a.id) || visible !== null}
-                        aria-label={`${collapsed.has(a.id) ? 'Expand' : 'Collapse'} ${a.accountNumber}`}
-                        onClick={() => toggle(a.id)}
-                      >
-                        {collapsed.has(a.id) && visible === null ? '▸' : '▾'}
-                      </button>
-                    ) : (
-                      <span className="tree-toggle" aria-hidden />
-                    )}
-                    <span className="acct-number">{a.accountNumber}</span>
-                  </td>
-                  <td>{a.name}</td>
-                  <td>{a.accountType}</td>
-                  <td>{humanize(a.accountCategory)}</td>
-                  <td>
-                    {!a.isActive ? <Badge value="Inactive" /> : null}{' '}
-                    {!a.isPostable ? <Badge value="Summary" label="Summary" /> : null}{' '}
-                    {a.isIntercompany ? <Badge value="Intercompany" label="Intercompany" /> : null}{' '}
-                    {a.isCashEquivalent ? <Badge value="Cash" label="Cash" /> : null}{' '}
-                    {a.isRetainedEarnings ? <Badge value="Approved" label="Retained earnings" /> : null}
-                  </td>
-                  <td className="actions">
-                    {atLeast(role, 'admin') ? (
-                      <Button
-                        size="sm"
-                        variant="ghost"
-                        onClick={() => setEditing(a)}
-                        aria-label={`Edit ${a.accountNumber}`}
-                      >
-                        Edit
-                      </Button>
-                    ) : null}
-                  </td>
+        <Loaded
+          query={accounts}
+          empty={() =>
+            rows.length === 0 ? (
+              list.length === 0 ? (
+                <>
+                  This company has no accounts yet. <Link to={`/o/${orgId}/companies`}>Companies</Link>
+                </>
+              ) : (
+                'No account matches the filters.'
+              )
+            ) : null
+          }
+        >
+          {() => (
+            <table className="table table-compact" aria-label="Accounts">
+              <thead>
+                <tr>
+                  <th scope="col">Number</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Category</th>
+                  <th scope="col">Flags</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+              </thead>
+              <tbody>
+                {rows.map(({ account: a, depth, hasChildren }) => (
+                  <tr key={a.id} className={`tree-row${a.isPostable ? '' : ' summary'}`}>
+                    <td style={{ paddingLeft: 10 + depth * 18 }}>
+                      {hasChildren ? (
+                        <button
+                          type="button"
+                          className="tree-toggle"
+                          aria-expanded={!collapsed.has(a.id) || visible !== null}
+                          aria-label={`${collapsed.has(a.id) ? 'Expand' : 'Collapse'} ${a.accountNumber}`}
+                          onClick={() => toggle(a.id)}
+                        >
+                          {collapsed.has(a.id) && visible === null ? '▸' : '▾'}
+                        </button>
+                      ) : (
+                        <span className="tree-toggle" aria-hidden />
+                      )}
+                      <span className="acct-number">{a.accountNumber}</span>
+                    </td>
+                    <td>{a.name}</td>
+                    <td>{a.accountType}</td>
+                    <td>{humanize(a.accountCategory)}</td>
+                    <td>
+                      {!a.isActive ? <Badge value="Inactive" /> : null}{' '}
+                      {!a.isPostable ? <Badge value="Summary" label="Summary" /> : null}{' '}
+                      {a.isIntercompany ? <Badge value="Intercompany" label="Intercompany" /> : null}{' '}
+                      {a.isCashEquivalent ? <Badge value="Cash" label="Cash" /> : null}{' '}
+                      {a.isRetainedEarnings ? <Badge value="Approved" label="Retained earnings" /> : null}
+                    </td>
+                    <td className="actions">
+                      {atLeast(role, 'admin') ? (
+                        <Button
+                          size="sm"
+                          variant="ghost"
+                          onClick={() => setEditing(a)}
+                          aria-label={`Edit ${a.accountNumber}`}
+                        >
+                          Edit
+                        </Button>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </Loaded>
         {accounts.data ? (
           <p className="hint">
             {list.length} accounts{visible ? `, ${rows.length} shown` : ''}.
@@ -371,14 +361,7 @@ function AccountForm(props: {
   });
   const e = errors.fields;
   return (
-    <form
-      onSubmit={(ev) => {
-        ev.preventDefault();
-        save.mutate();
-      }}
-      noValidate
-    >
-      {errors.general ? <Alert kind="error">{errors.general}</Alert> : null}
+    <Form onSubmit={() => save.mutate()} error={errors.general}>
       <div className="form-grid">
         <Field label="Number" error={e['/accountNumber']} hint="4–10 digits">
           <input
@@ -508,6 +491,6 @@ function AccountForm(props: {
           Cancel
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

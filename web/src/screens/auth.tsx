@@ -30,6 +30,17 @@ function safeNext(next: string | null): string {
   return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
 }
 
+/** Logs in and keeps the session (the token, its expiry and who it belongs to). */
+async function logIn(email: string, password: string): Promise<void> {
+  const session = await call(api.POST('/api/auth/login', { body: { email, password } }));
+  saveSession({
+    token: session.token,
+    expiresAt: session.expiresAt,
+    userId: session.user.id,
+    email: session.user.email,
+  });
+}
+
 export function SignIn() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
@@ -43,13 +54,7 @@ export function SignIn() {
     e.preventDefault();
     setBusy(true);
     try {
-      const session = await call(api.POST('/api/auth/login', { body: { email, password } }));
-      saveSession({
-        token: session.token,
-        expiresAt: session.expiresAt,
-        userId: session.user.id,
-        email: session.user.email,
-      });
+      await logIn(email, password);
       queryClient.clear();
       navigate(safeNext(params.get('next')), { replace: true });
     } catch (err) {
@@ -107,13 +112,7 @@ export function SignUp() {
     try {
       await call(api.POST('/api/auth/register', { body: { email, password, displayName } }));
       // Registration does not sign in: sign in right away with the same credentials.
-      const session = await call(api.POST('/api/auth/login', { body: { email, password } }));
-      saveSession({
-        token: session.token,
-        expiresAt: session.expiresAt,
-        userId: session.user.id,
-        email: session.user.email,
-      });
+      await logIn(email, password);
       navigate('/organizations', { replace: true });
     } catch (err) {
       setErrors(formErrors(err, ['/email', '/password', '/displayName']));

@@ -6,7 +6,7 @@ import { api, call } from '../api/client.ts';
 import type { Company, CurrencyCode, RequestBody } from '../api/types.ts';
 import { CurrencyInput } from '../components/inputs.tsx';
 import { useToast } from '../components/toast.tsx';
-import { Alert, Badge, Button, Card, Empty, Field, Loading, PageHeader } from '../components/ui.tsx';
+import { Alert, Badge, Button, Card, Empty, Field, Form, Loading, PageHeader } from '../components/ui.tsx';
 import { type FormErrors, formErrors, NO_ERRORS } from '../lib/errors.ts';
 import { useOrg } from '../lib/org.tsx';
 import { atLeast } from '../lib/permissions.ts';
@@ -342,15 +342,13 @@ export function NewCompany() {
     <>
       <PageHeader title="New company" subtitle="A legal entity with its own ledger." />
       <Card>
-        <form
-          onSubmit={(ev) => {
-            ev.preventDefault();
+        <Form
+          onSubmit={() => {
             setErrors(NO_ERRORS);
             create.mutate();
           }}
-          noValidate
+          error={errors.general}
         >
-          {errors.general ? <Alert kind="error">{errors.general}</Alert> : null}
           <CompanyFields draft={draft} set={set} errors={errors} creating />
           <fieldset className="controls">
             <legend>Chart of accounts</legend>
@@ -401,7 +399,7 @@ export function NewCompany() {
               Cancel
             </Link>
           </div>
-        </form>
+        </Form>
       </Card>
     </>
   );
@@ -504,14 +502,10 @@ function CompanyEditor(props: { company: Company; canEdit: boolean; orgId: strin
         }
       />
       <Card title="Details">
-        <form
-          onSubmit={(ev) => {
-            ev.preventDefault();
-            save.mutate({ ...commonBody(draft), retainedEarningsAccountId: retained || null });
-          }}
-          noValidate
+        <Form
+          onSubmit={() => save.mutate({ ...commonBody(draft), retainedEarningsAccountId: retained || null })}
+          error={errors.general}
         >
-          {errors.general ? <Alert kind="error">{errors.general}</Alert> : null}
           <fieldset disabled={!props.canEdit}>
             <CompanyFields draft={draft} set={set} errors={errors} creating={false} />
             <div className="form-grid">
@@ -556,7 +550,7 @@ function CompanyEditor(props: { company: Company; canEdit: boolean; orgId: strin
               )}
             </div>
           </fieldset>
-        </form>
+        </Form>
       </Card>
     </>
   );

@@ -18,6 +18,8 @@ import {
   Definition,
   Empty,
   Field,
+  Form,
+  Loaded,
   Loading,
   PageHeader,
 } from '../components/ui.tsx';
@@ -149,20 +151,14 @@ function NewYear(props: { orgId: string; companyId: string; onCreated: (year: nu
     onError: (err) => setError(errorMessage(err)),
   });
   return (
-    <form
-      className="inline-form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        create.mutate();
-      }}
-    >
+    <Form className="inline-form" onSubmit={() => create.mutate()}>
       <Field label="New fiscal year" error={error ?? undefined}>
         <input type="number" min={1900} max={2999} value={value} onChange={(e) => setValue(e.target.value)} />
       </Field>
       <Button type="submit" busy={create.isPending}>
         Create year
       </Button>
-    </form>
+    </Form>
   );
 }
 
@@ -323,71 +319,69 @@ function YearView(props: { orgId: string; companyId: string; year: FiscalYear; c
           </table>
         </Card>
         <Card title="Year-end close">
-          {preview.isPending ? (
-            <Loading />
-          ) : preview.error ? (
-            <Alert kind="error">{preview.error.message}</Alert>
-          ) : (
-            <>
-              <Definition
-                items={[
-                  ['Revenue', <Amount key="r" money={preview.data.totalRevenue} currency />],
-                  ['Expenses', <Amount key="e" money={preview.data.totalExpenses} currency />],
-                  ['Net income', <Amount key="n" money={preview.data.netIncome} currency strong />],
-                  [
-                    'Moves to',
-                    preview.data.retainedEarningsAccount
-                      ? `${preview.data.retainedEarningsAccount.accountNumber} ${preview.data.retainedEarningsAccount.name}`
-                      : '—',
-                  ],
-                  ['Unposted entries', String(preview.data.unpostedEntryCount)],
-                ]}
-              />
-              {preview.data.blockers.length > 0 ? (
-                <ul className="blockers">
-                  {preview.data.blockers.map((b) => (
-                    <li key={b}>{BLOCKER_TEXT[b] ?? humanize(b)}</li>
-                  ))}
-                </ul>
-              ) : (
-                <p className="muted">
-                  Closing posts one closing entry in period 13 that moves every revenue and expense balance to
-                  retained earnings, then closes all periods.
-                </p>
-              )}
-              {props.canManage ? (
-                <div className="form-actions">
-                  {year.status === 'Open' ? (
-                    <Button
-                      variant="primary"
-                      disabled={!preview.data.canProceed}
-                      busy={closeYear.isPending}
-                      onClick={() => {
-                        if (
-                          window.confirm(
-                            `Close ${year.name}? Its periods close and its result moves to retained earnings.`,
+          <Loaded query={preview}>
+            {(data) => (
+              <>
+                <Definition
+                  items={[
+                    ['Revenue', <Amount key="r" money={data.totalRevenue} currency />],
+                    ['Expenses', <Amount key="e" money={data.totalExpenses} currency />],
+                    ['Net income', <Amount key="n" money={data.netIncome} currency strong />],
+                    [
+                      'Moves to',
+                      data.retainedEarningsAccount
+                        ? `${data.retainedEarningsAccount.accountNumber} ${data.retainedEarningsAccount.name}`
+                        : '—',
+                    ],
+                    ['Unposted entries', String(data.unpostedEntryCount)],
+                  ]}
+                />
+                {data.blockers.length > 0 ? (
+                  <ul className="blockers">
+                    {data.blockers.map((b) => (
+                      <li key={b}>{BLOCKER_TEXT[b] ?? humanize(b)}</li>
+                    ))}
+                  </ul>
+                ) : (
+                  <p className="muted">
+                    Closing posts one closing entry in period 13 that moves every revenue and expense balance
+                    to retained earnings, then closes all periods.
+                  </p>
+                )}
+                {props.canManage ? (
+                  <div className="form-actions">
+                    {year.status === 'Open' ? (
+                      <Button
+                        variant="primary"
+                        disabled={!data.canProceed}
+                        busy={closeYear.isPending}
+                        onClick={() => {
+                          if (
+                            window.confirm(
+                              `Close ${year.name}? Its periods close and its result moves to retained earnings.`,
+                            )
                           )
-                        )
-                          closeYear.mutate();
-                      }}
-                    >
-                      Close {year.name}
-                    </Button>
-                  ) : (
-                    <Button
-                      busy={reopenYear.isPending}
-                      onClick={() => {
-                        const reason = window.prompt(`Reason for reopening ${year.name}?`);
-                        if (reason !== null) reopenYear.mutate(reason);
-                      }}
-                    >
-                      Reopen {year.name}
-                    </Button>
-                  )}
-                </div>
-              ) : null}
-            </>
-          )}
+                            closeYear.mutate();
+                        }}
+                      >
+                        Close {year.name}
+                      </Button>
+                    ) : (
+                      <Button
+                        busy={reopenYear.isPending}
+                        onClick={() => {
+                          const reason = window.prompt(`Reason for reopening ${year.name}?`);
+                          if (reason !== null) reopenYear.mutate(reason);
+                        }}
+                      >
+                        Reopen {year.name}
+                      </Button>
+                    )}
+                  </div>
+                ) : null}
+              </>
+            )}
+          </Loaded>
         </Card>
       </div>
     </>

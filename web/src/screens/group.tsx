@@ -24,7 +24,10 @@ import {
   Card,
   Dialog,
   Empty,
+  EnumSelect,
   Field,
+  Form,
+  Loaded,
   Loading,
   PageHeader,
   Pager,
@@ -313,22 +316,14 @@ function Members({
                   <td className="num">{formatPercent(m.nonControllingInterestPercentage)}</td>
                   <td>
                     {admin ? (
-                      <select
+                      <EnumSelect
                         aria-label={`Method of ${c?.name ?? 'member'}`}
-                        value={m.consolidationMethod}
-                        onChange={(ev) =>
-                          update.mutate({
-                            companyId: m.companyId,
-                            consolidationMethod: ev.target.value as ConsolidationMethod,
-                          })
+                        values={METHODS}
+                        value={m.consolidationMethod as ConsolidationMethod}
+                        onChange={(consolidationMethod) =>
+                          update.mutate({ companyId: m.companyId, consolidationMethod })
                         }
-                      >
-                        {METHODS.map((x) => (
-                          <option key={x} value={x}>
-                            {humanize(x)}
-                          </option>
-                        ))}
-                      </select>
+                      />
                     ) : (
                       humanize(m.consolidationMethod)
                     )}
@@ -355,13 +350,7 @@ function Members({
         </table>
       )}
       {admin && candidates.length > 0 ? (
-        <form
-          className="inline-form add-member"
-          onSubmit={(ev) => {
-            ev.preventDefault();
-            add.mutate();
-          }}
-        >
+        <Form className="inline-form add-member" onSubmit={() => add.mutate()}>
           <Field label="Add company">
             <CompanySelect
               companies={candidates}
@@ -378,16 +367,11 @@ function Members({
             />
           </Field>
           <Field label="Method">
-            <select
+            <EnumSelect
+              values={METHODS}
               value={adding.method}
-              onChange={(ev) => setAdding({ ...adding, method: ev.target.value as ConsolidationMethod })}
-            >
-              {METHODS.map((x) => (
-                <option key={x} value={x}>
-                  {humanize(x)}
-                </option>
-              ))}
-            </select>
+              onChange={(method) => setAdding({ ...adding, method })}
+            />
           </Field>
           <Field label="Acquired on">
             <input
@@ -399,7 +383,7 @@ function Members({
           <Button type="submit" busy={add.isPending} disabled={!adding.companyId}>
             Add member
           </Button>
-        </form>
+        </Form>
       ) : null}
     </Card>
   );
@@ -470,101 +454,103 @@ function Rules({
       }
     >
       {error ? <Alert kind="error">{error}</Alert> : null}
-      {rules.isPending ? (
-        <Loading />
-      ) : rules.error ? (
-        <Alert kind="error">{rules.error.message}</Alert>
-      ) : rules.data.rules.length === 0 ? (
-        <Empty>No rule: intercompany balances stay in the consolidated figures.</Empty>
-      ) : (
-        <table className="table" aria-label="Elimination rules">
-          <thead>
-            <tr>
-              <th scope="col" className="num">
-                Priority
-              </th>
-              <th scope="col">Rule</th>
-              <th scope="col">Type</th>
-              <th scope="col">Source → target</th>
-              <th scope="col">Debit / credit</th>
-              <th scope="col">Applies</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rules.data.rules.map((r) => (
-              <tr key={r.id}>
-                <td className="num">
-                  {admin ? (
-                    <input
-                      className="num narrow-input"
-                      aria-label={`Priority of ${r.name}`}
-                      type="number"
-                      min={0}
-                      max={999}
-                      defaultValue={r.priority}
-                      onBlur={(ev) => {
-                        const p = Number(ev.target.value);
-                        if (p !== r.priority) act.mutate({ rule: r, action: 'priority', priority: p });
-                      }}
-                    />
-                  ) : (
-                    r.priority
-                  )}
-                </td>
-                <td>
-                  {r.name}
-                  {r.description ? <div className="muted">{r.description}</div> : null}
-                </td>
-                <td>{humanize(r.eliminationType)}</td>
-                <td>
-                  {r.sourceAccounts.map((s) => selectorText(s, companies)).join(', ')}
-                  {r.targetAccounts.length > 0
-                    ? ` → ${r.targetAccounts.map((s) => selectorText(s, companies)).join(', ')}`
-                    : ''}
-                  {r.triggerConditions.length > 0 ? (
-                    <div className="muted">{r.triggerConditions.length} trigger condition(s)</div>
-                  ) : null}
-                </td>
-                <td>
-                  Dr {accountIds.get(r.debitAccountId) ?? '…'} / Cr {accountIds.get(r.creditAccountId) ?? '…'}
-                </td>
-                <td>
-                  <Badge value={r.isActive ? 'Active' : 'Inactive'} />{' '}
-                  {r.isAutomatic ? 'automatic' : 'when approved for a run'}
-                </td>
-                <td className="actions">
-                  {admin ? (
-                    <>
-                      <Button
-                        size="sm"
-                        variant="ghost"
-                        onClick={() =>
-                          act.mutate({ rule: r, action: r.isActive ? 'deactivate' : 'activate' })
-                        }
-                      >
-                        {r.isActive ? 'Deactivate' : 'Activate'}
-                      </Button>
-                      <Button
-                        size="sm"
-                        variant="ghost"
-                        onClick={() => {
-                          if (window.confirm(`Delete the rule ${r.name}?`))
-                            act.mutate({ rule: r, action: 'delete' });
-                        }}
-                      >
-                        Delete
-                      </Button>
-                    </>
-                  ) : null}
-                </td>
+      <Loaded
+        query={rules}
+        empty={(data) =>
+          data.rules.length === 0 ? 'No rule: intercompany balances stay in the consolidated figures.' : null
+        }
+      >
+        {(data) => (
+          <table className="table" aria-label="Elimination rules">
+            <thead>
+              <tr>
+                <th scope="col" className="num">
+                  Priority
+                </th>
+                <th scope="col">Rule</th>
+                <th scope="col">Type</th>
+                <th scope="col">Source → target</th>
+                <th scope="col">Debit / credit</th>
+                <th scope="col">Applies</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+            </thead>
+            <tbody>
+              {data.rules.map((r) => (
+                <tr key={r.id}>
+                  <td className="num">
+                    {admin ? (
+                      <input
+                        className="num narrow-input"
+                        aria-label={`Priority of ${r.name}`}
+                        type="number"
+                        min={0}
+                        max={999}
+                        defaultValue={r.priority}
+                        onBlur={(ev) => {
+                          const p = Number(ev.target.value);
+                          if (p !== r.priority) act.mutate({ rule: r, action: 'priority', priority: p });
+                        }}
+                      />
+                    ) : (
+                      r.priority
+                    )}
+                  </td>
+                  <td>
+                    {r.name}
+                    {r.description ? <div className="muted">{r.description}</div> : null}
+                  </td>
+                  <td>{humanize(r.eliminationType)}</td>
+                  <td>
+                    {r.sourceAccounts.map((s) => selectorText(s, companies)).join(', ')}
+                    {r.targetAccounts.length > 0
+                      ? ` → ${r.targetAccounts.map((s) => selectorText(s, companies)).join(', ')}`
+                      : ''}
+                    {r.triggerConditions.length > 0 ? (
+                      <div className="muted">{r.triggerConditions.length} trigger condition(s)</div>
+                    ) : null}
+                  </td>
+                  <td>
+                    Dr {accountIds.get(r.debitAccountId) ?? '…'} / Cr{' '}
+                    {accountIds.get(r.creditAccountId) ?? '…'}
+                  </td>
+                  <td>
+                    <Badge value={r.isActive ? 'Active' : 'Inactive'} />{' '}
+                    {r.isAutomatic ? 'automatic' : 'when approved for a run'}
+                  </td>
+                  <td className="actions">
+                    {admin ? (
+                      <>
+                        <Button
+                          size="sm"
+                          variant="ghost"
+                          onClick={() =>
+                            act.mutate({ rule: r, action: r.isActive ? 'deactivate' : 'activate' })
+                          }
+                        >
+                          {r.isActive ? 'Deactivate' : 'Activate'}
+                        </Button>
+                        <Button
+                          size="sm"
+                          variant="ghost"
+                          onClick={() => {
+                            if (window.confirm(`Delete the rule ${r.name}?`))
+                              act.mutate({ rule: r, action: 'delete' });
+                          }}
+                        >
+                          Delete
+                        </Button>
+                      </>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loaded>
       <Dialog open={open} title="New elimination rule" onClose={() => setOpen(false)}>
         {open ? <RuleForm group={group} companies={companies} onDone={() => setOpen(false)} /> : null}
       </Dialog>
@@ -753,26 +739,13 @@ function RuleForm(props: { group: ConsolidationGroup; companies: Map<string, Com
   });
   const e = errors.fields;
   return (
-    <form
-      onSubmit={(ev) => {
-        ev.preventDefault();
-        create.mutate();
-      }}
-      noValidate
-    >
-      {errors.general ? <Alert kind="error">{errors.general}</Alert> : null}
+    <Form onSubmit={() => create.mutate()} error={errors.general}>
       <div className="form-grid">
         <Field label="Rule name" error={e['/name']}>
           <input value={ruleName} onChange={(ev) => setName(ev.target.value)} />
         </Field>
         <Field label="Type" error={e['/eliminationType']}>
-          <select value={type} onChange={(ev) => setType(ev.target.value as EliminationType)}>
-            {ELIMINATION_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {humanize(t)}
-              </option>
-            ))}
-          </select>
+          <EnumSelect values={ELIMINATION_TYPES} value={type} onChange={setType} />
         </Field>
         <Field label="Priority" error={e['/priority']} hint="Lower runs first (0–999).">
           <input
@@ -828,7 +801,7 @@ function RuleForm(props: { group: ConsolidationGroup; companies: Map<string, Com
           Create rule
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }
 
@@ -884,15 +857,13 @@ function StartRun({ group }: { group: ConsolidationGroup }) {
   const e = errors.fields;
   return (
     <Card title="Run a consolidation">
-      <form
-        onSubmit={(ev) => {
-          ev.preventDefault();
+      <Form
+        onSubmit={() => {
           setErrors(NO_ERRORS);
           start.mutate();
         }}
-        noValidate
+        error={errors.general}
       >
-        {errors.general ? <Alert kind="error">{errors.general}</Alert> : null}
         <div className="form-grid">
           <Field label="Fiscal year" error={e['/periodRef/year']}>
             <input
@@ -926,7 +897,7 @@ function StartRun({ group }: { group: ConsolidationGroup }) {
           </Button>
           {!group.isActive ? <span className="muted">The group is inactive.</span> : null}
         </div>
-      </form>
+      </Form>
     </Card>
   );
 }
@@ -957,54 +928,50 @@ function Runs({ group }: { group: ConsolidationGroup }) {
   });
   return (
     <Card title="Runs">
-      {runs.isPending ? (
-        <Loading />
-      ) : runs.error ? (
-        <Alert kind="error">{runs.error.message}</Alert>
-      ) : runs.data.runs.length === 0 ? (
-        <Empty>No run yet.</Empty>
-      ) : (
-        <>
-          <table className="table" aria-label="Consolidation runs">
-            <thead>
-              <tr>
-                <th scope="col">Period</th>
-                <th scope="col">As of</th>
-                <th scope="col">Status</th>
-                <th scope="col">Started</th>
-                <th scope="col" className="num">
-                  Duration
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.data.runs.map((r) => (
-                <tr
-                  key={r.id}
-                  className="clickable"
-                  onClick={() => navigate(`/o/${orgId}/consolidation/runs/${r.id}`)}
-                >
-                  <td>
-                    <Link
-                      to={`/o/${orgId}/consolidation/runs/${r.id}`}
-                      onClick={(ev) => ev.stopPropagation()}
-                    >
-                      {r.periodRef.year}/{String(r.periodRef.period).padStart(2, '0')}
-                    </Link>
-                  </td>
-                  <td className="tabular">{r.asOfDate}</td>
-                  <td>
-                    <Badge value={r.status} />
-                  </td>
-                  <td>{formatTimestamp(r.initiatedAt)}</td>
-                  <td className="num">{formatDuration(r.totalDurationMs)}</td>
+      <Loaded query={runs} empty={(data) => (data.runs.length === 0 ? 'No run yet.' : null)}>
+        {(data) => (
+          <>
+            <table className="table" aria-label="Consolidation runs">
+              <thead>
+                <tr>
+                  <th scope="col">Period</th>
+                  <th scope="col">As of</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Started</th>
+                  <th scope="col" className="num">
+                    Duration
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager total={runs.data.total} limit={20} offset={offset} onChange={setOffset} label="Run pages" />
-        </>
-      )}
+              </thead>
+              <tbody>
+                {data.runs.map((r) => (
+                  <tr
+                    key={r.id}
+                    className="clickable"
+                    onClick={() => navigate(`/o/${orgId}/consolidation/runs/${r.id}`)}
+                  >
+                    <td>
+                      <Link
+                        to={`/o/${orgId}/consolidation/runs/${r.id}`}
+                        onClick={(ev) => ev.stopPropagation()}
+                      >
+                        {r.periodRef.year}/{String(r.periodRef.period).padStart(2, '0')}
+                      </Link>
+                    </td>
+                    <td className="tabular">{r.asOfDate}</td>
+                    <td>
+                      <Badge value={r.status} />
+                    </td>
+                    <td>{formatTimestamp(r.initiatedAt)}</td>
+                    <td className="num">{formatDuration(r.totalDurationMs)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <Pager total={data.total} limit={20} offset={offset} onChange={setOffset} label="Run pages" />
+          </>
+        )}
+      </Loaded>
     </Card>
   );
 }

@@ -6,9 +6,9 @@ import { api, call } from '../api/client.ts';
 import type { ConsolidationMethod, CurrencyCode } from '../api/types.ts';
 import { CompanySelect, CurrencyInput } from '../components/inputs.tsx';
 import { useToast } from '../components/toast.tsx';
-import { Alert, Badge, Button, Card, Empty, Field, Loading, PageHeader } from '../components/ui.tsx';
+import { Badge, Button, Card, EnumSelect, Field, Form, Loaded, PageHeader } from '../components/ui.tsx';
 import { type FormErrors, formErrors, NO_ERRORS } from '../lib/errors.ts';
-import { formatPercent, humanize, today } from '../lib/format.ts';
+import { formatPercent, today } from '../lib/format.ts';
 import { useOrg } from '../lib/org.tsx';
 import { atLeast } from '../lib/permissions.ts';
 import { groupsQuery, useCompanies } from '../lib/queries.ts';
@@ -50,56 +50,52 @@ export function Groups() {
       />
       {creating ? <NewGroup onCancel={() => setCreating(false)} /> : null}
       <Card>
-        {groups.isPending ? (
-          <Loading />
-        ) : groups.error ? (
-          <Alert kind="error">{groups.error.message}</Alert>
-        ) : groups.data.length === 0 ? (
-          <Empty>No consolidation group yet.</Empty>
-        ) : (
-          <table className="table" aria-label="Consolidation groups">
-            <thead>
-              <tr>
-                <th scope="col">Group</th>
-                <th scope="col">Parent</th>
-                <th scope="col" className="num">
-                  Members
-                </th>
-                <th scope="col">Currency</th>
-                <th scope="col">Status</th>
-                <th scope="col">Latest completed run</th>
-              </tr>
-            </thead>
-            <tbody>
-              {groups.data.map((g, i) => {
-                const run = latest[i]?.data;
-                return (
-                  <tr key={g.id}>
-                    <td>
-                      <Link to={`/o/${orgId}/consolidation/groups/${g.id}`}>{g.name}</Link>
-                    </td>
-                    <td>{name(g.parentCompanyId)}</td>
-                    <td className="num">{g.members.length}</td>
-                    <td>{g.reportingCurrency}</td>
-                    <td>
-                      <Badge value={g.isActive ? 'Active' : 'Inactive'} />
-                    </td>
-                    <td>
-                      {run ? (
-                        <Link to={`/o/${orgId}/consolidation/runs/${run.id}`}>
-                          {run.periodRef.year}/{String(run.periodRef.period).padStart(2, '0')} as of{' '}
-                          {run.asOfDate}
-                        </Link>
-                      ) : (
-                        <span className="muted">none</span>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        )}
+        <Loaded query={groups} empty={(data) => (data.length === 0 ? 'No consolidation group yet.' : null)}>
+          {(data) => (
+            <table className="table" aria-label="Consolidation groups">
+              <thead>
+                <tr>
+                  <th scope="col">Group</th>
+                  <th scope="col">Parent</th>
+                  <th scope="col" className="num">
+                    Members
+                  </th>
+                  <th scope="col">Currency</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Latest completed run</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.map((g, i) => {
+                  const run = latest[i]?.data;
+                  return (
+                    <tr key={g.id}>
+                      <td>
+                        <Link to={`/o/${orgId}/consolidation/groups/${g.id}`}>{g.name}</Link>
+                      </td>
+                      <td>{name(g.parentCompanyId)}</td>
+                      <td className="num">{g.members.length}</td>
+                      <td>{g.reportingCurrency}</td>
+                      <td>
+                        <Badge value={g.isActive ? 'Active' : 'Inactive'} />
+                      </td>
+                      <td>
+                        {run ? (
+                          <Link to={`/o/${orgId}/consolidation/runs/${run.id}`}>
+                            {run.periodRef.year}/{String(run.periodRef.period).padStart(2, '0')} as of{' '}
+                            {run.asOfDate}
+                          </Link>
+                        ) : (
+                          <span className="muted">none</span>
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          )}
+        </Loaded>
       </Card>
     </>
   );
@@ -180,15 +176,13 @@ function NewGroup(props: { onCancel: () => void }) {
   const candidates = companies.filter((c) => c.id !== parent);
   return (
     <Card title="New consolidation group">
-      <form
-        onSubmit={(ev) => {
-          ev.preventDefault();
+      <Form
+        onSubmit={() => {
           setErrors(NO_ERRORS);
           create.mutate();
         }}
-        noValidate
+        error={errors.general}
       >
-        {errors.general ? <Alert kind="error">{errors.general}</Alert> : null}
         <div className="form-grid">
           <Field label="Group name" error={e['/name']}>
             <input value={groupName} onChange={(ev) => setName(ev.target.value)} />
@@ -197,13 +191,7 @@ function NewGroup(props: { onCancel: () => void }) {
             <CurrencyInput value={currency} onChange={(ev) => setCurrency(ev.target.value)} />
           </Field>
           <Field label="Default method" error={e['/consolidationMethod']}>
-            <select value={method} onChange={(ev) => setMethod(ev.target.value as ConsolidationMethod)}>
-              {METHODS.map((m) => (
-                <option key={m} value={m}>
-                  {humanize(m)}
-                </option>
-              ))}
-            </select>
+            <EnumSelect values={METHODS} value={method} onChange={setMethod} />
           </Field>
           <Field label="Parent company" error={e['/parentCompanyId']}>
             <CompanySelect
@@ -237,16 +225,11 @@ function NewGroup(props: { onCancel: () => void }) {
               />
             </Field>
             <Field label="Method">
-              <select
+              <EnumSelect
+                values={METHODS}
                 value={m.method}
-                onChange={(ev) => setMember(m.key, { method: ev.target.value as ConsolidationMethod })}
-              >
-                {METHODS.map((x) => (
-                  <option key={x} value={x}>
-                    {humanize(x)}
-                  </option>
-                ))}
-              </select>
+                onChange={(method) => setMember(m.key, { method })}
+              />
             </Field>
             <Field label="Acquired on" error={e[`/members/${i}/acquisitionDate`]}>
               <input
@@ -299,7 +282,7 @@ function NewGroup(props: { onCancel: () => void }) {
             Cancel
           </Button>
         </div>
-      </form>
+      </Form>
     </Card>
   );
 }

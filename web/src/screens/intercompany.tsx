@@ -23,9 +23,10 @@ import {
   Badge,
   Button,
   Dialog,
-  Empty,
+  EnumSelect,
   Field,
-  Loading,
+  Form,
+  Loaded,
   PageHeader,
   Pager,
 } from '../components/ui.tsx';
@@ -153,17 +154,13 @@ function BoardColumn(props: { column: Column; filter: Record<string, string>; ca
           {list.data?.total ?? ''}
         </span>
       </div>
-      {list.isPending ? (
-        <Loading />
-      ) : list.error ? (
-        <Alert kind="error">{list.error.message}</Alert>
-      ) : transactions.length === 0 ? (
-        <Empty>Nothing here.</Empty>
-      ) : (
-        transactions.map((t) => (
-          <TransactionCard key={t.id} t={t} entries={entryById} canEdit={props.canEdit} />
-        ))
-      )}
+      <Loaded query={list} empty={() => (transactions.length === 0 ? 'Nothing here.' : null)}>
+        {() =>
+          transactions.map((t) => (
+            <TransactionCard key={t.id} t={t} entries={entryById} canEdit={props.canEdit} />
+          ))
+        }
+      </Loaded>
       {list.data && list.data.total > COLUMN_SIZE ? (
         <Pager
           total={list.data.total}
@@ -399,12 +396,7 @@ function VarianceForm(props: {
   const [explanation, setExplanation] = useState(props.t.varianceExplanation ?? '');
   const [amount, setAmount] = useState(props.t.varianceAmount?.value ?? props.suggested?.value ?? '');
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        props.onSubmit(explanation, amount.trim());
-      }}
-    >
+    <Form onSubmit={() => props.onSubmit(explanation, amount.trim())}>
       <Field label="Explanation (required)">
         <textarea rows={3} value={explanation} onChange={(e) => setExplanation(e.target.value)} autoFocus />
       </Field>
@@ -417,7 +409,7 @@ function VarianceForm(props: {
           Save
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }
 
@@ -494,12 +486,7 @@ function LinkForm(props: { t: IntercompanyTransaction; onDone: () => void }) {
     onError: (err) => setError(errorMessage(err)),
   });
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        save.mutate();
-      }}
-    >
+    <Form onSubmit={() => save.mutate()}>
       <EntryChoice
         label={`Seller's entry (${name(t.fromCompanyId)})`}
         entries={fromChoices.data?.entries}
@@ -518,7 +505,7 @@ function LinkForm(props: { t: IntercompanyTransaction; onDone: () => void }) {
           Save links
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }
 
@@ -593,14 +580,7 @@ function NewTransaction(props: { onDone: () => void }) {
   });
   const e = errors.fields;
   return (
-    <form
-      onSubmit={(ev) => {
-        ev.preventDefault();
-        create.mutate();
-      }}
-      noValidate
-    >
-      {errors.general ? <Alert kind="error">{errors.general}</Alert> : null}
+    <Form onSubmit={() => create.mutate()} error={errors.general}>
       <div className="form-grid">
         <Field label="Seller / lender" error={e['/fromCompanyId']}>
           <CompanySelect
@@ -613,13 +593,7 @@ function NewTransaction(props: { onDone: () => void }) {
           <CompanySelect companies={active} value={v.to} onChange={(to) => setV({ ...v, to, toEntry: '' })} />
         </Field>
         <Field label="Type" error={e['/transactionType']}>
-          <select value={v.type} onChange={(ev) => setV({ ...v, type: ev.target.value as TransactionType })}>
-            {TYPES.map((t) => (
-              <option key={t} value={t}>
-                {humanize(t)}
-              </option>
-            ))}
-          </select>
+          <EnumSelect values={TYPES} value={v.type} onChange={(type) => setV({ ...v, type })} />
         </Field>
         <Field label="Date" error={e['/transactionDate']}>
           <input type="date" value={v.date} onChange={(ev) => setV({ ...v, date: ev.target.value })} />
@@ -658,6 +632,6 @@ function NewTransaction(props: { onDone: () => void }) {
           Record transaction
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

@@ -12,7 +12,7 @@ import type { Account, CurrencyCode, JournalEntry, RateLookup, RequestBody } fro
 import { AccountPicker, accountLabel } from '../components/account-picker.tsx';
 import { CompanySelect, CurrencyInput } from '../components/inputs.tsx';
 import { useToast } from '../components/toast.tsx';
-import { Alert, Badge, Button, Card, Dialog, Field, Loading, PageHeader } from '../components/ui.tsx';
+import { Alert, Badge, Button, Card, Dialog, Field, Form, Loading, PageHeader } from '../components/ui.tsx';
 import { balancingAmount, computeBalance } from '../lib/balance.ts';
 import { type FormErrors, formErrors, NO_ERRORS } from '../lib/errors.ts';
 import { currencyDigits, formatAmount, formatTimestamp, humanize, today } from '../lib/format.ts';
@@ -460,13 +460,7 @@ function EntryEditor({ entry }: { entry: JournalEntry | null }) {
       {entry?.status === 'Draft' && entry.rejectionReason ? (
         <Alert kind="warning">Rejected: {entry.rejectionReason}</Alert>
       ) : null}
-      <form
-        onSubmit={(ev) => {
-          ev.preventDefault();
-          save.mutate();
-        }}
-        noValidate
-      >
+      <Form onSubmit={() => save.mutate()}>
         <Card title="Entry">
           <fieldset disabled={!editable} className="form-grid">
             <Field label="Company" error={e['/companyId']}>
@@ -615,7 +609,7 @@ function EntryEditor({ entry }: { entry: JournalEntry | null }) {
             </div>
           ) : null}
         </Card>
-      </form>
+      </Form>
       {entry ? <History entry={entry} /> : null}
       <Dialog
         open={dialog === 'reject'}
@@ -864,12 +858,7 @@ function History({ entry }: { entry: JournalEntry }) {
 function RejectForm(props: { busy: boolean; onSubmit: (reason: string) => void }) {
   const [reason, setReason] = useState('');
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        props.onSubmit(reason);
-      }}
-    >
+    <Form onSubmit={() => props.onSubmit(reason)}>
       <Field label="Reason (sent back to the author)">
         <textarea rows={3} value={reason} onChange={(e) => setReason(e.target.value)} autoFocus />
       </Field>
@@ -878,7 +867,7 @@ function RejectForm(props: { busy: boolean; onSubmit: (reason: string) => void }
           Reject entry
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }
 
@@ -893,12 +882,7 @@ function ReverseForm(props: {
   );
   const [description, setDescription] = useState(`Reversal of ${props.entry.entryNumber}`);
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        props.onSubmit(date, description);
-      }}
-    >
+    <Form onSubmit={() => props.onSubmit(date, description)}>
       <p>
         A new posted entry with debits and credits swapped is dated on the reversal date;{' '}
         {props.entry.entryNumber} becomes Reversed.
@@ -920,6 +904,6 @@ function ReverseForm(props: {
           Reverse entry
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

@@ -7,18 +7,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import type { EntryStatus, JournalEntry } from '../api/types.ts';
 import { CompanySelect } from '../components/inputs.tsx';
-import {
-  Alert,
-  Amount,
-  Badge,
-  Button,
-  Card,
-  Empty,
-  Field,
-  Loading,
-  PageHeader,
-  Pager,
-} from '../components/ui.tsx';
+import { Amount, Badge, Button, Card, Field, Loaded, PageHeader, Pager } from '../components/ui.tsx';
 import { humanize } from '../lib/format.ts';
 import { useOrg } from '../lib/org.tsx';
 import { atLeast } from '../lib/permissions.ts';
@@ -171,70 +160,76 @@ export function JournalList() {
             </Button>
           ) : null}
         </form>
-        {entries.isPending ? (
-          <Loading label="Loading entries…" />
-        ) : entries.error ? (
-          <Alert kind="error">{entries.error.message}</Alert>
-        ) : entries.data.entries.length === 0 ? (
-          <Empty>{filtered ? 'No entry matches the filters.' : 'No journal entry yet.'}</Empty>
-        ) : (
-          <>
-            <table className="table" aria-label="Journal entries" aria-busy={entries.isFetching}>
-              <thead>
-                <tr>
-                  <th scope="col">Date</th>
-                  <th scope="col">Number</th>
-                  <th scope="col">Company</th>
-                  <th scope="col">Description</th>
-                  <th scope="col">Period</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="num">
-                    Amount
-                  </th>
-                  <th scope="col">Currency</th>
-                </tr>
-              </thead>
-              <tbody>
-                {entries.data.entries.map((e) => (
-                  <tr
-                    key={e.id}
-                    className="clickable"
-                    onClick={() => navigate(`/o/${orgId}/journal/${e.id}`)}
-                  >
-                    <td className="tabular">{e.transactionDate}</td>
-                    <td>
-                      <Link to={`/o/${orgId}/journal/${e.id}`} onClick={(ev) => ev.stopPropagation()}>
-                        {e.entryNumber}
-                      </Link>
-                    </td>
-                    <td>{name(e.companyId)}</td>
-                    <td>
-                      {e.description}
-                      {e.isMultiCurrency ? <span className="muted"> · multi-currency</span> : null}
-                    </td>
-                    <td className="tabular">
-                      {e.fiscalPeriod.year}/{String(e.fiscalPeriod.period).padStart(2, '0')}
-                    </td>
-                    <td>
-                      <Badge value={e.status} />
-                    </td>
-                    <td className="num">
-                      <Amount money={e.totalDebits} />
-                    </td>
-                    <td>{e.totalDebits.currency}</td>
+        <Loaded
+          query={entries}
+          loading="Loading entries…"
+          empty={(data) =>
+            data.entries.length === 0
+              ? filtered
+                ? 'No entry matches the filters.'
+                : 'No journal entry yet.'
+              : null
+          }
+        >
+          {(data) => (
+            <>
+              <table className="table" aria-label="Journal entries" aria-busy={entries.isFetching}>
+                <thead>
+                  <tr>
+                    <th scope="col">Date</th>
+                    <th scope="col">Number</th>
+                    <th scope="col">Company</th>
+                    <th scope="col">Description</th>
+                    <th scope="col">Period</th>
+                    <th scope="col">Status</th>
+                    <th scope="col" className="num">
+                      Amount
+                    </th>
+                    <th scope="col">Currency</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager
-              total={entries.data.total}
-              limit={PAGE_SIZE}
-              offset={offset}
-              onChange={(o) => setParam('offset', o ? String(o) : '')}
-              label="Journal pages"
-            />
-          </>
-        )}
+                </thead>
+                <tbody>
+                  {data.entries.map((e) => (
+                    <tr
+                      key={e.id}
+                      className="clickable"
+                      onClick={() => navigate(`/o/${orgId}/journal/${e.id}`)}
+                    >
+                      <td className="tabular">{e.transactionDate}</td>
+                      <td>
+                        <Link to={`/o/${orgId}/journal/${e.id}`} onClick={(ev) => ev.stopPropagation()}>
+                          {e.entryNumber}
+                        </Link>
+                      </td>
+                      <td>{name(e.companyId)}</td>
+                      <td>
+                        {e.description}
+                        {e.isMultiCurrency ? <span className="muted"> · multi-currency</span> : null}
+                      </td>
+                      <td className="tabular">
+                        {e.fiscalPeriod.year}/{String(e.fiscalPeriod.period).padStart(2, '0')}
+                      </td>
+                      <td>
+                        <Badge value={e.status} />
+                      </td>
+                      <td className="num">
+                        <Amount money={e.totalDebits} />
+                      </td>
+                      <td>{e.totalDebits.currency}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager
+                total={data.total}
+                limit={PAGE_SIZE}
+                offset={offset}
+                onChange={(o) => setParam('offset', o ? String(o) : '')}
+                label="Journal pages"
+              />
+            </>
+          )}
+        </Loaded>
       </Card>
     </>
   );

@@ -6,7 +6,19 @@ import { api, call } from '../api/client.ts';
 import type { CurrencyCode, Member, Role } from '../api/types.ts';
 import { CurrencyInput } from '../components/inputs.tsx';
 import { useToast } from '../components/toast.tsx';
-import { Alert, Badge, Button, Card, Empty, Field, Loading, PageHeader, Pager } from '../components/ui.tsx';
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  Empty,
+  Field,
+  Form,
+  Loaded,
+  Loading,
+  PageHeader,
+  Pager,
+} from '../components/ui.tsx';
 import { type FormErrors, formErrors, NO_ERRORS } from '../lib/errors.ts';
 import { useOrg } from '../lib/org.tsx';
 import { atLeast } from '../lib/permissions.ts';
@@ -77,15 +89,13 @@ export function Organizations() {
         )}
       </Card>
       <Card title="Create an organization">
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
+        <Form
+          onSubmit={() => {
             setErrors(NO_ERRORS);
             create.mutate();
           }}
-          noValidate
+          error={errors.general}
         >
-          {errors.general ? <Alert kind="error">{errors.general}</Alert> : null}
           <div className="form-grid">
             <Field label="Name" error={errors.fields['/name']}>
               <input value={name} onChange={(e) => setName(e.target.value)} required />
@@ -125,7 +135,7 @@ export function Organizations() {
               Create organization
             </Button>
           </div>
-        </form>
+        </Form>
       </Card>
     </div>
   );
@@ -210,84 +220,76 @@ export function Members() {
       <PageHeader title="Members and roles" subtitle="Who can read, book, approve and administer." />
       {rowError ? <Alert kind="error">{rowError}</Alert> : null}
       <Card>
-        {members.isPending ? (
-          <Loading />
-        ) : members.error ? (
-          <Alert kind="error">{members.error.message}</Alert>
-        ) : (
-          <>
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {members.data.members.map((m) => (
-                  <tr key={m.userId}>
-                    <td>
-                      {m.displayName}
-                      {m.userId === me.user.id ? <span className="muted"> (you)</span> : null}
-                    </td>
-                    <td>{m.email}</td>
-                    <td>
-                      {canTouch(m) ? (
-                        <select
-                          aria-label={`Role of ${m.displayName}`}
-                          value={m.role}
-                          onChange={(e) => change.mutate({ userId: m.userId, role: e.target.value as Role })}
-                        >
-                          {(m.role === 'owner' ? ROLES : assignable).map((r) => (
-                            <option key={r} value={r}>
-                              {r}
-                            </option>
-                          ))}
-                        </select>
-                      ) : (
-                        <Badge value={m.role} label={m.role} />
-                      )}
-                    </td>
-                    <td className="actions">
-                      {canTouch(m) || m.userId === me.user.id ? (
-                        <Button
-                          size="sm"
-                          variant="ghost"
-                          onClick={() => {
-                            const what =
-                              m.userId === me.user.id
-                                ? 'Leave this organization?'
-                                : `Remove ${m.displayName}?`;
-                            if (window.confirm(what)) remove.mutate(m.userId);
-                          }}
-                        >
-                          {m.userId === me.user.id ? 'Leave' : 'Remove'}
-                        </Button>
-                      ) : null}
-                    </td>
+        <Loaded query={members}>
+          {(data) => (
+            <>
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">E-mail</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">
+                      <span className="sr-only">Actions</span>
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager total={members.data.total} limit={50} offset={offset} onChange={setOffset} />
-          </>
-        )}
+                </thead>
+                <tbody>
+                  {data.members.map((m) => (
+                    <tr key={m.userId}>
+                      <td>
+                        {m.displayName}
+                        {m.userId === me.user.id ? <span className="muted"> (you)</span> : null}
+                      </td>
+                      <td>{m.email}</td>
+                      <td>
+                        {canTouch(m) ? (
+                          <select
+                            aria-label={`Role of ${m.displayName}`}
+                            value={m.role}
+                            onChange={(e) =>
+                              change.mutate({ userId: m.userId, role: e.target.value as Role })
+                            }
+                          >
+                            {(m.role === 'owner' ? ROLES : assignable).map((r) => (
+                              <option key={r} value={r}>
+                                {r}
+                              </option>
+                            ))}
+                          </select>
+                        ) : (
+                          <Badge value={m.role} label={m.role} />
+                        )}
+                      </td>
+                      <td className="actions">
+                        {canTouch(m) || m.userId === me.user.id ? (
+                          <Button
+                            size="sm"
+                            variant="ghost"
+                            onClick={() => {
+                              const what =
+                                m.userId === me.user.id
+                                  ? 'Leave this organization?'
+                                  : `Remove ${m.displayName}?`;
+                              if (window.confirm(what)) remove.mutate(m.userId);
+                            }}
+                          >
+                            {m.userId === me.user.id ? 'Leave' : 'Remove'}
+                          </Button>
+                        ) : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager total={data.total} limit={50} offset={offset} onChange={setOffset} />
+            </>
+          )}
+        </Loaded>
       </Card>
       {canManage ? (
         <Card title="Add a member">
-          <form
-            className="inline-form"
-            onSubmit={(e) => {
-              e.preventDefault();
-              add.mutate();
-            }}
-            noValidate
-          >
-            {errors.general ? <Alert kind="error">{errors.general}</Alert> : null}
+          <Form className="inline-form" onSubmit={() => add.mutate()} error={errors.general}>
             <Field label="E-mail of a registered user" error={errors.fields['/email']}>
               <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
             </Field>
@@ -303,7 +305,7 @@ export function Members() {
             <Button type="submit" variant="primary" busy={add.isPending}>
               Add member
             </Button>
-          </form>
+          </Form>
           <p className="hint">
             Viewers read everything; members also book entries, rates and intercompany transactions; admins
             approve, post, close periods and run consolidations; owners also manage owners and approval
@@ -365,14 +367,7 @@ export function Settings() {
     <>
       <PageHeader title="Organization settings" />
       <Card>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            save.mutate();
-          }}
-          noValidate
-        >
-          {errors.general ? <Alert kind="error">{errors.general}</Alert> : null}
+        <Form onSubmit={() => save.mutate()} error={errors.general}>
           <fieldset disabled={!editable}>
             <div className="form-grid">
               <Field label="Name" error={errors.fields['/name']}>
@@ -421,7 +416,7 @@ export function Settings() {
               </Button>
             </div>
           </fieldset>
-        </form>
+        </Form>
       </Card>
     </>
   );

@@ -18,7 +18,8 @@ import {
   Definition,
   Empty,
   Field,
-  Loading,
+  Form,
+  Loaded,
   PageHeader,
   Pager,
   Tabs,
@@ -136,68 +137,64 @@ function RateList({ canEdit }: { canEdit: boolean }) {
             <input type="date" value={filter.endDate} onChange={(e) => update({ endDate: e.target.value })} />
           </Field>
         </div>
-        {rates.isPending ? (
-          <Loading />
-        ) : rates.error ? (
-          <Alert kind="error">{rates.error.message}</Alert>
-        ) : rates.data.rates.length === 0 ? (
-          <Empty>No rate matches.</Empty>
-        ) : (
-          <>
-            <table className="table" aria-label="Exchange rates">
-              <thead>
-                <tr>
-                  <th scope="col">Effective</th>
-                  <th scope="col">Pair</th>
-                  <th scope="col">Type</th>
-                  <th scope="col" className="num">
-                    Rate
-                  </th>
-                  <th scope="col">Source</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rates.data.rates.map((r) => (
-                  <tr key={r.id}>
-                    <td className="tabular">{r.effectiveDate}</td>
-                    <td>
-                      {r.fromCurrency} → {r.toCurrency}
-                    </td>
-                    <td>
-                      <Badge value={r.rateType} label={r.rateType} />
-                    </td>
-                    <td className="num">{r.rate}</td>
-                    <td>{r.source}</td>
-                    <td className="actions">
-                      {canEdit ? (
-                        <Button
-                          size="sm"
-                          variant="ghost"
-                          aria-label={`Delete ${r.fromCurrency}/${r.toCurrency} ${r.rateType} ${r.effectiveDate}`}
-                          onClick={() => {
-                            if (window.confirm('Delete this rate?')) remove.mutate(r.id);
-                          }}
-                        >
-                          Delete
-                        </Button>
-                      ) : null}
-                    </td>
+        <Loaded query={rates} empty={(data) => (data.rates.length === 0 ? 'No rate matches.' : null)}>
+          {(data) => (
+            <>
+              <table className="table" aria-label="Exchange rates">
+                <thead>
+                  <tr>
+                    <th scope="col">Effective</th>
+                    <th scope="col">Pair</th>
+                    <th scope="col">Type</th>
+                    <th scope="col" className="num">
+                      Rate
+                    </th>
+                    <th scope="col">Source</th>
+                    <th scope="col">
+                      <span className="sr-only">Actions</span>
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager
-              total={rates.data.total}
-              limit={PAGE}
-              offset={offset}
-              onChange={setOffset}
-              label="Rate pages"
-            />
-          </>
-        )}
+                </thead>
+                <tbody>
+                  {data.rates.map((r) => (
+                    <tr key={r.id}>
+                      <td className="tabular">{r.effectiveDate}</td>
+                      <td>
+                        {r.fromCurrency} → {r.toCurrency}
+                      </td>
+                      <td>
+                        <Badge value={r.rateType} label={r.rateType} />
+                      </td>
+                      <td className="num">{r.rate}</td>
+                      <td>{r.source}</td>
+                      <td className="actions">
+                        {canEdit ? (
+                          <Button
+                            size="sm"
+                            variant="ghost"
+                            aria-label={`Delete ${r.fromCurrency}/${r.toCurrency} ${r.rateType} ${r.effectiveDate}`}
+                            onClick={() => {
+                              if (window.confirm('Delete this rate?')) remove.mutate(r.id);
+                            }}
+                          >
+                            Delete
+                          </Button>
+                        ) : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager
+                total={data.total}
+                limit={PAGE}
+                offset={offset}
+                onChange={setOffset}
+                label="Rate pages"
+              />
+            </>
+          )}
+        </Loaded>
       </Card>
     </>
   );
@@ -245,14 +242,7 @@ function AddRate() {
   const e = errors.fields;
   return (
     <Card title="Add a rate">
-      <form
-        className="inline-form"
-        onSubmit={(ev) => {
-          ev.preventDefault();
-          add.mutate();
-        }}
-        noValidate
-      >
+      <Form className="inline-form" onSubmit={() => add.mutate()}>
         <Field label="From" error={e['/fromCurrency']}>
           <CurrencyInput value={v.from} onChange={(ev) => setV({ ...v, from: ev.target.value })} />
         </Field>
@@ -287,7 +277,7 @@ function AddRate() {
         <Button type="submit" variant="primary" busy={add.isPending}>
           Add rate
         </Button>
-      </form>
+      </Form>
       {errors.general ? <Alert kind="error">{errors.general}</Alert> : null}
     </Card>
   );
@@ -508,13 +498,7 @@ function Lookups() {
   return (
     <div className="grid-2">
       <Card title="Look up a rate">
-        <form
-          onSubmit={(ev) => {
-            ev.preventDefault();
-            lookup.mutate();
-          }}
-          noValidate
-        >
+        <Form onSubmit={() => lookup.mutate()}>
           <Field label="Lookup">
             <select value={kind} onChange={(ev) => setKind(ev.target.value as LookupKind)}>
               <option value="latest">Latest rate</option>
@@ -576,7 +560,7 @@ function Lookups() {
               Look up
             </Button>
           </div>
-        </form>
+        </Form>
       </Card>
       <Card title="Result">
         {!result ? (
