@@ -236,6 +236,11 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
   async function saveAndPost(): Promise<string> {
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.waitForURL(/\/journal\/[0-9a-f-]{36}$/);
+    return postDraft();
+  }
+
+  /** Submits, approves and posts the draft on screen. */
+  async function postDraft(): Promise<string> {
     await page.getByRole('button', { name: 'Submit for approval' }).click();
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('button', { name: 'Post' }).click();
@@ -280,6 +285,37 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
         { account: '4000', credit: '80000' },
       ]);
       await saveAndPost();
+    },
+    STEP,
+  );
+
+  it(
+    'sends an entry back with a reason, and reverses a posted mistake',
+    async () => {
+      await bookEntry('Acme Inc. · USD', '2026-01-15', 'Office rent', [
+        { account: '6000', debit: '2500' },
+        { account: '1010', credit: '2500' },
+      ]);
+      await page.getByRole('button', { name: 'Save draft' }).click();
+      await page.waitForURL(/\/journal\/[0-9a-f-]{36}$/);
+      await page.getByRole('button', { name: 'Submit for approval' }).click();
+      await page.getByRole('button', { name: 'Reject', exact: true }).click();
+      const reject = page.getByRole('dialog', { name: /^Reject/ });
+      await reject.getByLabel('Reason (sent back to the author)').fill('Rent belongs on 6300');
+      await reject.getByRole('button', { name: 'Reject entry' }).click();
+      await page.locator('.alert', { hasText: 'Rejected: Rent belongs on 6300' }).waitFor();
+      await page.locator('.page-header .badge', { hasText: 'Draft' }).waitFor();
+      // Posted by mistake all the same, then undone by a reversal on the same date.
+      const original = await postDraft();
+      await page.getByRole('button', { name: 'Reverse', exact: true }).click();
+      const reverse = page.getByRole('dialog', { name: /^Reverse/ });
+      await reverse.getByLabel('Reversal date').fill('2026-01-15');
+      await reverse.getByRole('button', { name: 'Reverse entry' }).click();
+      await page.getByRole('heading', { name: /Reversal of JE-/ }).waitFor();
+      expect(page.url()).not.toBe(original);
+      await page.getByRole('link', { name: 'the original entry' }).click();
+      await page.locator('.page-header .badge', { hasText: 'Reversed' }).waitFor();
+      expect(await page.getByRole('group', { name: 'Workflow actions' }).getByRole('button').count()).toBe(0);
     },
     STEP,
   );
@@ -358,7 +394,7 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       expect(await fn.textContent()).toContain('9,259.26');
       await nav('Journal');
       await poll(() => page.getByRole('table', { name: 'Journal entries' }).locator('tbody tr').count()).toBe(
-        6,
+        8,
       );
       await shot('journal');
     },
