@@ -136,12 +136,14 @@ function StructureTree({ group, companies }: { group: ConsolidationGroup; compan
   const structure = useQuery({
     queryKey: ['org', orgId, 'group-structure', group.id, group.updatedAt],
     queryFn: async () => {
-      // A later API version describes the holding chain; its members carry heldByCompanyId.
+      // A later API version describes the holding chain; its members carry heldByCompanyId. The
+      // path is not in the generated types until `npm run web:client` runs against that version; it
+      // is called with the group id alone (a query parameter it does not declare would be refused).
       const res = await call(
         api.GET(
           '/api/v1/consolidation/groups/{id}/structure' as never,
           {
-            params: { path: { id: group.id }, query: { organizationId: orgId } },
+            params: { path: { id: group.id } },
           } as never,
         ),
       );
