@@ -1,5 +1,6 @@
 // ESLint (flat config): the recommended JavaScript and TypeScript rules. Formatting is Prettier's job.
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -12,6 +13,7 @@ export default tseslint.config(
       'src/db/migrations/',
       'dist/',
       'scratch/',
+      'web/src/api/schema.ts',
     ],
   },
   js.configs.recommended,
@@ -26,4 +28,29 @@ export default tseslint.config(
     },
   },
   { files: ['test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  // The web console runs in the browser.
+  {
+    files: ['web/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    languageOptions: {
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        localStorage: 'readonly',
+        navigator: 'readonly',
+        location: 'readonly',
+        fetch: 'readonly',
+        URL: 'readonly',
+        URLSearchParams: 'readonly',
+        Blob: 'readonly',
+        HTMLElement: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'warn',
+    },
+  },
 );

@@ -1,6 +1,6 @@
 /**
- * `npm run build` (run by `npm start`): bundles the service into `dist/server.mjs` with esbuild and
- * copies the SQL migrations beside it. One file of plain JavaScript starts several times faster than
+ * `npm run build` (run by `npm start`): bundles the service into `dist/server.mjs` with esbuild,
+ * copies the SQL migrations beside it and builds the web console into `dist/web` (build-web.mjs). One file of plain JavaScript starts several times faster than
  * hundreds of TypeScript modules and package files resolved one by one at start-up.
  *
  * Left outside the bundle: PGlite (it loads its WebAssembly and data files next to its own module),
@@ -10,6 +10,7 @@ import { cpSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { buildConsole } from './build-web.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -31,3 +32,4 @@ await build({
   logLevel: 'warning',
 });
 cpSync(join(root, 'src/db/migrations'), join(dist, 'migrations'), { recursive: true });
+await buildConsole();

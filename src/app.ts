@@ -43,6 +43,7 @@ import {
   idempotencyApplies,
   idempotencyKeyOf,
 } from './http/idempotency.ts';
+import { type ConsoleServer, registerConsole } from './http/console.ts';
 import { createOpenApiHooks } from './http/openapi.ts';
 import { organizationIdOf, registerRequestLog } from './http/request-log.ts';
 import { isUuid } from './http/schemas.ts';
@@ -106,6 +107,8 @@ export interface BuildOptions {
   rateLimitPerMinute?: number;
   /** Login throttling; false disables it. Default: DEFAULT_LOGIN_THROTTLE. */
   loginThrottle?: LoginThrottleOptions | false;
+  /** The built web console (dist/web) to serve at `/`; omitted or null: none (the API alone). */
+  consoleDir?: string | null;
 }
 
 export type App = FastifyInstance;
@@ -385,7 +388,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     });
   }
 
+  let webConsole: ConsoleServer | null = null;
   app.setNotFoundHandler((request, reply) => {
+    // Paths outside /api belong to the web console, when it is built (http/console.ts).
+    if (webConsole?.serve(request, reply)) return reply;
     const path = request.url.split('?', 1)[0]!;
     const normalized = path.length > 1 ? path.replace(/\/$/, '') : path;
     const methods = [...new Set(registry.filter((r) => r.re.test(normalized)).map((r) => r.method))].sort();
@@ -436,5 +442,6 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   });
 
   await registerModules(app);
+  if (options.consoleDir) webConsole = await registerConsole(app, options.consoleDir);
   return app;
 }

@@ -8,6 +8,7 @@ import v8 from 'node:v8';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
+import { findConsoleDir } from './http/console.ts';
 
 /**
  * V8 lets the old generation grow to several times its live size between full collections when they
@@ -52,6 +53,7 @@ async function start(): Promise<void> {
     database,
     logLevel: config.logLevel,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    consoleDir: findConsoleDir(import.meta.url),
   });
   const shutdown = async () => {
     await app.close();

@@ -4,7 +4,8 @@
  * - security headers on every response, errors included: `X-Content-Type-Options: nosniff`,
  *   `X-Frame-Options: DENY`, `Referrer-Policy: no-referrer`, `Cross-Origin-Resource-Policy:
  *   same-origin` and a Content-Security-Policy — `default-src 'none'` for JSON, and for the reference
- *   page (`/api/docs`, served entirely by the service) only the service's own scripts and styles;
+ *   page (`/api/docs`) and the web console (every path outside `/api`), both served entirely by the
+ *   service, only the service's own scripts, styles and API;
  * - an optional per-client rate limit (`@fastify/rate-limit`, keyed by client IP, fixed one-minute
  *   window), checked in `onRequest` before authentication (contract 1.12.3 step 2), never on
  *   `GET /api/health`; over the limit → `429 RateLimitExceededError {retryAfterSeconds}` + Retry-After;
@@ -24,6 +25,11 @@ export const DOCS_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
+/** The console (http/console.ts): its own bundles and stylesheets, and requests to its own API only. */
+export const CONSOLE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "font-src 'self'; manifest-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
 export function rateLimitExceeded(retryAfterSeconds: number): DomainError {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
   return new DomainError(
@@ -37,13 +43,14 @@ export function rateLimitExceeded(retryAfterSeconds: number): DomainError {
 
 /** Sets the security headers (and X-Request-Id) on a reply; also used outside the hook pipeline. */
 export function setSecurityHeaders(request: FastifyRequest, reply: FastifyReply): void {
-  const docs = (request.raw.url ?? '').startsWith('/api/docs');
+  const url = request.raw.url ?? '';
+  const csp = url.startsWith('/api/docs') ? DOCS_CSP : /^\/api(\/|\?|$)/.test(url) ? JSON_CSP : CONSOLE_CSP;
   reply.header('x-request-id', request.id);
   reply.header('x-content-type-options', 'nosniff');
   reply.header('x-frame-options', 'DENY');
   reply.header('referrer-policy', 'no-referrer');
   reply.header('cross-origin-resource-policy', 'same-origin');
-  reply.header('content-security-policy', docs ? DOCS_CSP : JSON_CSP);
+  reply.header('content-security-policy', csp);
 }
 
 function securityHeaders(request: FastifyRequest, reply: FastifyReply, done: () => void): void {

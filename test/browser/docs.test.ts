@@ -6,42 +6,16 @@
  * request the page makes stays on the service (no CDN) and that the browser reports no errors (for
  * example a Content-Security-Policy violation).
  *
- * Without /usr/bin/chromium the test is skipped with a message, so `npm test` passes on a machine
- * without a browser; CI installs Chromium and sets GROUPBOOK_REQUIRE_BROWSER=1, which turns the skip
- * into a failure. Set DOCS_SCREENSHOT=<file.png> to keep a screenshot of the page; CHROMIUM_PATH
- * points at another Chromium binary.
+ * Without /usr/bin/chromium the test is skipped (see chromium.ts). Set DOCS_SCREENSHOT=<file.png> to
+ * keep a screenshot of the page.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, freePort, hasChromium, keepRequestsLocal, launchBrowser } from './chromium.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-if (!hasChromium) {
-  const missing = `${CHROMIUM} not found (install it with: apt-get install -y chromium)`;
-  if (process.env.GROUPBOOK_REQUIRE_BROWSER === '1') throw new Error(`browser test cannot run: ${missing}`);
-  console.warn(`browser test skipped: ${missing}`);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForHealth(base: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 90_000;
@@ -62,8 +36,7 @@ describe.skipIf(!hasChromium)('API reference page in Chromium', () => {
   let server: ChildProcess;
   let serverOutput = '';
   let base = '';
-  let profile = '';
-  let context: BrowserContext;
+  let browser: Browser;
   let page: Page;
   const foreignRequests: string[] = [];
   const browserErrors: string[] = [];
@@ -90,30 +63,10 @@ describe.skipIf(!hasChromium)('API reference page in Chromium', () => {
     });
     await waitForHealth(base, server, () => serverOutput);
 
-    profile = mkdtempSync(join(tmpdir(), 'groupbook-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-      viewport: { width: 1280, height: 900 },
-    });
+    browser = await launchBrowser();
     // Everything the page loads must come from the service itself.
-    await context.route('**/*', (route) => {
-      const url = new URL(route.request().url());
-      if (url.protocol === 'data:' || url.protocol === 'blob:' || url.host === new URL(base).host) {
-        return route.continue();
-      }
-      foreignRequests.push(url.href);
-      return route.abort();
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    await keepRequestsLocal(browser.context, base, foreignRequests);
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.on('console', (msg) => {
       if (msg.type() === 'error') browserErrors.push(msg.text());
     });
@@ -121,8 +74,7 @@ describe.skipIf(!hasChromium)('API reference page in Chromium', () => {
   }, 150_000);
 
   afterAll(async () => {
-    await context?.close().catch(() => {});
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     if (server && server.exitCode === null) {
       const exited = new Promise((r) => server.once('exit', r));
       server.kill('SIGTERM');
