@@ -12,6 +12,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -20,8 +21,10 @@ import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { openDatabase } from '../src/db/client.ts';
-import { type FloorTarget, floorPglite, floorPostgres } from './floor.ts';
+import { bulkFloorPglite, bulkFloorPostgres, type FloorTarget, floorPglite, floorPostgres } from './floor.ts';
+import { type FxDataset, generateFxCompany } from './fx.ts';
 import { checkBalances, type Dataset, generateDataset } from './generate.ts';
+import { getTemplate } from '../src/domain/templates/index.ts';
 import { Client, cannon, loop, type Measurement, percentile, round, sampleRss, treeRssKb } from './load.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -170,6 +173,9 @@ async function startServer(env: Record<string, string>, serverWorkers: number): 
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
+      // the webhook scenario's receiver listens on 127.0.0.1
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WORKERS: String(serverWorkers),
       ...(recordSql ? { GROUPBOOK_RECORD_SQL: recordSql } : {}),
       ...env,
@@ -298,6 +304,125 @@ async function journalFlow(client: Client, ds: Dataset, company: number): Promis
   return true;
 }
 
+/**
+ * Journal create with and without an active webhook endpoint (10 connections, same company), run in
+ * turn (without, with, without, with) so that a drift of the machine hits both; then the delivery lag
+ * of the events created under load: time from the event's transaction to its arrival at a receiver
+ * in this process (`JournalEntryCreated` subscribed, so every create is delivered).
+ */
+async function webhookScenario(server: Server, ds: Dataset, s: number): Promise<Measurement[]> {
+  const lags: number[] = [];
+  let received = 0;
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const arrived = Date.now();
+      received++;
+      try {
+        const event = JSON.parse(Buffer.concat(chunks).toString()) as { occurredAt?: string };
+        if (event.occurredAt) lags.push(arrived - Date.parse(event.occurredAt));
+      } catch {
+        // not an event body
+      }
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const port = (receiver.address() as net.AddressInfo).port;
+  const client = new Client(server.url, 1);
+  const create = () =>
+    cannon({
+      url: `${server.url}/api/v1/journal-entries`,
+      method: 'POST',
+      connections: 10,
+      seconds: s,
+      token: ds.tokens.clerk,
+      body: entryBody(ds, 0, 'Webhook bench'),
+    });
+  const out: Measurement[] = [];
+  const setEnabled = async (id: string, enabled: boolean) => {
+    const res = await client.request(
+      'PUT',
+      `/api/v1/webhook-endpoints/${id}?organizationId=${ds.organizationId}`,
+      ds.tokens.owner,
+      { enabled },
+    );
+    if (res.status !== 200) throw new Error(`webhook endpoint update: ${res.status}`);
+  };
+  try {
+    const created = await client.request('POST', '/api/v1/webhook-endpoints', ds.tokens.owner, {
+      organizationId: ds.organizationId,
+      url: `http://127.0.0.1:${port}/hooks`,
+      eventTypes: ['JournalEntryCreated'],
+      enabled: false,
+    });
+    if (created.status !== 201) {
+      return [
+        {
+          scenario: 'webhooks',
+          connections: null,
+          rate: null,
+          p50: null,
+          p99: null,
+          errors: 0,
+          rssMb: null,
+          count: 0,
+          note: `skipped: POST /webhook-endpoints answered ${created.status}`,
+        },
+      ];
+    }
+    const id = created.body.id as string;
+    const runs: Record<'off' | 'on', Measurement[]> = { off: [], on: [] };
+    for (const mode of ['off', 'on', 'off', 'on'] as const) {
+      await setEnabled(id, mode === 'on');
+      runs[mode].push(
+        await measured(server, `journal create, webhook ${mode === 'on' ? 'active' : 'none'}`, 10, create),
+      );
+      if (mode === 'on') {
+        // let the dispatcher catch up before the next run
+        const expected = runs.on.reduce((n, m) => n + m.count, 0);
+        const deadline = Date.now() + 30_000;
+        while (received < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    await setEnabled(id, false);
+    // one row per mode: the sum of its two runs
+    for (const mode of ['off', 'on'] as const) {
+      const [a, b] = runs[mode] as [Measurement, Measurement];
+      out.push({
+        ...b,
+        rate: round(((a.rate ?? 0) + (b.rate ?? 0)) / 2, 1),
+        p50: Math.max(a.p50 ?? 0, b.p50 ?? 0),
+        p99: Math.max(a.p99 ?? 0, b.p99 ?? 0),
+        errors: a.errors + b.errors,
+        count: a.count + b.count,
+        rssMb: Math.max(a.rssMb ?? 0, b.rssMb ?? 0),
+        note: `mean of 2 runs of ${s} s, taken in turn`,
+      });
+    }
+    lags.sort((x, y) => x - y);
+    const q = (f: number) =>
+      lags.length ? lags[Math.min(lags.length - 1, Math.floor(f * lags.length))]! : null;
+    const expected = runs.on.reduce((n, m) => n + m.count, 0);
+    out.push({
+      scenario: 'webhook delivery lag',
+      connections: 10,
+      rate: null,
+      p50: q(0.5),
+      p99: q(0.99),
+      errors: Math.max(0, expected - received),
+      rssMb: null,
+      count: lags.length,
+      note: `${received} of ${expected} created events delivered; lag = arrival − event time`,
+    });
+  } finally {
+    client.close();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  }
+  return out;
+}
+
 async function consolidationRuns(server: Server, ds: Dataset, label: string): Promise<Measurement> {
   const client = new Client(server.url, 1);
   const path = `/api/v1/consolidation/groups/${ds.groupId}/runs?organizationId=${ds.organizationId}`;
@@ -339,6 +464,101 @@ async function consolidationRuns(server: Server, ds: Dataset, label: string): Pr
   }
 }
 
+/**
+ * Gives the dataset's group a group chart (the GeneralBusiness accounts) and one pattern mapping per
+ * account for every member (`1010*` → 1010: the template account and its padded copies), through
+ * the API. Returns an error text, or null.
+ */
+async function addGroupChart(server: Server, ds: Dataset): Promise<string | null> {
+  const client = new Client(server.url, 1);
+  const base = `/api/v1/consolidation/groups/${ds.groupId}`;
+  const org = `?organizationId=${ds.organizationId}`;
+  try {
+    const template = getTemplate('GeneralBusiness').accounts.filter((a) => a.isPostable);
+    const created = await client.request('POST', `${base}/accounts/bulk${org}`, ds.tokens.owner, {
+      accounts: template.map((a) => ({
+        accountNumber: a.accountNumber,
+        name: a.name,
+        accountType: a.accountType,
+        accountCategory: a.accountCategory,
+        cashFlowCategory: a.isCashEquivalent ? null : a.cashFlowCategory,
+        isCashEquivalent: a.isCashEquivalent,
+      })),
+    });
+    if (created.status !== 201) return `group accounts: ${created.status} ${String(created.body._tag)}`;
+    for (const a of created.body.created as { id: string; accountNumber: string }[]) {
+      const res = await client.request('POST', `${base}/mappings${org}`, ds.tokens.owner, {
+        groupAccountId: a.id,
+        pattern: `${a.accountNumber}*`,
+      });
+      if (res.status !== 201) return `mapping: ${res.status} ${String(res.body._tag)}`;
+    }
+    return null;
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * Foreign-currency revaluation of the FX company (200 monetary accounts × 5 currencies): repeated dry
+ * runs at the year end (the read of the balances per currency, the rates and the figures, nothing
+ * written), then one real run per month end, each booking about 1,000 difference lines and their
+ * reversal on the next day.
+ */
+async function fxRevaluations(server: Server, ds: Dataset, fx: FxDataset, label: string) {
+  const client = new Client(server.url, 1);
+  const path = `/api/v1/organizations/${fx.organizationId}/companies/${fx.companyId}`;
+  const out: Measurement[] = [];
+  try {
+    let lastFailure = '';
+    const dry = await measured(
+      server,
+      `fx revaluation dry run, ${fx.monetaryAccounts}×5, ${label} lines`,
+      1,
+      () =>
+        loop(1, Math.max(2, seconds / 2), async () => {
+          const res = await client.request('POST', `${path}/fx-revaluations`, ds.tokens.owner, {
+            asOfDate: `${fx.year}-12-31`,
+            dryRun: true,
+          });
+          const ok = res.status === 200 && Array.isArray(res.body.lines) && res.body.lines.length > 0;
+          if (!ok) lastFailure = `${res.status} ${String(res.body._tag)}`;
+          return ok;
+        }),
+    );
+    if (lastFailure) dry.note = `last failure: ${lastFailure}`;
+    out.push(dry);
+    let month = 0;
+    const run = await measured(
+      server,
+      `fx revaluation posted, ${fx.monetaryAccounts}×5, ${label} lines`,
+      1,
+      () =>
+        loop(
+          1,
+          seconds * 4,
+          async () => {
+            month++;
+            const asOfDate = new Date(Date.UTC(fx.year, month, 0)).toISOString().slice(0, 10);
+            const res = await client.request('POST', `${path}/fx-revaluations`, ds.tokens.owner, {
+              asOfDate,
+            });
+            const ok = res.status === 200 && res.body.entryStatus === 'Posted';
+            if (!ok) lastFailure = `${res.status} ${String(res.body._tag ?? res.body.entryStatus)}`;
+            return ok;
+          },
+          12,
+        ),
+      'one run per month end: ~1,000 difference lines booked and reversed the next day',
+    );
+    if (lastFailure) run.note = `${run.note}; last failure: ${lastFailure}`;
+    out.push(run);
+  } finally {
+    client.close();
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Output
 
@@ -375,6 +595,7 @@ async function main(): Promise<void> {
   let small: Dataset;
   let big: Dataset;
   let owned: Dataset | null = null;
+  let fx: FxDataset | null = null;
   try {
     // Data.
     log('generating data …');
@@ -394,6 +615,19 @@ async function main(): Promise<void> {
       );
       await checkBalances(database.db, small.organizationId);
       await checkBalances(database.db, big.organizationId);
+      if (wants('fx')) {
+        fx = await generateFxCompany(
+          database.db,
+          {
+            organizationId: big.organizationId,
+            userId: big.userIds.owner,
+            year: big.year,
+            accounts: 200,
+            lines: bigLines,
+          },
+          log,
+        );
+      }
       if (wants('consolidation')) {
         owned = await generateDataset(
           database.db,
@@ -471,6 +705,9 @@ async function main(): Promise<void> {
           );
         }
       }
+      if (wants('webhooks')) {
+        results.push(...(await webhookScenario(server, small, quick ? 2 : Math.max(4, seconds / 2))));
+      }
       if (wants('flow')) {
         const client = new Client(u, 10);
         results.push(
@@ -502,9 +739,20 @@ async function main(): Promise<void> {
           );
         }
       }
+      if (wants('bulk')) results.push(await bulkCreate(server, small));
+      if (wants('tbimport')) results.push(await trialBalanceImport(server, small));
+      if (wants('export')) results.push(await journalExport(server, big, bigLabel));
+      if (wants('fx') && fx) {
+        results.push(...(await fxRevaluations(server, big, fx, bigLabel)));
+      }
       if (wants('consolidation')) {
         results.push(await consolidationRuns(server, small, '10k lines'));
         results.push(await consolidationRuns(server, big, `${bigLabel} lines`));
+        // The same run with a group chart and pattern mappings (aggregation by group account).
+        const chartError = await addGroupChart(server, big);
+        const charted = await consolidationRuns(server, big, `${bigLabel} lines, group chart`);
+        if (chartError) charted.note = `group chart not created: ${chartError}`;
+        results.push(charted);
         if (owned) {
           const label = `${OWNERSHIP_COMPANIES} companies, 3 tiers, acquisitions`;
           results.push(await consolidationRuns(server, owned, label));
@@ -569,10 +817,186 @@ async function main(): Promise<void> {
         await pglite?.close();
       }
     }
+    // Floor of the bulk create: the same rows by multi-row INSERTs in one transaction.
+    if (wants('bulk')) {
+      const t: FloorTarget = {
+        organizationId: small.organizationId,
+        companyId: small.companyIds[3]!,
+        currency: small.companyCurrencies[3]!,
+        userId: small.userIds.clerk,
+        debitAccountId: small.entryAccounts[3]!.debit,
+        creditAccountId: small.entryAccounts[3]!.credit,
+        transactionDate: `${small.year}-06-15`,
+        fiscalYear: small.year,
+        fiscalPeriod: 6,
+      };
+      log(`  ${BULK_FLOOR} …`);
+      let seconds: number;
+      if (kind === 'pglite') {
+        const pglite = new PGlite(target.open.dataDir!);
+        await pglite.waitReady;
+        try {
+          seconds = await bulkFloorPglite(pglite, t, BULK_ENTRIES, BULK_LINES_PER_ENTRY);
+        } finally {
+          await pglite.close();
+        }
+      } else seconds = await bulkFloorPostgres(target.open.url!, t, BULK_ENTRIES, BULK_LINES_PER_ENTRY);
+      results.push({
+        scenario: BULK_FLOOR,
+        connections: 1,
+        rate: round((BULK_ENTRIES * BULK_LINES_PER_ENTRY) / seconds),
+        p50: round(seconds * 1000),
+        p99: null,
+        errors: 0,
+        rssMb: null,
+        count: 3,
+        note: 'plain driver, multi-row INSERTs of the same headers, lines and audit rows in one transaction; req/s = lines/s, p50 = best ms',
+      });
+    }
     report(results, datasets);
   } finally {
     await target.cleanup();
   }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Data in and out
+
+const BULK_ENTRIES = 1000;
+const BULK_LINES_PER_ENTRY = 10;
+const BULK = `bulk create ${BULK_ENTRIES}×${BULK_LINES_PER_ENTRY}`;
+const BULK_FLOOR = `raw-SQL floor, bulk ${BULK_ENTRIES}×${BULK_LINES_PER_ENTRY}`;
+const TB_ROWS = 50_000;
+
+async function post(url: string, token: string, body: string, contentType = 'application/json') {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+    body,
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${url}: ${res.status} ${text.slice(0, 500)}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** 1,000 entries of 10 lines in one request, three times: lines/s of the best and the median. */
+async function bulkCreate(server: Server, ds: Dataset): Promise<Measurement> {
+  const company = 2;
+  const accounts = ds.entryAccounts[company]!;
+  const currency = ds.companyCurrencies[company]!;
+  const body = () =>
+    JSON.stringify({
+      entries: Array.from({ length: BULK_ENTRIES }, (_, i) => ({
+        organizationId: ds.organizationId,
+        companyId: ds.companyIds[company]!,
+        description: `Bulk ${i}`,
+        transactionDate: `${ds.year}-06-15`,
+        lines: Array.from({ length: BULK_LINES_PER_ENTRY }, (_, n) =>
+          n < BULK_LINES_PER_ENTRY / 2
+            ? { accountId: accounts.debit, debitAmount: { value: '100.00', currency } }
+            : { accountId: accounts.credit, creditAmount: { value: '100.00', currency } },
+        ),
+      })),
+    });
+  return measured(
+    server,
+    BULK,
+    1,
+    async () => {
+      const times: number[] = [];
+      await post(`${server.url}/api/v1/journal-entries/bulk`, ds.tokens.clerk, body()); // warm-up
+      for (let r = 0; r < 3; r++) {
+        const text = body();
+        const t0 = performance.now();
+        await post(`${server.url}/api/v1/journal-entries/bulk`, ds.tokens.clerk, text);
+        times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      const lines = BULK_ENTRIES * BULK_LINES_PER_ENTRY;
+      return { rate: lines / (times[0]! / 1000), p50: times[1]!, p99: times[2]!, errors: 0, count: 3 };
+    },
+    'one request of 1,000 entries × 10 lines (one transaction); req/s = lines/s of the fastest of 3, p50/p99 = median/slowest ms',
+  );
+}
+
+/** A 50,000-row trial balance (CSV) imported as Opening into a new company, its accounts created. */
+async function trialBalanceImport(server: Server, ds: Dataset): Promise<Measurement> {
+  const company = await post(
+    `${server.url}/api/v1/companies`,
+    ds.tokens.owner,
+    JSON.stringify({
+      organizationId: ds.organizationId,
+      name: `TB import ${Date.now()}`,
+      legalName: 'TB import Ltd',
+      jurisdiction: 'US',
+      functionalCurrency: 'USD',
+      reportingCurrency: 'USD',
+      fiscalYearEnd: { month: 12, day: 31 },
+    }),
+  );
+  const lines = ['accountNumber,accountName,debit,credit'];
+  for (let i = 0; i < TB_ROWS; i++) {
+    const number = 1_000_000 + i;
+    lines.push(
+      i < TB_ROWS / 2
+        ? `${number},Asset ${i},${100 + (i % 900)}.25,`
+        : `${number},Liability ${i},,${100 + ((i - TB_ROWS / 2) % 900)}.25`,
+    );
+  }
+  const csv = `${lines.join('\n')}\n`;
+  const query = new URLSearchParams({
+    organizationId: ds.organizationId,
+    asOfDate: `${ds.year}-01-01`,
+    mode: 'Opening',
+    createMissingAccounts: 'true',
+    categoryRules: `1000000-1024999:CurrentAsset,1025000-1049999:CurrentLiability`,
+  });
+  return measured(
+    server,
+    `trial-balance import ${TB_ROWS / 1000}k rows`,
+    1,
+    async () => {
+      const t0 = performance.now();
+      await post(
+        `${server.url}/api/v1/companies/${String(company.id)}/trial-balance-imports?${query}`,
+        ds.tokens.owner,
+        csv,
+        'text/csv',
+      );
+      const ms = performance.now() - t0;
+      return { rate: TB_ROWS / (ms / 1000), p50: ms, p99: ms, errors: 0, count: 1 };
+    },
+    'CSV, Opening, 50,000 accounts created; req/s = rows/s, p50 = ms (target ≤ 5,000 ms)',
+  );
+}
+
+/** Every journal line of the big dataset as CSV, streamed; the server's RSS is sampled meanwhile. */
+async function journalExport(server: Server, ds: Dataset, label: string): Promise<Measurement> {
+  return measured(
+    server,
+    `journal export CSV ${label} lines`,
+    1,
+    async () => {
+      const t0 = performance.now();
+      const res = await fetch(
+        `${server.url}/api/v1/journal-entries?organizationId=${ds.organizationId}&format=csv`,
+        {
+          headers: { authorization: `Bearer ${ds.tokens.owner}` },
+        },
+      );
+      if (res.status !== 200 || !res.body) throw new Error(`export: ${res.status}`);
+      let rows = -1; // header row
+      const decoder = new TextDecoder();
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        const text = decoder.decode(chunk, { stream: true });
+        for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) rows++;
+      }
+      const ms = performance.now() - t0;
+      if (rows !== ds.lines) log(`    exported ${rows} rows, dataset has ${ds.lines} lines`);
+      return { rate: rows / (ms / 1000), p50: ms, p99: ms, errors: rows === ds.lines ? 0 : 1, count: rows };
+    },
+    'GET /journal-entries?format=csv, every line of the organization; req/s = rows/s, p50 = ms; RSS = server peak (target ≤ 250 MB)',
+  );
 }
 
 function report(results: Measurement[], datasets: Record<string, Omit<Dataset, 'tokens'>>): void {
@@ -584,9 +1008,17 @@ function report(results: Measurement[], datasets: Record<string, Omit<Dataset, '
     const raw = find(FLOOR, c)?.rate;
     if (app && raw) ratios[`journal create / raw-SQL floor @${c}`] = round(app / raw, 2);
   }
+  const hooked = find('journal create, webhook active', 10)?.rate;
+  const plain = find('journal create, webhook none', 10)?.rate;
+  if (hooked && plain)
+    ratios['journal create with an active webhook / without @10'] = round(hooked / plain, 2);
   const app10 = find('journal create', 10)?.rate;
   const batched = find(FLOOR_BATCHED, 10)?.rate;
   if (app10 && batched) ratios['journal create / group-commit floor @10'] = round(app10 / batched, 2);
+  const bulk = find(BULK)?.rate;
+  const bulkFloorRate = find(BULK_FLOOR)?.rate;
+  if (bulk && bulkFloorRate)
+    ratios['bulk create / bulk raw-SQL floor (lines/s)'] = round(bulk / bulkFloorRate, 2);
   const pairs: [string, string, string][] = [
     ['balance sheet', 'balance sheet 10k lines', 'balance sheet'],
     ['consolidation run', 'consolidation run 10k lines', 'consolidation run'],
@@ -598,12 +1030,20 @@ function report(results: Measurement[], datasets: Record<string, Omit<Dataset, '
     )?.p50;
     if (a && b) ratios[`${name} p50 big / 10k`] = round(b / a, 2);
   }
+  // Group chart: the 50-company run with a group chart and pattern mappings against the same run without.
+  const charted = results.find((m) => m.scenario.endsWith(', group chart'));
+  const uncharted = charted && find(charted.scenario.replace(', group chart', ''));
+  if (charted?.p50 && uncharted?.p50)
+    ratios['consolidation run p50 group chart / without'] = round(charted.p50 / uncharted.p50, 2);
   // Ownership run: time per company against the 50-company runs (per company, p50).
   const owned = results.find(
     (m) => m.scenario.startsWith('consolidation run') && m.scenario.includes('companies'),
   );
   for (const m of results.filter(
-    (x) => x.scenario.startsWith('consolidation run') && !x.scenario.includes('companies'),
+    (x) =>
+      x.scenario.startsWith('consolidation run') &&
+      !x.scenario.includes('companies') &&
+      !x.scenario.endsWith('group chart'),
   )) {
     if (owned?.p50 && m.p50) {
       const label = m.scenario.replace('consolidation run ', '');

@@ -1,26 +1,20 @@
 /**
  * `npm run demo`: builds a realistic demo group against a RUNNING Groupbook service, through its HTTP
- * API only, and prints the login and what to open.
+ * API only (scripts/demo-data.ts says what it creates), and prints the login and what to open.
  *
  *   BASE_URL   service address (default http://127.0.0.1:3000)
  *   DEMO_YEAR  fiscal year of the demo data (default: last calendar year)
+ *   DEMO_ORG   organization name (default: `Northwind Group (demo <stamp>)`, new on every run;
+ *              organization names are unique across the whole service)
  *
- * What it creates: a demo user (a new e-mail each run), one organization (reporting currency USD, no
- * approval step), a USD parent and three subsidiaries in USD (60 % owned), EUR (100 %) and GBP (80 %)
- * with the GeneralBusiness chart plus four intercompany accounts, a year of exchange rates (monthly
- * Spot, monthly Average, YearEnd), a year of posted entries per company (capital, monthly sales and
- * costs, quarterly intercompany sales from the parent with receivable/payable and
- * `intercompanyPartnerId`), intercompany transactions linked to both entries and matched, elimination
- * rules for receivables/payables and sales, a consolidation group and a completed consolidation run for
- * period 12, whose consolidated balance sheet must balance (exit code 1 otherwise).
+ * The first request that does not answer 2xx stops the script with its status and error body (exit
+ * code 1); it also exits 1 when the consolidated balance sheet does not balance.
  */
+import { type Api, buildDemo, type Json } from './demo-data.ts';
 
 const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
 const YEAR = Number(process.env.DEMO_YEAR ?? new Date().getUTCFullYear() - 1);
 const PASSWORD = 'Demo-pass-2024';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped JSON answers of the API
-type Json = Record<string, any>;
 
 class ApiError extends Error {
   constructor(
@@ -33,10 +27,9 @@ class ApiError extends Error {
   }
 }
 
-let token: string | null = null;
 let requestCount = 0;
 
-async function api<T = Json>(method: string, path: string, body?: unknown): Promise<T> {
+const api: Api = async <T = Json>(method: string, path: string, body?: unknown, token?: string | null) => {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -47,34 +40,15 @@ async function api<T = Json>(method: string, path: string, body?: unknown): Prom
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
-  const parsed = text ? JSON.parse(text) : null;
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = text;
+  }
   if (!res.ok) throw new ApiError(res.status, parsed, method, path);
   return parsed as T;
-}
-
-const pad = (n: number) => String(n).padStart(2, '0');
-const lastDay = (month: number) => new Date(Date.UTC(YEAR, month, 0)).getUTCDate();
-const date = (month: number, day: number) => `${YEAR}-${pad(month)}-${pad(Math.min(day, lastDay(month)))}`;
-/** Decimal string with two places from an integer number of cents (no floating point money). */
-const cents = (c: number) => `${Math.trunc(c / 100)}.${pad(Math.abs(c) % 100)}`;
-const money = (c: number, currency: string) => ({ value: cents(c), currency });
-/** A rate with four decimals from an integer number of ten-thousandths. */
-const rate4 = (n: number) => `${Math.trunc(n / 10000)}.${String(n % 10000).padStart(4, '0')}`;
-
-function step(message: string) {
-  process.stdout.write(`• ${message}\n`);
-}
-
-interface Company {
-  key: string;
-  id: string;
-  name: string;
-  currency: string;
-  ownership: string;
-  /** Scale of its monthly business, in cents of its currency. */
-  scale: number;
-  accounts: Record<string, string>;
-}
+};
 
 async function waitForService() {
   for (let i = 0; i < 60; i++) {
@@ -92,298 +66,28 @@ async function waitForService() {
 async function main() {
   await waitForService();
   const stamp = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
-  const email = `demo-${stamp}@example.com`;
-
-  step(`registering ${email}`);
-  await api('POST', '/api/auth/register', { email, password: PASSWORD, displayName: 'Demo Controller' });
-  const session = await api('POST', '/api/auth/login', { email, password: PASSWORD });
-  token = session.token;
-
-  step('creating the organization');
-  const org = await api('POST', '/api/v1/organizations', {
-    name: `Northwind Group (demo ${stamp})`,
-    reportingCurrency: 'USD',
-    settings: { fiscalYearEnd: { month: 12, day: 31 }, requireApproval: false },
+  const demo = await buildDemo(api, {
+    year: YEAR,
+    stamp,
+    password: PASSWORD,
+    ...(process.env.DEMO_ORG ? { organizationName: process.env.DEMO_ORG } : {}),
+    step: (message) => process.stdout.write(`• ${message}\n`),
   });
+  const { email, token, org, companies, group, rules, icIds, run } = demo;
   const orgId: string = org.id;
-
-  const specs = [
-    {
-      key: 'parent',
-      name: 'Northwind Holdings Inc.',
-      jurisdiction: 'US-DE',
-      currency: 'USD',
-      ownership: '100',
-      scale: 9_000_000,
-    },
-    {
-      key: 'us',
-      name: 'Northwind Retail LLC',
-      jurisdiction: 'US-CA',
-      currency: 'USD',
-      ownership: '60',
-      scale: 4_000_000,
-    },
-    {
-      key: 'eu',
-      name: 'Northwind Europe GmbH',
-      jurisdiction: 'DE',
-      currency: 'EUR',
-      ownership: '100',
-      scale: 5_000_000,
-    },
-    {
-      key: 'uk',
-      name: 'Northwind UK Ltd',
-      jurisdiction: 'GB',
-      currency: 'GBP',
-      ownership: '80',
-      scale: 3_000_000,
-    },
-  ] as const;
-  const companies: Record<string, Company> = {};
-  for (const s of specs) {
-    step(`creating company ${s.name} (${s.currency}) with the GeneralBusiness chart`);
-    const c = await api('POST', '/api/v1/companies', {
-      organizationId: orgId,
-      name: s.name,
-      legalName: s.name,
-      jurisdiction: s.jurisdiction,
-      functionalCurrency: s.currency,
-      reportingCurrency: 'USD',
-      fiscalYearEnd: { month: 12, day: 31 },
-      accountTemplate: 'GeneralBusiness',
-    });
-    companies[s.key] = { ...s, id: c.id, accounts: {} };
-  }
   const parent = companies.parent!;
-  const subs = [companies.us!, companies.eu!, companies.uk!];
-
-  // Intercompany accounts in every company (the GeneralBusiness chart has none).
-  const icAccounts = [
-    {
-      accountNumber: '1150',
-      name: 'Due from group companies',
-      accountType: 'Asset',
-      accountCategory: 'CurrentAsset',
-    },
-    {
-      accountNumber: '2050',
-      name: 'Due to group companies',
-      accountType: 'Liability',
-      accountCategory: 'CurrentLiability',
-    },
-    {
-      accountNumber: '4050',
-      name: 'Intercompany sales',
-      accountType: 'Revenue',
-      accountCategory: 'OperatingRevenue',
-    },
-    {
-      accountNumber: '5050',
-      name: 'Intercompany purchases',
-      accountType: 'Expense',
-      accountCategory: 'CostOfGoodsSold',
-    },
-  ];
-  for (const c of Object.values(companies)) {
-    for (const a of icAccounts) {
-      await api('POST', '/api/v1/accounts', {
-        organizationId: orgId,
-        companyId: c.id,
-        isIntercompany: true,
-        ...a,
-      });
-    }
-    const list = await api(
-      'GET',
-      `/api/v1/accounts?organizationId=${orgId}&companyId=${c.id}&isPostable=true&limit=100`,
-    );
-    for (const a of list.accounts as Json[]) c.accounts[a.accountNumber] = a.id;
-  }
-  step('added intercompany accounts 1150, 2050, 4050, 5050 to every company');
-
-  // Exchange rates: EUR→USD and GBP→USD, Spot on the 1st and the last day of each month, the monthly
-  // Average on the 15th, YearEnd on 31 December. Rates drift a little each month.
-  const rates: Json[] = [];
-  const base = { EUR: 10800, GBP: 12650 } as const;
-  for (const [currency, start] of Object.entries(base)) {
-    for (let m = 1; m <= 12; m++) {
-      const open = start + (m - 1) * (currency === 'EUR' ? 25 : -15);
-      const close = open + (currency === 'EUR' ? 25 : -15);
-      const common = { organizationId: orgId, fromCurrency: currency, toCurrency: 'USD', source: 'Manual' };
-      rates.push({ ...common, rateType: 'Spot', effectiveDate: date(m, 1), rate: rate4(open) });
-      rates.push({
-        ...common,
-        rateType: 'Average',
-        effectiveDate: date(m, 15),
-        rate: rate4(Math.round((open + close) / 2)),
-      });
-      rates.push({ ...common, rateType: 'Spot', effectiveDate: date(m, 31), rate: rate4(close) });
-      if (m === 12)
-        rates.push({ ...common, rateType: 'YearEnd', effectiveDate: date(12, 31), rate: rate4(close) });
-    }
-  }
-  const created = await api('POST', '/api/v1/exchange-rates/bulk', { rates });
-  step(`created ${created.count} exchange rates (EUR/USD and GBP/USD: monthly Spot and Average, YearEnd)`);
-
-  let entryCount = 0;
-  async function postEntry(c: Company, description: string, transactionDate: string, lines: Json[]) {
-    const entry = await api('POST', '/api/v1/journal-entries', {
-      organizationId: orgId,
-      companyId: c.id,
-      description,
-      transactionDate,
-      lines,
-    });
-    await api('POST', `/api/v1/journal-entries/${entry.id}/post`, { organizationId: orgId });
-    entryCount++;
-    return entry.id as string;
-  }
-  const dr = (c: Company, number: string, amount: number, currency = c.currency, extra: Json = {}) => ({
-    accountId: c.accounts[number],
-    debitAmount: money(amount, currency),
-    ...extra,
-  });
-  const cr = (c: Company, number: string, amount: number, currency = c.currency, extra: Json = {}) => ({
-    accountId: c.accounts[number],
-    creditAmount: money(amount, currency),
-    ...extra,
-  });
-
-  for (const c of Object.values(companies)) {
-    step(`posting a year of entries for ${c.name}`);
-    const capital = c.scale * 12;
-    await postEntry(c, 'Share capital paid in', date(1, 2), [dr(c, '1010', capital), cr(c, '3000', capital)]);
-    for (let m = 1; m <= 12; m++) {
-      const sales = c.scale + m * Math.round(c.scale / 40); // growing sales
-      const cogs = Math.round(sales * 0.55);
-      const wages = Math.round(c.scale * 0.2);
-      const rent = Math.round(c.scale * 0.05);
-      await postEntry(c, `Sales and operating costs, ${date(m, 1).slice(0, 7)}`, date(m, 28), [
-        dr(c, '1100', sales),
-        cr(c, '4000', sales),
-        dr(c, '5000', cogs),
-        cr(c, '2000', cogs),
-        dr(c, '6000', wages),
-        dr(c, '6300', rent),
-        cr(c, '1010', wages + rent),
-      ]);
-      const collected = Math.round(sales * 0.9);
-      await postEntry(c, `Customer receipts, ${date(m, 1).slice(0, 7)}`, date(m, 30), [
-        dr(c, '1010', collected),
-        cr(c, '1100', collected),
-      ]);
-    }
-  }
-
-  // Quarterly intercompany sales from the parent to each subsidiary, invoiced in USD and unpaid at
-  // year end. The subsidiary books them in USD; the service converts to its functional currency.
-  step('recording quarterly intercompany sales, linking both entries and matching them');
-  const icIds: string[] = [];
-  for (const sub of subs) {
-    for (let q = 1; q <= 4; q++) {
-      const day = date(q * 3, 20);
-      const amount = Math.round(sub.scale * 0.4) + q * 100_000;
-      const fromEntry = await postEntry(parent, `Goods sold to ${sub.name}, Q${q}`, day, [
-        dr(parent, '1150', amount, 'USD', { intercompanyPartnerId: sub.id }),
-        cr(parent, '4050', amount, 'USD', { intercompanyPartnerId: sub.id }),
-      ]);
-      const toEntry = await postEntry(sub, `Goods bought from ${parent.name}, Q${q}`, day, [
-        dr(sub, '5050', amount, 'USD', { intercompanyPartnerId: parent.id }),
-        cr(sub, '2050', amount, 'USD', { intercompanyPartnerId: parent.id }),
-      ]);
-      const ic = await api('POST', '/api/v1/intercompany-transactions', {
-        organizationId: orgId,
-        fromCompanyId: parent.id,
-        toCompanyId: sub.id,
-        transactionType: 'Sale',
-        transactionDate: day,
-        amount: money(amount, 'USD'),
-        description: `Goods sold to ${sub.name}, Q${q}`,
-        fromJournalEntryId: fromEntry,
-      });
-      await api('POST', `/api/v1/intercompany-transactions/${ic.id}/link-to-journal-entry`, {
-        journalEntryId: toEntry,
-      });
-      await api('POST', `/api/v1/intercompany-transactions/${ic.id}/matching-status`, {
-        matchingStatus: 'Matched',
-      });
-      icIds.push(ic.id);
-    }
-  }
-
-  step('creating the consolidation group');
-  const group = await api('POST', '/api/v1/consolidation/groups', {
-    organizationId: orgId,
-    name: 'Northwind consolidated',
-    reportingCurrency: 'USD',
-    consolidationMethod: 'FullConsolidation',
-    parentCompanyId: parent.id,
-    members: subs.map((s) => ({
-      companyId: s.id,
-      ownershipPercentage: s.ownership,
-      consolidationMethod: 'FullConsolidation',
-      acquisitionDate: date(1, 1),
-    })),
-  });
-
-  step('creating elimination rules (receivables/payables, intercompany sales)');
-  const rules = await api('POST', '/api/v1/elimination-rules/bulk', {
-    rules: [
-      {
-        organizationId: orgId,
-        consolidationGroupId: group.id,
-        name: 'Intercompany receivables and payables',
-        description: 'Due from group companies (1150) against due to group companies (2050)',
-        eliminationType: 'IntercompanyReceivablesPayables',
-        triggerConditions: [],
-        sourceAccounts: [{ accountNumber: '1150', companyId: null }],
-        targetAccounts: [{ accountNumber: '2050', companyId: null }],
-        debitAccountId: parent.accounts['2050'],
-        creditAccountId: parent.accounts['1150'],
-        isAutomatic: true,
-        priority: 10,
-      },
-      {
-        organizationId: orgId,
-        consolidationGroupId: group.id,
-        name: 'Intercompany sales and purchases',
-        description: 'Matched intercompany sales (4050) against intercompany purchases (5050)',
-        eliminationType: 'IntercompanySales',
-        triggerConditions: [],
-        sourceAccounts: [{ accountNumber: '4050', companyId: null }],
-        targetAccounts: [{ accountNumber: '5050', companyId: null }],
-        debitAccountId: parent.accounts['4050'],
-        creditAccountId: parent.accounts['5050'],
-        isAutomatic: true,
-        priority: 20,
-      },
-    ],
-  });
-
-  step(`running the consolidation for ${YEAR} period 12`);
-  let run: Json;
-  try {
-    run = await api('POST', `/api/v1/consolidation/groups/${group.id}/runs`, {
-      organizationId: orgId,
-      periodRef: { year: YEAR, period: 12 },
-    });
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404 && (err.body as Json)?._tag === 'RouteNotFoundError') {
-      throw new Error('this build of the service has no consolidation runs endpoint yet', { cause: err });
-    }
-    throw err;
-  }
-  for (let i = 0; i < 120 && (run.status === 'Pending' || run.status === 'InProgress'); i++) {
-    await new Promise((r) => setTimeout(r, 500));
-    run = await api('GET', `/api/v1/consolidation/runs/${run.id}`);
-  }
-  if (run.status !== 'Completed') {
-    throw new Error(`the consolidation run ended ${run.status}: ${run.errorMessage ?? ''}`);
-  }
-  const sheet = await api('GET', `/api/v1/consolidation/runs/${run.id}/reports/balance-sheet`);
-  const income = await api('GET', `/api/v1/consolidation/runs/${run.id}/reports/income-statement`);
+  const sheet = await api(
+    'GET',
+    `/api/v1/consolidation/runs/${run.id}/reports/balance-sheet`,
+    undefined,
+    token,
+  );
+  const income = await api(
+    'GET',
+    `/api/v1/consolidation/runs/${run.id}/reports/income-statement`,
+    undefined,
+    token,
+  );
   const warnings = ((run.validationResult?.issues ?? []) as Json[]).map((i) => i.code);
 
   const applied = (run.eliminations as Json[]).filter((e) => e.status === 'Applied');
@@ -423,7 +127,7 @@ async function main() {
     `    -d '{"email":"${email}","password":"${PASSWORD}"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')`,
     `  curl -s ${BASE_URL}/api/v1/consolidation/runs/${run.id}/reports/balance-sheet -H "authorization: Bearer $TOKEN"`,
     '',
-    `(${entryCount} journal entries posted, ${requestCount} API requests)`,
+    `(${demo.entryCount} journal entries posted, ${requestCount} API requests)`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (sheet.isBalanced !== true) {
@@ -433,6 +137,10 @@ async function main() {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`demo failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  if (err instanceof ApiError) {
+    process.stderr.write(`demo stopped at the first failing request: ${err.message}\n`);
+  } else {
+    process.stderr.write(`demo failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
   process.exit(1);
 });

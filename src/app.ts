@@ -34,14 +34,18 @@ import {
   parseJsonBody,
   queryIssues,
 } from './http/body.ts';
+import { type CsvBodyRule, digestOf, isCsvContentType, parseCsvBody } from './http/csv-body.ts';
 import { MAX_BODY_BYTES, sendError } from './http/errors.ts';
 import {
   type ClaimedKey,
   claimKey,
   completeKey,
   fingerprintOf,
+  ClaimLeases,
+  DEFAULT_CLAIM_LEASE_MS,
   idempotencyApplies,
   idempotencyKeyOf,
+  releaseOrphanedClaims,
 } from './http/idempotency.ts';
 import { type ConsoleServer, registerConsole } from './http/console.ts';
 import { createOpenApiHooks } from './http/openapi.ts';
@@ -55,7 +59,10 @@ import {
   setSecurityHeaders,
 } from './http/security.ts';
 import { lazySerializerFactory, validatorCompiler } from './http/validation.ts';
+import { DEFAULT_RUN_LEASE_MS } from './modules/consolidation/runs.lease.ts';
 import { registerModules } from './modules/index.ts';
+import { Dispatcher, type DispatcherOptions } from './modules/webhooks/dispatcher.ts';
+import type { OutboundPolicy } from './domain/webhooks.ts';
 import { VERSION } from './version.ts';
 
 export interface PathIdRule {
@@ -74,6 +81,8 @@ declare module 'fastify' {
     public?: boolean;
     /** Path parameters that are identifiers: a malformed one answers 404 with this tag (1.5). */
     pathIds?: Record<string, PathIdRule>;
+    /** The route also takes a `text/csv` body, read into its JSON body by this rule. */
+    csvBody?: CsvBodyRule;
   }
   interface FastifyInstance {
     deps: AppDeps;
@@ -85,6 +94,8 @@ declare module 'fastify' {
     pendingToken: string | null;
     idempotencyClaim: ClaimedKey | null;
     idempotencyFingerprint: string | null;
+    /** SHA-256 of a CSV body as uploaded (routes with `csvBody`), else null. */
+    uploadDigest: string | null;
     /** The authorization path for this request's caller (contract 1.14, section 2). */
     access: Access;
   }
@@ -96,6 +107,12 @@ export interface AppDeps {
   version: string;
   /** Failed-login counters (http/security.ts). */
   loginThrottle: LoginThrottle;
+  /** Outbound policy of webhook URLs and the dispatcher (started only when configured). */
+  webhooks: { policy: OutboundPolicy; dispatcher: Dispatcher };
+  /** Lease of the consolidation runs this process executes (modules/consolidation/runs.lease.ts). */
+  runLeaseMs: number;
+  /** Lease of the Idempotency-Key claims this process executes (http/idempotency.ts). */
+  idempotencyLeaseMs: number;
 }
 
 export interface BuildOptions {
@@ -109,6 +126,16 @@ export interface BuildOptions {
   loginThrottle?: LoginThrottleOptions | false;
   /** The built web console (dist/web) to serve at `/`; omitted or null: none (the API alone). */
   consoleDir?: string | null;
+  /**
+   * Webhooks: the outbound policy (default: https only, public addresses only) and whether this
+   * process runs the dispatcher (default: no; the service's main starts it, tests that need it too).
+   * The dispatcher stops when the app closes.
+   */
+  webhooks?: { policy?: OutboundPolicy; dispatch?: boolean; dispatcher?: Partial<DispatcherOptions> };
+  /** RUN_LEASE_SECONDS, in milliseconds (default 60 s). */
+  runLeaseMs?: number;
+  /** IDEMPOTENCY_LEASE_SECONDS, in milliseconds (default 60 s). */
+  idempotencyLeaseMs?: number;
 }
 
 export type App = FastifyInstance;
@@ -143,17 +170,31 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  const webhookPolicy = options.webhooks?.policy ?? { allowHttp: false, allowPrivateNetworks: false };
+  const dispatcher = new Dispatcher(options.database.db, {
+    ...options.webhooks?.dispatcher,
+    outbound: webhookPolicy,
+    onError: (err) => app.log.error({ err }, 'webhook dispatcher'),
+  });
+  if (options.webhooks?.dispatch) {
+    app.addHook('onReady', async () => dispatcher.start());
+  }
+  app.addHook('onClose', async () => dispatcher.stop());
   app.decorate('deps', {
     database: options.database,
     db: options.database.db,
     version: VERSION,
     loginThrottle: new LoginThrottle(options.loginThrottle ?? DEFAULT_LOGIN_THROTTLE),
+    webhooks: { policy: webhookPolicy, dispatcher },
+    runLeaseMs: options.runLeaseMs ?? DEFAULT_RUN_LEASE_MS,
+    idempotencyLeaseMs: options.idempotencyLeaseMs ?? DEFAULT_CLAIM_LEASE_MS,
   });
   app.decorateRequest('user', null);
   app.decorateRequest('tokenHash', null);
   app.decorateRequest('pendingToken', null);
   app.decorateRequest('idempotencyClaim', null);
   app.decorateRequest('idempotencyFingerprint', null);
+  app.decorateRequest('uploadDigest', null);
   app.decorateRequest('access', {
     getter(this: FastifyRequest) {
       const self = this as FastifyRequest & { _access?: Access };
@@ -216,9 +257,12 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     const length = Number(request.headers['content-length'] ?? 0);
-    if (length > MAX_BODY_BYTES) {
-      throw new DomainError(413, 'PayloadTooLargeError', 'Request body larger than 1 MiB', {
-        maxBytes: MAX_BODY_BYTES,
+    // Bulk and import routes declare a larger limit of their own.
+    const limit = request.is404 ? MAX_BODY_BYTES : (request.routeOptions.bodyLimit ?? MAX_BODY_BYTES);
+    if (length > limit) {
+      const size = limit === MAX_BODY_BYTES ? '1 MiB' : `${limit / 1_048_576} MiB`;
+      throw new DomainError(413, 'PayloadTooLargeError', `Request body larger than ${size}`, {
+        maxBytes: limit,
       });
     }
     if (request.routeOptions.config?.public || request.is404) return;
@@ -236,7 +280,12 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     let parsed: { value: unknown } | { error: unknown } | null = null;
     if (schema?.body) {
       try {
-        parsed = { value: readJsonObject(request) };
+        const csv = config?.csvBody;
+        if (csv && isCsvContentType(request.headers['content-type'])) {
+          const raw = typeof request.body === 'string' ? request.body : '';
+          request.uploadDigest = digestOf(raw);
+          parsed = { value: parseCsvBody(raw, csv) };
+        } else parsed = { value: readJsonObject(request) };
       } catch (error) {
         parsed = { error };
       }
@@ -288,10 +337,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     for (const [name, value] of Object.entries(params)) {
       if (config?.pathIds?.[name] && isUuid(value)) params[name] = value.toLowerCase();
     }
-    if (schema?.querystring) {
-      const issues = queryIssues(schema.querystring as never, request.query as Record<string, unknown>);
+    if (schema && !schema.hide) {
+      const query = (request.query ?? {}) as Record<string, unknown>;
+      const issues = queryIssues(schema.querystring as never, query);
       if (issues.length > 0) throw new ValidationError(issues);
-      normalizeQuery(schema.querystring as never, request.query as Record<string, unknown>);
+      if (schema.querystring) normalizeQuery(schema.querystring as never, query);
     }
     if (!schema?.body || parsed === null) {
       request.body = undefined;
@@ -305,6 +355,19 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     request.body = normalizeStrings(schema.body as never, body);
   });
 
+  // Claims in progress hold a lease this process renews (http/idempotency.ts); on the embedded database
+  // the claims a stopped process left in progress are released at start-up.
+  const claimLeases = new ClaimLeases(options.database.db, app.deps.idempotencyLeaseMs, (err) =>
+    app.log.warn({ err }, 'could not renew Idempotency-Key leases'),
+  );
+  app.addHook('onReady', async () => {
+    if (options.database.kind !== 'pglite') return;
+    const released = await releaseOrphanedClaims(options.database.db);
+    if (released > 0)
+      app.log.warn({ released }, 'released Idempotency-Key claims left running by a stopped process');
+  });
+  app.addHook('onClose', async () => claimLeases.close());
+
   app.addHook('preHandler', async (request, reply) => {
     if (request.user && idempotencyApplies(request)) {
       const key = idempotencyKeyOf(request);
@@ -316,8 +379,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
           key,
           fingerprint,
           reply,
+          claimLeases.leaseMs,
         );
         if (request.idempotencyClaim === null) return reply;
+        claimLeases.add(request.idempotencyClaim);
         markScope.getStore()?.claims.push(request.idempotencyClaim);
       }
     }
@@ -327,6 +392,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     const claim = request.idempotencyClaim;
     if (claim) {
       request.idempotencyClaim = null;
+      claimLeases.delete(claim);
       // The request's own writes are over: the completion below is not one of them.
       const scope = markScope.getStore();
       if (scope) scope.claims = [];
@@ -424,9 +490,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       info: {
         title: 'Groupbook API',
         version: VERSION,
-        description:
-          'Multi-company, multi-currency accounting and group consolidation (ASC 810, ASC 830). ' +
-          'Every error body is `{_tag, message, ...fields}`; see the contract for each tag.',
+        // Replaced by the full description when the document is generated (http/openapi.ts).
+        description: 'Multi-company, multi-currency accounting and group consolidation (ASC 810, ASC 830).',
       },
       components: {
         securitySchemes: {
@@ -439,6 +504,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     routePrefix: '/api/docs',
     staticCSP: false,
     theme: { title: 'Groupbook API reference' },
+    uiConfig: { docExpansion: 'none' },
   });
 
   await registerModules(app);

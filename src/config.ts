@@ -16,6 +16,20 @@ export interface Config {
   workers: number;
   /** Optional per-client rate limit in requests per minute; 0 disables it. */
   rateLimitPerMinute: number;
+  /** Webhook URLs may use http:// (WEBHOOK_ALLOW_HTTP=true). */
+  webhookAllowHttp: boolean;
+  /** Webhooks may reach private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true). */
+  webhookAllowPrivateNetworks: boolean;
+  /** This process runs the webhook dispatcher (WEBHOOK_DISPATCHER, default true). */
+  webhookDispatcher: boolean;
+  /** Delay after a first failed delivery attempt, doubled per failure (WEBHOOK_RETRY_BASE_MS). */
+  webhookRetryBaseMs: number;
+  /** Wait between dispatcher cycles when idle (WEBHOOK_POLL_MS). */
+  webhookPollMs: number;
+  /** Lease of a consolidation run's executor: a run not renewed for this long is failed as orphaned. */
+  runLeaseSeconds: number;
+  /** Lease of an Idempotency-Key claim in progress: a claim not renewed for this long may be retaken. */
+  idempotencyLeaseSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -29,6 +43,14 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
   }
   return Number(raw);
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'true' && raw !== 'false')
+    throw new ConfigError(`${name} must be true or false (got "${raw}")`);
+  return raw === 'true';
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -50,5 +72,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 500),
     workers: integer(env, 'WORKERS', 1, 1, 64),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 0, 0, 10_000_000),
+    webhookAllowHttp: flag(env, 'WEBHOOK_ALLOW_HTTP', false),
+    webhookAllowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    webhookDispatcher: flag(env, 'WEBHOOK_DISPATCHER', true),
+    webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 1, 3_600_000),
+    webhookPollMs: integer(env, 'WEBHOOK_POLL_MS', 200, 10, 60_000),
+    runLeaseSeconds: integer(env, 'RUN_LEASE_SECONDS', 60, 1, 86_400),
+    idempotencyLeaseSeconds: integer(env, 'IDEMPOTENCY_LEASE_SECONDS', 60, 1, 86_400),
   };
 }

@@ -8,6 +8,7 @@ import v8 from 'node:v8';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
+import { DEFAULT_RETRY_POLICY } from './domain/webhooks.ts';
 import { findConsoleDir } from './http/console.ts';
 
 /**
@@ -54,6 +55,19 @@ async function start(): Promise<void> {
     logLevel: config.logLevel,
     rateLimitPerMinute: config.rateLimitPerMinute,
     consoleDir: findConsoleDir(import.meta.url),
+    webhooks: {
+      policy: {
+        allowHttp: config.webhookAllowHttp,
+        allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+      },
+      dispatch: config.webhookDispatcher,
+      dispatcher: {
+        pollMs: config.webhookPollMs,
+        retry: { ...DEFAULT_RETRY_POLICY, baseDelayMs: config.webhookRetryBaseMs },
+      },
+    },
+    runLeaseMs: config.runLeaseSeconds * 1000,
+    idempotencyLeaseMs: config.idempotencyLeaseSeconds * 1000,
   });
   const shutdown = async () => {
     await app.close();

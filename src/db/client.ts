@@ -13,7 +13,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
-import { MarkingPool, markingClient } from './commit-marks.ts';
+import { MarkingPool, markingClient, markPglite } from './commit-marks.ts';
 import { ConnectionClient, failoverClient, parsePostgresUrl } from './failover.ts';
 import * as schema from './schema/index.ts';
 import { activeRecorder, recordingClient, recordPglite } from './statement-log.ts';
@@ -84,6 +84,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   // reconnects.
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  pools.set(db, { pool, max: options.poolSize ?? 10, distributed: null });
   runners.set(db, async (statement, params) => {
     const result = await pool.query({
       name: statement.name,
@@ -116,6 +117,8 @@ async function openPglite(dataDir: string, snapshot?: Blob): Promise<Database> {
   await client.waitReady;
   const record = activeRecorder();
   if (record) recordPglite(client, record);
+  // Idempotent requests mark their commits here too (commit-marks.ts).
+  markPglite(client as unknown as Parameters<typeof markPglite>[0]);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   runners.set(db, async (statement, params) => {
     const result = await client.query<Record<string, unknown>>(statement.text, params as unknown[], {
@@ -165,6 +168,107 @@ export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
       throw err;
     }
   }
+}
+
+/** The pool of a PostgreSQL handle, for the companion connections of `readInSnapshot`. */
+interface PoolInfo {
+  pool: pg.Pool;
+  max: number;
+  /** whether the server distributes tables (Citus): a snapshot then does not span its nodes */
+  distributed: Promise<boolean> | null;
+  /** set when the server refused `pg_export_snapshot` */
+  exportRefused?: boolean;
+}
+const pools = new WeakMap<Db, PoolInfo>();
+/** At most one companion connection per process (see `readInSnapshot`). */
+let companionInUse = false;
+
+/**
+ * Runs `fn` in ONE consistent snapshot: a REPEATABLE READ, READ ONLY transaction. On a PostgreSQL
+ * server `fn` also receives a companion: a second connection whose transaction imports the first
+ * one's snapshot (`pg_export_snapshot`), so that independent reads run side by side and still see
+ * exactly the same data. The companion is null — `fn` then runs everything on the transaction — on
+ * PGlite (one connection), when the pool has no connection to spare, while another reader of the
+ * process holds the companion (two readers each waiting for a second connection could exhaust the
+ * pool), and on a distributed (Citus) database, whose snapshots do not span its nodes.
+ */
+export async function readInSnapshot<T>(
+  db: Db,
+  fn: (tx: Tx, companion: Queryable | null) => Promise<T>,
+): Promise<T> {
+  const attempt = (withCompanion: boolean) =>
+    db.transaction(
+      async (tx) => {
+        const companion = withCompanion ? await openCompanion(db, tx) : null;
+        try {
+          return await fn(tx, companion?.db ?? null);
+        } finally {
+          await companion?.close();
+        }
+      },
+      { isolationLevel: 'repeatable read', accessMode: 'read only' },
+    );
+  try {
+    return await attempt(true);
+  } catch (err) {
+    // A server that refused to export the snapshot aborted the transaction: read without companion.
+    if (err instanceof SnapshotExportError) return attempt(false);
+    throw err;
+  }
+}
+
+class SnapshotExportError extends Error {}
+
+const SNAPSHOT_ID = /^[0-9A-F]+-[0-9A-F]+(-[0-9]+)?$/i;
+
+async function openCompanion(db: Db, tx: Tx): Promise<{ db: Queryable; close: () => Promise<void> } | null> {
+  const info = pools.get(db);
+  if (!info || info.exportRefused || companionInUse || info.max < 2) return null;
+  if (info.pool.idleCount === 0 && info.pool.totalCount >= info.max) return null;
+  companionInUse = true;
+  let client: pg.PoolClient | null = null;
+  try {
+    info.distributed ??= queryRows<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from pg_catalog.pg_extension where extname = 'citus'`,
+    ).then((rows) => Number(rows[0]?.n ?? 0) > 0);
+    if (await info.distributed) {
+      companionInUse = false;
+      return null;
+    }
+    let id: string;
+    try {
+      const [row] = await queryRows<{ id: string }>(tx, sql`select pg_export_snapshot() as id`);
+      id = row?.id ?? '';
+    } catch {
+      info.exportRefused = true;
+      companionInUse = false;
+      throw new SnapshotExportError('The server does not export snapshots');
+    }
+    if (!SNAPSHOT_ID.test(id)) throw new Error('unexpected snapshot id');
+    client = await info.pool.connect();
+    await client.query('begin isolation level repeatable read read only');
+    await client.query(`set transaction snapshot '${id}'`);
+  } catch (err) {
+    if (err instanceof SnapshotExportError) throw err;
+    client?.release(true);
+    companionInUse = false;
+    return null;
+  }
+  const held = client;
+  return {
+    db: drizzlePg(held, { schema }) as unknown as Queryable,
+    close: async () => {
+      try {
+        await held.query('rollback');
+        held.release();
+      } catch (err) {
+        held.release(err instanceof Error ? err : true);
+      } finally {
+        companionInUse = false;
+      }
+    },
+  };
 }
 
 /** The SQLSTATE of a database error, looking through Drizzle's wrapping. */

@@ -17,10 +17,17 @@
  * - a statement that may write (insert, update, delete, merge) sent outside a transaction runs as
  *   `begin; statement; mark; commit` — the same single-statement transaction, with the mark.
  *
- * The mark updates nothing when the transaction wrote nothing (`pg_current_xact_id_if_assigned()`).
+ * The mark is written only when the transaction wrote (`pg_current_xact_id_if_assigned()`, asked first).
  * Requests without an Idempotency-Key cost one AsyncLocalStorage look-up per statement. The pool
  * (`MarkingPool`) hands its connections to `pool.query` in the caller's async context, so that a
- * statement is never attributed to another request's scope.
+ * statement is never attributed to another request's scope. The embedded database (PGlite) is marked
+ * the same way (`markPglite`): its transactions get the mark before they commit, its single writing
+ * statements run in a transaction with the mark.
+ *
+ * The mark is also a fence. A claim names the moment it was taken (`created_at`); a claim whose
+ * process stopped renewing its lease may be taken over by a retry (http/idempotency.ts). A transaction
+ * that wrote but whose claim is no longer its own (taken over meanwhile) finds nothing to mark and is
+ * refused (409 IdempotencyKeyInProgressError) before it commits, so the request executes once.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
@@ -28,6 +35,8 @@ import pg from 'pg';
 export interface KeyClaim {
   userId: string;
   key: string;
+  /** `created_at` of the claim (ISO timestamp with milliseconds). */
+  claimedAt: string;
 }
 
 /** The claimed keys whose writes are being executed (a combined statement may carry several). */
@@ -41,9 +50,36 @@ export const markScope = new AsyncLocalStorage<MarkScope | undefined>();
 const WRITE_RE =
   /\binsert\s+into\b|\bdelete\s+from\b|\bmerge\s+into\b|\bupdate\s+(?:only\s+)?[\w".]+(?:\s+(?:as\s+)?\w+)?\s+set\b/i;
 const COMMIT_RE = /^\s*(commit|end)\s*;?\s*$/i;
-const MARK_SQL = `update idempotency_keys set state = 'committed'
-  where state = 'running' and pg_current_xact_id_if_assigned() is not null
-    and (user_id, key) in (select * from unnest($1::uuid[], $2::text[]))`;
+const MARK_SQL = `with marked as (
+    update idempotency_keys set state = 'committed'
+    where state in ('running', 'committed')
+      and (user_id, key, created_at) in (select * from unnest($1::uuid[], $2::text[], $3::timestamptz[]))
+    returning 1)
+  select (select count(*) from marked)::int as marked`;
+/**
+ * Whether the transaction wrote: only then is the mark written (an UPDATE, even of no row, is refused
+ * in a read-only transaction such as a run's snapshot read).
+ */
+const WROTE_SQL = `select pg_current_xact_id_if_assigned() is not null as wrote`;
+
+const markParams = (claims: KeyClaim[]) => [
+  claims.map((c) => c.userId),
+  claims.map((c) => c.key),
+  claims.map((c) => c.claimedAt),
+];
+
+/** The error of a transaction whose claim was taken over: it must not commit. */
+export class ClaimLostError extends Error {
+  readonly claims: KeyClaim[];
+  constructor(claims: KeyClaim[]) {
+    super('The Idempotency-Key claim of this request was taken over; its writes were not committed');
+    this.claims = claims;
+  }
+}
+
+function checkMark(rows: Array<{ marked: number }>, claims: KeyClaim[]): void {
+  if ((rows[0]?.marked ?? 0) < claims.length) throw new ClaimLostError(claims);
+}
 
 type QueryCallback = (err: Error | null, result?: pg.QueryResult) => void;
 type QueryArg = string | pg.QueryConfig;
@@ -70,7 +106,13 @@ export function markingClient(Base: typeof pg.Client = pg.Client): typeof pg.Cli
         vals = undefined;
       }
       const send = (q: QueryArg, v?: unknown[]) => super.query(q as string, v) as Promise<pg.QueryResult>;
-      const mark = () => send(MARK_SQL, [scope.claims.map((c) => c.userId), scope.claims.map((c) => c.key)]);
+      const claims = [...scope.claims];
+      const mark = async () => {
+        const wrote = await send(WROTE_SQL);
+        if (!(wrote.rows[0] as { wrote: boolean } | undefined)?.wrote) return;
+        const marked = await send(MARK_SQL, markParams(claims));
+        checkMark(marked.rows as Array<{ marked: number }>, claims);
+      };
       const running = commit
         ? mark().then(() => send(config, vals))
         : (async () => {
@@ -114,4 +156,51 @@ export class MarkingPool extends pg.Pool {
     const scope = markScope.getStore();
     super.connect((err, client, done) => markScope.run(scope, callback, err, client, done));
   }
+}
+
+/** The part of a PGlite instance the marks wrap. */
+interface PgliteLike {
+  query: (query: string, params?: unknown[], options?: unknown) => Promise<unknown>;
+  transaction: <T>(callback: (tx: PgliteTx) => Promise<T>) => Promise<T>;
+}
+interface PgliteTx {
+  query: <R>(query: string, params?: unknown[], options?: unknown) => Promise<{ rows: R[] }>;
+}
+
+/**
+ * Adds the commit marks to an embedded database (PGlite, one connection): a transaction of a scoped
+ * request is marked before it commits, and a writing statement sent outside a transaction runs in one
+ * with its mark — as `markingClient` does for a server.
+ */
+export function markPglite(client: PgliteLike): void {
+  const query = client.query.bind(client);
+  const transaction = client.transaction.bind(client) as PgliteLike['transaction'];
+  const claimsNow = () => {
+    const scope = markScope.getStore();
+    return scope === undefined || scope.claims.length === 0 ? null : [...scope.claims];
+  };
+  const mark = async (tx: PgliteTx, claims: KeyClaim[]) => {
+    const wrote = await tx.query<{ wrote: boolean }>(WROTE_SQL);
+    if (!wrote.rows[0]?.wrote) return;
+    const result = await tx.query<{ marked: number }>(MARK_SQL, markParams(claims));
+    checkMark(result.rows, claims);
+  };
+  client.transaction = (<T>(callback: (tx: PgliteTx) => Promise<T>): Promise<T> => {
+    const claims = claimsNow();
+    if (!claims) return transaction(callback);
+    return transaction(async (tx) => {
+      const result = await callback(tx);
+      await mark(tx, claims);
+      return result;
+    });
+  }) as PgliteLike['transaction'];
+  client.query = (text: string, params?: unknown[], options?: unknown) => {
+    const claims = claimsNow();
+    if (!claims || typeof text !== 'string' || !WRITE_RE.test(text)) return query(text, params, options);
+    return transaction(async (tx) => {
+      const result = await tx.query(text, params, options);
+      await mark(tx, claims);
+      return result;
+    });
+  };
 }

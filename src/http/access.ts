@@ -48,6 +48,10 @@ export const PERMISSIONS = {
   'consolidation:manage': { resource: 'ConsolidationGroup', minRole: 'admin' },
   'consolidation:run': { resource: 'ConsolidationRun', minRole: 'admin' },
   'report:read': { resource: 'Report', minRole: 'viewer' },
+  'fx_revaluation:read': { resource: 'FxRevaluation', minRole: 'viewer' },
+  'fx_revaluation:run': { resource: 'FxRevaluation', minRole: 'admin' },
+  'event:read': { resource: 'Event', minRole: 'viewer' },
+  'webhook:manage': { resource: 'WebhookEndpoint', minRole: 'admin' },
 } as const satisfies Record<string, { resource: string; minRole: Role }>;
 
 export type Action = keyof typeof PERMISSIONS;

@@ -14,6 +14,7 @@ import type { TSchema } from 'typebox';
 import { isCountryCode, isJurisdictionCode, minorUnits } from '../domain/codes.ts';
 import { type Issue, ValidationError } from '../domain/errors.ts';
 import { dec, fractionDigits } from '../domain/money.ts';
+import { trimWhiteSpace } from '../domain/text.ts';
 
 type Schema = TSchema & Record<string, unknown>;
 
@@ -101,7 +102,7 @@ export function normalizeStrings(schema: Schema | undefined, value: unknown, nul
   if (typeof value === 'string' && schema.type === 'string') {
     if (schema['x-uuid'] === true) return value.toLowerCase();
     if (isFixedSyntax(schema)) return value;
-    const trimmed = value.trim();
+    const trimmed = trimWhiteSpace(value);
     return trimmed === '' && nullable ? null : trimmed;
   }
   if (Array.isArray(value) && schema.items) {
@@ -183,22 +184,32 @@ function moneyIssues(schema: Schema, obj: Record<string, unknown>, path: string,
 }
 
 /**
- * Query-string rules JSON Schema cannot see (1.9): repeated parameters, empty values, and integers
- * written as anything but base-10 digits (`1e3`, `1.5`, ` 1`).
+ * Query-string rules JSON Schema cannot see: unknown parameters (a typo in a filter must never return
+ * unfiltered data), repeated parameters, empty values, U+0000 in a value (a database text cannot hold
+ * it), and integers written as anything but base-10 digits (`1e3`, `1.5`, ` 1`) or too large to be read
+ * exactly (beyond 2^53 − 1; the schema's own bounds are far lower). The known parameters are the
+ * properties of the route's own querystring schema; a route without one accepts none.
  */
 export function queryIssues(schema: Schema | undefined, query: Record<string, unknown>): Issue[] {
   const issues: Issue[] = [];
   const props = (schema?.properties ?? {}) as Record<string, Schema>;
   for (const [name, raw] of Object.entries(query)) {
     const s = props[name];
-    if (!s) continue; // unknown parameters are ignored
     const path = `/query/${name}`;
+    if (!s) {
+      issues.push({ path, message: `Unknown query parameter ${JSON.stringify(name)}` });
+      continue;
+    }
     if (Array.isArray(raw)) {
       issues.push({ path, message: 'Parameter given more than once' });
     } else if (raw === '') {
       issues.push({ path, message: 'Parameter must not be empty' });
+    } else if (typeof raw === 'string' && raw.includes('\u0000')) {
+      issues.push({ path, message: 'Must not contain U+0000' });
     } else if (s.type === 'integer' && typeof raw === 'string' && !/^-?[0-9]+$/.test(raw)) {
       issues.push({ path, message: 'Must be an integer' });
+    } else if (s.type === 'integer' && typeof raw === 'string' && !Number.isSafeInteger(Number(raw))) {
+      issues.push({ path, message: integerBoundMessage(s) });
     } else if (s.type === 'boolean' && raw !== 'true' && raw !== 'false') {
       issues.push({ path, message: 'Must be true or false' });
     }
@@ -212,4 +223,13 @@ export function normalizeQuery(schema: Schema | undefined, query: Record<string,
   for (const [name, value] of Object.entries(query)) {
     if (typeof value === 'string' && props[name]?.['x-uuid'] === true) query[name] = value.toLowerCase();
   }
+}
+
+function integerBoundMessage(s: Schema): string {
+  const min = s.minimum as number | undefined;
+  const max = s.maximum as number | undefined;
+  if (min !== undefined && max !== undefined) return `Must be an integer from ${min} to ${max}`;
+  if (max !== undefined) return `Must be an integer at most ${max}`;
+  if (min !== undefined) return `Must be an integer at least ${min}`;
+  return 'Integer out of range';
 }

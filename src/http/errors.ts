@@ -5,7 +5,9 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isUnavailableError } from '../db/failover.ts';
-import { DomainError, ValidationError } from '../domain/errors.ts';
+import { ClaimLostError } from '../db/commit-marks.ts';
+import { isNumericOverflow, type MissingReference, missingReference } from '../db/constraint-errors.ts';
+import { DomainError, notFound, ValidationError } from '../domain/errors.ts';
 
 export const MAX_BODY_BYTES = 1_048_576;
 
@@ -14,10 +16,13 @@ export function toDomainError(err: unknown, request: FastifyRequest): DomainErro
   const fe = err as FastifyError & { validation?: unknown; cause?: unknown };
   if (fe?.cause instanceof DomainError) return fe.cause;
   switch (fe?.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new DomainError(413, 'PayloadTooLargeError', 'Request body larger than 1 MiB', {
-        maxBytes: MAX_BODY_BYTES,
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': {
+      const limit = request.routeOptions?.bodyLimit ?? MAX_BODY_BYTES;
+      const size = limit === MAX_BODY_BYTES ? '1 MiB' : `${limit / 1_048_576} MiB`;
+      return new DomainError(413, 'PayloadTooLargeError', `Request body larger than ${size}`, {
+        maxBytes: limit,
       });
+    }
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ValidationError([{ path: '', message: 'Content-Type must be application/json' }]);
@@ -28,6 +33,21 @@ export function toDomainError(err: unknown, request: FastifyRequest): DomainErro
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     return new ValidationError([{ path: '', message: fe.message || 'Bad request' }]);
   }
+  const lost = claimLost(err);
+  if (lost) {
+    return new DomainError(
+      409,
+      'IdempotencyKeyInProgressError',
+      'A request with this Idempotency-Key is running',
+      {
+        idempotencyKey: lost.claims[0]?.key ?? '',
+      },
+    );
+  }
+  if (isNumericOverflow(err)) return amountOutOfRange();
+  const missing = missingReference(err);
+  const gone = missing && referenceGone(missing, request);
+  if (gone) return gone;
   if (isUnavailableError(err)) {
     return new DomainError(
       503,
@@ -47,4 +67,80 @@ export function sendError(err: unknown, request: FastifyRequest, reply: FastifyR
   }
   if (domain.headers) reply.headers(domain.headers);
   return reply.code(domain.status).type('application/json; charset=utf-8').send(domain.toBody());
+}
+
+/**
+ * A figure the database cannot store (SQLSTATE 22003, e.g. an account balance summed past its 20
+ * integer digits). Input amounts and derived line amounts are bounded before writing, so this is the
+ * last line of defence for sums only; the transaction has been rolled back, nothing is half-written.
+ */
+export function amountOutOfRange(): DomainError {
+  return new DomainError(
+    409,
+    'AmountOutOfRangeError',
+    'The request would store an amount or a total beyond the range the ledger keeps (20 integer digits)',
+    {},
+  );
+}
+
+/**
+ * A write refused because a row it references was deleted by a concurrent request (the checks before
+ * the write still saw it): the answer is the one the request would have had a moment later, the
+ * referenced resource's NotFound (for a journal line, the line's InvalidJournalLineAccountError).
+ */
+function referenceGone(missing: MissingReference, request: FastifyRequest): DomainError | null {
+  const { key } = missing;
+  const own = Object.entries(key).find(([c]) => c !== 'organization_id')?.[1];
+  const organizationId = key.organization_id;
+  switch (missing.referencedTable) {
+    case 'organizations':
+      return organizationId
+        ? notFound('OrganizationNotFoundError', 'Organization not found', { organizationId })
+        : null;
+    case 'companies':
+      return own ? notFound('CompanyNotFoundError', 'Company not found', { companyId: own }) : null;
+    case 'accounts': {
+      if (!own) return null;
+      if (missing.table === 'journal_lines') {
+        const lines = (request.body as { lines?: { accountId?: unknown }[] } | undefined)?.lines;
+        const index = Array.isArray(lines) ? lines.findIndex((l) => l?.accountId === own) : -1;
+        if (index >= 0) {
+          return new DomainError(
+            400,
+            'InvalidJournalLineAccountError',
+            `Line ${index + 1}: account is NotFound`,
+            {
+              lineNumber: index + 1,
+              accountId: own,
+              reason: 'NotFound',
+            },
+          );
+        }
+      }
+      return notFound('AccountNotFoundError', 'Account not found', { accountId: own });
+    }
+    case 'journal_entries':
+      return own ? notFound('JournalEntryNotFoundError', 'Journal entry not found', { entryId: own }) : null;
+    case 'consolidation_groups':
+      return own
+        ? notFound('ConsolidationGroupNotFoundError', 'Consolidation group not found', {
+            consolidationGroupId: own,
+          })
+        : null;
+    case 'consolidation_runs':
+      return own
+        ? notFound('ConsolidationRunNotFoundError', 'Consolidation run not found', { runId: own })
+        : null;
+    default:
+      return null;
+  }
+}
+
+function claimLost(err: unknown): ClaimLostError | null {
+  let e = err as { cause?: unknown } | undefined;
+  for (let depth = 0; e && depth < 5; depth++) {
+    if (e instanceof ClaimLostError) return e;
+    e = e.cause as typeof e;
+  }
+  return null;
 }

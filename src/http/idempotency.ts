@@ -5,6 +5,13 @@
  * may retry — unless the request's writes committed, which a failover can cut off from their response:
  * such a key is never released, so the request never executes twice. Storing the response and
  * releasing the key are retried in the background while the database is unavailable.
+ *
+ * A claim in progress has a lease, renewed by its process while the request executes (`ClaimLeases`).
+ * A process that dies leaves its claims `running` (had the request's writes committed, the same
+ * transaction would have marked them `committed`): once the lease has expired, a retry takes the claim
+ * over and executes the request — once, since a transaction of the old claim could no longer mark it
+ * and would be refused. On the embedded database, which one process owns, the claims left `running`
+ * by the previous process are released at start-up.
  */
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -16,6 +23,8 @@ import { constantTimeEqual } from './auth.ts';
 
 const KEY_RE = /^[\x21-\x7E]{1,255}$/;
 const TTL_MS = 24 * 60 * 60 * 1000;
+/** Default lease of a claim in progress (IDEMPOTENCY_LEASE_SECONDS). */
+export const DEFAULT_CLAIM_LEASE_MS = 60_000;
 
 /** Canonical JSON: object keys sorted recursively, no insignificant white space. */
 export function canonicalJson(value: unknown): string {
@@ -72,18 +81,27 @@ export async function claimKey(
   key: string,
   fingerprint: string,
   reply: FastifyReply,
+  leaseMs: number = DEFAULT_CLAIM_LEASE_MS,
 ): Promise<ClaimedKey | null> {
-  const expiresAt = new Date(Date.now() + TTL_MS);
-  const claimedAt = new Date().toISOString();
+  const now = Date.now();
+  const expiresAt = new Date(now + TTL_MS);
+  const claimedAt = new Date(now).toISOString();
+  const leaseExpiresAt = new Date(now + leaseMs).toISOString();
+  // An expired key is claimed again; so is a claim in progress whose lease expired (its process
+  // stopped before the request's writes committed). The fingerprint must then be the same request's.
   const claim = () =>
     queryRows<{ key: string }>(
       db,
-      sql`insert into idempotency_keys (user_id, key, fingerprint, state, created_at, expires_at)
-          values (${userId}, ${key}, ${fingerprint}, 'running', ${claimedAt}, ${expiresAt})
+      sql`insert into idempotency_keys (user_id, key, fingerprint, state, created_at, expires_at,
+            lease_expires_at)
+          values (${userId}, ${key}, ${fingerprint}, 'running', ${claimedAt}, ${expiresAt}, ${leaseExpiresAt})
           on conflict (user_id, key) do update
             set fingerprint = excluded.fingerprint, state = 'running', response_status = null,
-                response_body = null, created_at = excluded.created_at, expires_at = excluded.expires_at
+                response_body = null, created_at = excluded.created_at, expires_at = excluded.expires_at,
+                lease_expires_at = excluded.lease_expires_at
             where idempotency_keys.expires_at <= now()
+               or (idempotency_keys.state = 'running' and idempotency_keys.lease_expires_at < ${claimedAt}
+                   and idempotency_keys.fingerprint = excluded.fingerprint)
           returning key`,
     );
   const claimed = await claim().catch((err: unknown) => {
@@ -104,7 +122,7 @@ export async function claimKey(
         where user_id = ${userId} and key = ${key}`,
   );
   const row = rows[0];
-  if (!row) return claimKey(db, userId, key, fingerprint, reply); // expired and removed meanwhile
+  if (!row) return claimKey(db, userId, key, fingerprint, reply, leaseMs); // expired and removed meanwhile
   if (!constantTimeEqual(row.fingerprint, fingerprint)) {
     throw new DomainError(
       409,
@@ -175,4 +193,70 @@ export async function completeKey(
     };
     setTimeout(retry, COMPLETION_RETRY_MS).unref();
   }
+}
+
+/**
+ * The claims this process executes, and their leases: renewed every third of the lease while the
+ * request runs (one statement for all of them).
+ */
+export class ClaimLeases {
+  private readonly held = new Set<ClaimedKey>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Db,
+    readonly leaseMs: number,
+    onError: (err: unknown) => void,
+  ) {
+    this.timer = setInterval(
+      () => {
+        this.renew().catch(onError);
+      },
+      Math.max(50, Math.floor(leaseMs / 3)),
+    );
+    this.timer.unref();
+  }
+
+  add(claim: ClaimedKey): void {
+    this.held.add(claim);
+  }
+
+  delete(claim: ClaimedKey): void {
+    this.held.delete(claim);
+  }
+
+  async renew(): Promise<void> {
+    const claims = [...this.held];
+    if (claims.length === 0) return;
+    const until = new Date(Date.now() + this.leaseMs).toISOString();
+    await this.db.execute(
+      sql`update idempotency_keys set lease_expires_at = ${until}
+          where state = 'running' and (user_id, key, created_at) in (
+            select * from unnest(${`{${claims.map((c) => c.userId).join(',')}}`}::uuid[],
+                                 ${pgTextArray(claims.map((c) => c.key))}::text[],
+                                 ${`{${claims.map((c) => c.claimedAt).join(',')}}`}::timestamptz[]))`,
+    );
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** A text[] literal (keys are visible ASCII: quotes and backslashes escaped). */
+function pgTextArray(values: string[]): string {
+  return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+}
+
+/**
+ * On the embedded database, at start-up: the claims left `running` by the previous process, which
+ * owned the database alone, are released (their writes did not commit: a commit would have marked
+ * them). Claims from before leases existed (no lease) are left to expire.
+ */
+export async function releaseOrphanedClaims(db: Db): Promise<number> {
+  const rows = await queryRows<{ key: string }>(
+    db,
+    sql`delete from idempotency_keys where state = 'running' and lease_expires_at is not null returning key`,
+  );
+  return rows.length;
 }

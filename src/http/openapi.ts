@@ -6,16 +6,19 @@
  * - for each error status of an operation, the `_tag`s it can carry (contract 1.12.4 common errors, the
  *   endpoint's own errors from `error-catalogue.ts`, NotFound tags of its malformed path ids) as a
  *   `oneOf` of per-tag schemas under `components.schemas`, a description naming them and an example;
- * - an example for every request body and JSON response: hand-written ones for the main routes
- *   (`openapi-examples.ts`), otherwise generated from the schema (`examples` keywords, formats,
- *   patterns, enums, property names);
- * - descriptions of path parameters.
+ * - an example for every request body, query parameter and JSON response, recorded from the service
+ *   (`openapi-examples.ts`, `npm run docs:examples`); an operation added since the last recording gets
+ *   one generated from its schema until the next (a test lists the operations without a recording);
+ * - the `Idempotency-Key` header on every POST under `/api/v1`, with the `Idempotent-Replayed` answer
+ *   header and the 409s of a reused or running key;
+ * - descriptions of path parameters;
+ * - the API description: conventions and the whole error catalogue.
  *
  * Nothing here changes validation or serialisation: only the generated document is edited.
  */
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { ENDPOINT_ERRORS, ERROR_CATALOGUE } from './error-catalogue.ts';
-import { OPERATION_EXAMPLES } from './openapi-examples.ts';
+import { RECORDED_EXAMPLES } from './openapi-examples.ts';
 import { UUID_PATTERN } from './schemas.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -29,9 +32,19 @@ interface Operation {
   description?: string;
   tags?: string[];
   security?: unknown[];
-  parameters?: Array<{ in: string; name: string; description?: string; schema?: Schema }>;
+  parameters?: Array<{
+    in: string;
+    name: string;
+    description?: string;
+    required?: boolean;
+    schema?: Schema;
+    example?: unknown;
+  }>;
   requestBody?: { content?: Record<string, MediaType> };
-  responses?: Record<string, { description?: string; content?: Record<string, MediaType> }>;
+  responses?: Record<
+    string,
+    { description?: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> }
+  >;
 }
 interface MediaType {
   schema?: Schema;
@@ -42,10 +55,12 @@ interface MediaType {
 interface RouteInfo {
   isPublic: boolean;
   pathIds: Record<string, { tag: string }>;
+  /** The route also takes a CSV body. */
+  csvBody?: boolean;
 }
 
 const STATUS_TITLES: Record<number, string> = {
-  400: 'Bad request: validation failed or a business rule refused the request',
+  400: 'Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request',
   401: 'Not authenticated',
   403: 'Forbidden',
   404: 'Not found',
@@ -77,9 +92,17 @@ export function createOpenApiHooks(): Hooks {
 
   const transform: Hooks['transform'] = ({ schema, url, route }) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const config = (route.config ?? {}) as { public?: boolean; pathIds?: Record<string, { tag: string }> };
+    const config = (route.config ?? {}) as {
+      public?: boolean;
+      pathIds?: Record<string, { tag: string }>;
+      csvBody?: unknown;
+    };
     for (const m of methods) {
-      routes.set(operationKey(m, url), { isPublic: config.public === true, pathIds: config.pathIds ?? {} });
+      routes.set(operationKey(m, url), {
+        isPublic: config.public === true,
+        pathIds: config.pathIds ?? {},
+        csvBody: config.csvBody !== undefined,
+      });
     }
     return { schema, url };
   };
@@ -89,6 +112,9 @@ export function createOpenApiHooks(): Hooks {
       ? documentObject.openapiObject
       : documentObject.swaggerObject) as unknown as OpenApiDoc;
     enrichDocument(doc, routes);
+    const info = (doc.info ?? {}) as Record<string, unknown>;
+    info.description = apiDescription();
+    doc.info = info;
     return doc as never;
   };
 
@@ -106,8 +132,49 @@ export function enrichDocument(doc: OpenApiDoc, routes: Map<string, RouteInfo>):
       const info = routes.get(key) ?? { isPublic: !op.security, pathIds: {} };
       describePathParameters(op, info);
       documentErrors(op, key, info, schemas);
+      if (method.toUpperCase() === 'POST' && path.startsWith('/api/v1/')) documentIdempotency(op);
       addExamples(op, key);
+      addFileMediaTypes(op, info);
     }
+  }
+}
+
+const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/**
+ * The file forms of an operation: answers offered as CSV and XLSX (operations with a `format`
+ * parameter offering `csv`), and CSV request bodies (routes that read one).
+ */
+function addFileMediaTypes(op: Operation, info: RouteInfo): void {
+  const format = (op.parameters ?? []).find((p) => p.in === 'query' && p.name === 'format');
+  const offered = (format?.schema?.enum as unknown[] | undefined) ?? [];
+  const ok = op.responses?.['200'];
+  if (offered.includes('csv') && ok) {
+    ok.content ??= {};
+    ok.content['text/csv'] = {
+      schema: {
+        type: 'string',
+        description:
+          'CSV with a header row; amounts as decimal strings. Sent as an attachment (Content-Disposition names the company or group and the date).',
+      },
+    };
+    ok.content[XLSX_MEDIA_TYPE] = {
+      schema: {
+        type: 'string',
+        format: 'binary',
+        description:
+          "Spreadsheet with a frozen header row, amounts as numbers formatted to the currency's minor units, section headers and subtotal rows.",
+      },
+    };
+  }
+  if (info.csvBody && op.requestBody?.content) {
+    op.requestBody.content['text/csv'] = {
+      schema: {
+        type: 'string',
+        description:
+          'CSV file: a header row naming the columns (case-insensitive), `,` or `;` separated, optional UTF-8 byte-order mark; the options go in the query string.',
+      },
+    };
   }
 }
 
@@ -157,6 +224,8 @@ function errorTagsOf(op: Operation, key: string, info: RouteInfo): Map<number, s
   if (path !== '/api/health') add('RateLimitExceededError'); // deployment rate limit, login throttling
   add('InternalServerError');
   if (path !== '/api/health') add('ServiceUnavailableError');
+  // A write whose sums would exceed what the ledger stores (balances of 20 integer digits).
+  if (path.startsWith('/api/v1/') && ['POST', 'PUT', 'PATCH'].includes(method)) add('AmountOutOfRangeError');
   return tags;
 }
 
@@ -246,7 +315,7 @@ function fieldSchema(name: string, note: string | undefined): Schema {
   if (n.startsWith('integer | null')) return { type: ['integer', 'null'] };
   if (n.startsWith('integer')) return { type: 'integer' };
   if (n.startsWith('boolean')) return { type: 'boolean' };
-  if (n.startsWith('string[]')) return { type: 'array', items: { type: 'string' } };
+  if (n.startsWith('string[]') || n.startsWith('uuid[]')) return { type: 'array', items: { type: 'string' } };
   if (n === 'Money') {
     return {
       type: 'object',
@@ -290,6 +359,8 @@ const ERROR_MESSAGES: Record<string, string> = {
 };
 
 function errorExample(tag: string, key: string): Json {
+  const recorded = RECORDED_EXAMPLES.errors[tag];
+  if (recorded && tag !== 'RouteNotFoundError' && tag !== 'MethodNotAllowedError') return recorded as Json;
   const info = ERROR_CATALOGUE[tag]!;
   const body: Record<string, Json> = {
     _tag: tag,
@@ -319,7 +390,11 @@ function errorFieldExample(name: string, note: string | undefined, key: string):
   if (name === 'email') return 'ann@example.com';
   if (name === 'name') return 'Acme Group';
   if (name === 'requirements') return ['at least 8 characters'];
+  if (name === 'templateType') return 'Retail';
+  if (name === 'accountNumber') return '1010';
+  if (name === 'rateType') return 'Spot';
   if (/Id$/.test(name)) return SAMPLE_UUIDS[0]!;
+  if (/Ids$/.test(name)) return [SAMPLE_UUIDS[1]!];
   if (n === 'Money') return { value: '0.01', currency: 'USD' };
   if (n.includes('PeriodRef')) return { year: 2026, period: 1 };
   if (n.startsWith('integer')) return 1;
@@ -337,10 +412,15 @@ function errorFieldExample(name: string, note: string | undefined, key: string):
 }
 
 function addExamples(op: Operation, key: string): void {
-  const hand = OPERATION_EXAMPLES[key];
+  const recorded = RECORDED_EXAMPLES.operations[key];
   const body = op.requestBody?.content?.['application/json'];
   if (body?.schema && body.example === undefined && body.examples === undefined) {
-    body.example = hand?.request ?? exampleOf(body.schema, { request: true });
+    body.example = (recorded?.request as Json | undefined) ?? exampleOf(body.schema, { request: true });
+  }
+  for (const p of op.parameters ?? []) {
+    if (p.in !== 'query' || p.example !== undefined) continue;
+    const value = recorded?.query?.[p.name];
+    if (value !== undefined) p.example = value;
   }
   for (const [code, response] of Object.entries(op.responses ?? {})) {
     if (response.description === 'Default Response') response.description = SUCCESS_TITLES[code] ?? 'Success';
@@ -348,10 +428,90 @@ function addExamples(op: Operation, key: string): void {
     if (!media?.schema || media.example !== undefined || media.examples !== undefined) continue;
     const status = Number(code);
     media.example =
-      status < 300 && hand?.response !== undefined
-        ? hand.response
+      status < 300 && recorded?.response !== undefined
+        ? (recorded.response as Json)
         : exampleOf(media.schema, { request: false });
   }
+}
+
+const IDEMPOTENCY_KEY_DESCRIPTION =
+  'Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first ' +
+  'request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, ' +
+  'the same method, path, query and body within that time gets the stored status and body again, with ' +
+  'the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request ' +
+  'answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers ' +
+  '`409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be ' +
+  'retried with the same key. Keys are per user.';
+
+/** The Idempotency-Key header and the replay header of the answers (every POST under /api/v1). */
+function documentIdempotency(op: Operation): void {
+  op.parameters ??= [];
+  if (!op.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')) {
+    op.parameters.push({
+      in: 'header',
+      name: 'Idempotency-Key',
+      required: false,
+      description: IDEMPOTENCY_KEY_DESCRIPTION,
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+      example: '5f0c6f9e-2d1b-4c8e-9a3f-7b6d5e4c3a21',
+    });
+  }
+  for (const [code, response] of Object.entries(op.responses ?? {})) {
+    if (!/^2\d\d$/.test(code)) continue;
+    response.headers = {
+      ...(response.headers ?? {}),
+      'Idempotent-Replayed': {
+        description:
+          '`true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    };
+  }
+}
+
+const API_DESCRIPTION = `Multi-company, multi-currency accounting and group consolidation (ASC 810, ASC 830).
+
+**Authentication.** \`POST /api/auth/login\` answers a session token (valid 7 days); send it as
+\`Authorization: Bearer <token>\` on every other request under \`/api/v1\` and \`/api/auth\`.
+
+**Organizations and roles.** Every resource belongs to one organization. Members have one role: \`viewer\`
+(reads), \`member\` (writes journal entries and everyday data), \`admin\` (configuration, consolidation,
+members) or \`owner\`. A resource of an organization you do not belong to answers \`403 ForbiddenError\`
+when addressed by its own id, and its \`NotFound\` tag when it is only referenced; an unknown id answers its
+\`NotFound\` tag.
+
+**Money and dates.** Amounts are objects \`{value, currency}\` whose \`value\` is a decimal string with at most
+the currency's minor-unit digits (\`"1250.00"\` USD, \`"1250"\` JPY); they are never JSON numbers. Exchange
+rates and percentages are decimal strings too. Dates are \`YYYY-MM-DD\`; timestamps are UTC ISO 8601.
+Results of conversions are rounded half away from zero to the currency's minor units.
+
+**Lists.** Paginated lists take \`limit\` (1–100, default 50) and \`offset\` (default 0) and answer
+\`{<items>, total, limit, offset}\` in a documented total order. The journal-entry, audit-log and
+intercompany lists also take \`after\`, the \`nextCursor\` of the previous page, which never skips or repeats
+an item while others are being written.
+
+**Strict input.** Bodies, headers and query parameters are validated before anything runs: an unknown,
+repeated or empty query parameter, a malformed value or a missing field answers \`400 ValidationError\`
+whose \`issues\` name each problem (\`/query/<name>\`, \`/headers/<Name>\` or a JSON Pointer into the body).
+
+**Idempotency.** Every \`POST\` under \`/api/v1\` accepts an \`Idempotency-Key\` header: a retry with the same
+key and request answers the stored result with \`Idempotent-Replayed: true\`; see the header's description.
+
+**Errors.** Every error answer is a JSON object \`{_tag, message, ...fields}\`; clients discriminate on
+\`_tag\` (\`message\` is for people and may change). Each operation lists the tags its statuses can carry.
+The whole catalogue:
+
+`;
+
+/** The API description: conventions and a table of every error tag with its status and fields. */
+export function apiDescription(): string {
+  const rows = Object.entries(ERROR_CATALOGUE)
+    .sort(([a, x], [b, y]) => x.status - y.status || a.localeCompare(b))
+    .map(
+      ([tag, info]) =>
+        `| \`${tag}\` | ${info.status} | ${info.fields.map((f) => `\`${f[0]}\``).join(', ') || '—'} |`,
+    );
+  return `${API_DESCRIPTION}| Tag | Status | Fields besides \`_tag\` and \`message\` |\n|---|---|---|\n${rows.join('\n')}\n`;
 }
 
 interface ExampleContext {

@@ -104,9 +104,22 @@ export const ErrorBody = Type.Object(
   { additionalProperties: true, description: 'Error: `_tag` names the error (contract section 4)' },
 );
 
+/**
+ * The largest `offset` a list accepts: far beyond any list's length, and small enough to be read exactly
+ * and to fit a 32-bit database integer. A larger offset is refused (400) rather than rounded.
+ */
+export const MAX_OFFSET = 2_147_483_647;
+
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  offset: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_OFFSET,
+      default: 0,
+      description: `Records to skip (at most ${MAX_OFFSET})`,
+    }),
+  ),
 };
 export const BoolQuery = Type.Boolean();
 

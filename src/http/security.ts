@@ -19,6 +19,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
+import { nameKey } from '../domain/text.ts';
 
 export const JSON_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 export const DOCS_CSP =
@@ -102,7 +103,7 @@ export class LoginThrottle {
   private keys(email: string, ip: string): Array<[string, number]> {
     if (!this.options) return [];
     return [
-      [`e:${email.trim().toLowerCase()}`, this.options.maxFailuresPerEmail],
+      [`e:${nameKey(email)}`, this.options.maxFailuresPerEmail],
       [`i:${ip}`, this.options.maxFailuresPerIp],
     ];
   }
@@ -117,6 +118,17 @@ export class LoginThrottle {
     }
   }
 
+  /**
+   * Checks and counts one attempt as a failure in the same synchronous step, before the password is
+   * hashed: concurrent attempts therefore see each other's reservations, and no more attempts than the
+   * limit are ever checked within a window. A successful attempt gives its reservation back
+   * (`recordSuccess`); a failed one simply keeps it.
+   */
+  reserve(email: string, ip: string): void {
+    this.check(email, ip);
+    this.recordFailure(email, ip);
+  }
+
   recordFailure(email: string, ip: string): void {
     if (this.windows.size > 100_000) this.prune();
     for (const [key] of this.keys(email, ip)) {
@@ -126,9 +138,15 @@ export class LoginThrottle {
     }
   }
 
-  /** A successful login clears the e-mail's counter (not the IP's). */
-  recordSuccess(email: string): void {
-    this.windows.delete(`e:${email.trim().toLowerCase()}`);
+  /**
+   * A successful login clears the e-mail's counter; with `ip` (the attempt was reserved) it also gives
+   * the IP address its reserved attempt back (a success never counts as a failure of the address).
+   */
+  recordSuccess(email: string, ip?: string): void {
+    this.windows.delete(`e:${nameKey(email)}`);
+    if (ip === undefined || !this.options) return;
+    const w = this.current(`i:${ip}`);
+    if (w && w.failures > 0) w.failures--;
   }
 
   private prune(): void {

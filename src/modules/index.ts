@@ -7,11 +7,14 @@ import { companyRoutes } from './companies/routes.ts';
 import { consolidationSetupRoutes } from './consolidation/routes.ts';
 import { exchangeRateRoutes } from './exchange-rates/routes.ts';
 import { fiscalRoutes } from './fiscal/routes.ts';
+import { fxRevaluationRoutes } from './fx-revaluation/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { intercompanyRoutes } from './intercompany/routes.ts';
+import { importRoutes } from './journal/import-routes.ts';
 import { journalRoutes } from './journal/routes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 
 export async function registerModules(app: FastifyInstance): Promise<void> {
   await app.register(healthRoutes);
@@ -25,5 +28,8 @@ export async function registerModules(app: FastifyInstance): Promise<void> {
   await app.register(intercompanyRoutes);
   await app.register(consolidationSetupRoutes);
   await app.register(journalRoutes);
+  await app.register(importRoutes);
   await app.register(yearEndRoutes);
+  await app.register(fxRevaluationRoutes);
+  await app.register(webhookRoutes);
 }

@@ -1,16 +1,18 @@
 /**
  * Commit marks (src/db/commit-marks.ts) on a PostgreSQL server: the writes of a request with a
  * claimed Idempotency-Key mark the key `committed` in their own transaction; reads, read-only
- * transactions, failed writes and requests without a claim leave it alone. PostgreSQL only (the marks
- * are added by the `pg` pool's client class); run with TEST_DATABASE_URL. Then, on either database,
- * how a claimed key is completed or released according to its state.
+ * transactions, failed writes and requests without a claim leave it alone (on a PostgreSQL server, with
+ * TEST_DATABASE_URL: the `pg` pool's client class adds the marks; the same on PGlite, whose transactions
+ * and single writes are wrapped, without reading the key while a transaction holds the one connection).
+ * The mark is a fence: a transaction whose claim was taken over is refused before it commits. Then, on
+ * either database, how a claimed key is completed or released according to its state.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { type Db, inTransaction, queryRows, run, statement } from '../../src/db/client.ts';
 import { Combiner } from '../../src/db/combiner.ts';
-import { type KeyClaim, markScope } from '../../src/db/commit-marks.ts';
+import { ClaimLostError, type KeyClaim, markScope } from '../../src/db/commit-marks.ts';
 import type { FastifyReply } from 'fastify';
 import { claimKey, completeKey } from '../../src/http/idempotency.ts';
 import { createTestContext, openTestDatabase, TestContext, uniq } from '../helpers/app.ts';
@@ -33,11 +35,12 @@ describe.skipIf(!onServer)('commit marks', () => {
 
   async function claim(): Promise<KeyClaim> {
     const key = uniq('key');
+    const claimedAt = new Date().toISOString();
     await db().execute(
-      sql`insert into idempotency_keys (user_id, key, fingerprint, state, expires_at)
-          values (${userId}, ${key}, 'f', 'running', now() + interval '1 day')`,
+      sql`insert into idempotency_keys (user_id, key, fingerprint, state, created_at, expires_at)
+          values (${userId}, ${key}, 'f', 'running', ${claimedAt}, now() + interval '1 day')`,
     );
-    return { userId, key };
+    return { userId, key, claimedAt };
   }
 
   async function state(c: KeyClaim): Promise<string> {
@@ -131,6 +134,97 @@ describe.skipIf(!onServer)('commit marks', () => {
       'committed',
       'committed',
     ]);
+  });
+});
+
+describe('commit marks on either database, and the fence', () => {
+  let ctx: TestContext;
+  let userId: string;
+
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    userId = (await ctx.user('fence')).id;
+    await ctx.database.db.execute(sql`create table fence_probe (id text primary key)`);
+  });
+  afterAll(async () => ctx?.close());
+
+  const db = () => ctx.database.db;
+  const inScope = <T>(claims: KeyClaim[], fn: () => Promise<T>) =>
+    markScope.run({ claims }, async () => await fn());
+
+  async function claim(): Promise<KeyClaim> {
+    const key = uniq('key');
+    const claimedAt = new Date().toISOString();
+    await db().execute(
+      sql`insert into idempotency_keys (user_id, key, fingerprint, state, created_at, expires_at)
+          values (${userId}, ${key}, 'f', 'running', ${claimedAt}, now() + interval '1 day')`,
+    );
+    return { userId, key, claimedAt };
+  }
+  async function state(c: KeyClaim): Promise<string> {
+    const rows = await queryRows<{ state: string }>(
+      db(),
+      sql`select state from idempotency_keys where user_id = ${c.userId} and key = ${c.key}`,
+    );
+    return rows[0]!.state;
+  }
+  // The driver may wrap the error (drizzle's failed query, with the fence's error as its cause).
+  const isClaimLost = (e: unknown) =>
+    e instanceof ClaimLostError || (e as { cause?: unknown })?.cause instanceof ClaimLostError;
+  const probeRows = async (id: string) =>
+    (await queryRows<{ id: string }>(db(), sql`select id from fence_probe where id = ${id}`)).length;
+
+  it('marks writes (single and in a transaction), not reads, not failed transactions', async () => {
+    const single = await claim();
+    await inScope([single], () => db().execute(sql`select 1`));
+    expect(await state(single)).toBe('running');
+    await inScope([single], () => db().execute(sql`insert into fence_probe values (${uniq('r')})`));
+    expect(await state(single)).toBe('committed');
+    const reader = await claim();
+    await inScope([reader], () => inTransaction(db(), (tx) => tx.execute(sql`select 1`)));
+    expect(await state(reader)).toBe('running');
+    const writer = await claim();
+    await inScope([writer], () =>
+      inTransaction(db(), (tx) => tx.execute(sql`insert into fence_probe values (${uniq('r')})`)),
+    );
+    expect(await state(writer)).toBe('committed');
+    // A second transaction of the same request keeps the key committed.
+    await inScope([writer], () =>
+      inTransaction(db(), (tx) => tx.execute(sql`insert into fence_probe values (${uniq('r')})`)),
+    );
+    expect(await state(writer)).toBe('committed');
+    const failing = await claim();
+    await expect(
+      inScope([failing], () =>
+        inTransaction(db(), async (tx) => {
+          await tx.execute(sql`insert into fence_probe values (${uniq('r')})`);
+          throw new Error('business rule');
+        }),
+      ),
+    ).rejects.toThrow('business rule');
+    expect(await state(failing)).toBe('running');
+  });
+
+  it('refuses the commit of a transaction whose claim was taken over (nothing written)', async () => {
+    const old = await claim();
+    // A retry took the claim over (the old process had stopped renewing its lease).
+    await db().execute(
+      sql`update idempotency_keys set created_at = now() + interval '1 second'
+          where user_id = ${old.userId} and key = ${old.key}`,
+    );
+    const id = uniq('late');
+    await expect(
+      inScope([old], () =>
+        inTransaction(db(), (tx) => tx.execute(sql`insert into fence_probe values (${id})`)),
+      ),
+    ).rejects.toSatisfy(isClaimLost);
+    const single = uniq('late-single');
+    await expect(
+      inScope([old], () => db().execute(sql`insert into fence_probe values (${single})`)),
+    ).rejects.toSatisfy(isClaimLost);
+    expect(await probeRows(id)).toBe(0);
+    expect(await probeRows(single)).toBe(0);
+    expect(await state(old)).toBe('running');
   });
 });
 

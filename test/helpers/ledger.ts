@@ -256,3 +256,44 @@ export async function trialBalanceNets(
         from account_balances where organization_id = ${organizationId} group by company_id`,
   );
 }
+
+/**
+ * Rows where the balances per transaction currency (`account_currency_balances`, and its monthly
+ * roll-up) differ from the lines of `Posted` and `Reversed` entries in a currency other than their
+ * company's functional currency. Empty when the invariant holds.
+ */
+export async function currencyBalanceMismatches(t: TestContext, organizationId: string) {
+  return queryRows<Record<string, unknown>>(
+    t.database.db,
+    sql`with lines as (
+          select e.company_id, l.account_id, l.currency, e.transaction_date as d,
+                 sum(coalesce(l.debit_amount, 0) - coalesce(l.credit_amount, 0)) as f,
+                 sum(coalesce(l.functional_debit_amount, 0) - coalesce(l.functional_credit_amount, 0)) as fn
+          from journal_lines l
+          join journal_entries e on e.organization_id = l.organization_id and e.id = l.journal_entry_id
+          join companies c on c.organization_id = e.organization_id and c.id = e.company_id
+          where l.organization_id = ${organizationId} and e.status in ('Posted', 'Reversed')
+            and l.currency <> c.functional_currency
+          group by 1, 2, 3, 4),
+        daily as (
+          select company_id, account_id, currency, balance_date as d, foreign_net as f, functional_net as fn
+          from account_currency_balances where organization_id = ${organizationId}),
+        months as (
+          select company_id, account_id, currency, month_start as m, foreign_net as f, functional_net as fn
+          from account_currency_month_balances where organization_id = ${organizationId}),
+        rolled as (
+          select company_id, account_id, currency, date_trunc('month', d)::date as m, sum(f) as f, sum(fn) as fn
+          from daily group by 1, 2, 3, 4)
+        select 'daily' as kind, coalesce(a.account_id, b.account_id)::text as account_id,
+               coalesce(a.d, b.d)::text as d, a.f::text as line_f, b.f::text as stored_f
+        from lines a full join daily b on a.company_id = b.company_id and a.account_id = b.account_id
+          and a.currency = b.currency and a.d = b.d
+        where a.f is distinct from b.f or a.fn is distinct from b.fn
+        union all
+        select 'monthly', coalesce(a.account_id, b.account_id)::text, coalesce(a.m, b.m)::text,
+               a.f::text, b.f::text
+        from rolled a full join months b on a.company_id = b.company_id and a.account_id = b.account_id
+          and a.currency = b.currency and a.m = b.m
+        where a.f is distinct from b.f or a.fn is distinct from b.fn`,
+  );
+}

@@ -119,6 +119,9 @@ describe('POST /api/v1/companies', () => {
       reportingCurrency: 'EUR',
       fiscalYearEnd: { month: 2, day: 30 },
       retainedEarningsAccountId: null,
+      // Revaluation settings (added later): empty without a template.
+      unrealizedFxGainLossAccountId: null,
+      realizedFxGainLossAccountId: null,
       isActive: true,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updatedAt: res.body.createdAt,

@@ -10,6 +10,8 @@
  * share of the net assets. S's land is worth €100 more than its carrying amount. EUR → USD: 1.10 on
  * 1 July, 1.15 on average in every month from July to December, 1.20 on 31 December.
  */
+import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, type TestUser, uniq } from '../helpers/app.ts';
 import { type CompanyFixture, createCompany } from '../helpers/consolidation.ts';
@@ -238,4 +240,57 @@ describe('the worked example of the consolidation guide', () => {
       total: usd('2424.00'),
     });
   });
+});
+
+describe('exports of the consolidated statements', () => {
+  /** Every amount of a JSON answer, in document order. */
+  function amounts(v: unknown, out: string[] = []): string[] {
+    if (Array.isArray(v)) v.forEach((x) => amounts(x, out));
+    else if (v && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      if (typeof o.value === 'string' && typeof o.currency === 'string') out.push(o.value);
+      else Object.values(o).forEach((x) => amounts(x, out));
+    }
+    return out;
+  }
+
+  for (const name of [
+    'trial-balance',
+    'reports/balance-sheet',
+    'reports/income-statement',
+    'reports/cash-flow',
+    'reports/equity-statement',
+  ]) {
+    it(`${name}: CSV and XLSX hold the figures of the JSON answer`, async () => {
+      const json = await report(name);
+      const figures = new Set(amounts(json));
+      const url = `/api/v1/consolidation/runs/${run.id}/${name}`;
+      const csv = await t.get(url, { token: owner.token, query: { format: 'csv' } });
+      expect(csv.status).toBe(200);
+      const slug = name.replace('reports/', '');
+      expect(csv.headers['content-disposition']).toContain(`_consolidated-${slug}_2025-12-31.csv`);
+      const rows = parse(csv.raw.body) as string[][];
+      const csvFigures = rows
+        .slice(1)
+        .flat()
+        .filter((v) => /^-?\d+\.\d{2}$/.test(v));
+      expect(csvFigures.length).toBeGreaterThan(0);
+      for (const v of csvFigures) expect(figures.has(v), v).toBe(true);
+
+      const xlsx = await t.req('GET', url, {
+        token: owner.token,
+        headers: { accept: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
+      });
+      expect(xlsx.status).toBe(200);
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.load(xlsx.raw.rawPayload as never);
+      const numbers: number[] = [];
+      book.worksheets[0]!.eachRow((row, i) => {
+        if (i === 1) return;
+        for (const cell of (row.values as unknown[]).slice(1))
+          if (typeof cell === 'number') numbers.push(cell);
+      });
+      expect(numbers).toEqual(csvFigures.map(Number));
+    });
+  }
 });

@@ -7,6 +7,8 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CATALOGUE } from '../../src/http/error-catalogue.ts';
+import { RECORDED_EXAMPLES } from '../../src/http/openapi-examples.ts';
 import { createTestContext, type TestContext } from '../helpers/app.ts';
 
 type Json = Record<string, any>;
@@ -152,7 +154,7 @@ describe('OpenAPI document', () => {
         check(status, json(response as Json));
       return problems;
     });
-  });
+  }, 120_000); // compiles every schema of the document: slow on a loaded machine
 
   it('documents path parameters and names the NotFound tag of malformed ids', () => {
     expectEvery(({ op }) =>
@@ -180,13 +182,15 @@ describe('OpenAPI document', () => {
     });
   });
 
-  it('the hand-written examples of the getting-started routes are accepted by the service', async () => {
+  it('the recorded examples of the getting-started routes are accepted by the service again', async () => {
     const register = json(doc.paths['/api/auth/register'].post.requestBody)!.example;
     const email = `openapi-${Date.now()}@example.com`;
     const reg = await t.post('/api/auth/register', { body: { ...register, email } });
     expect(reg.status).toBe(201);
     const login = json(doc.paths['/api/auth/login'].post.requestBody)!.example;
-    const session = await t.post('/api/auth/login', { body: { ...login, email } });
+    const session = await t.post('/api/auth/login', {
+      body: { ...login, email, password: register.password },
+    });
     expect(session.status).toBe(200);
     const org = json(doc.paths['/api/v1/organizations'].post.requestBody)!.example;
     const created = await t.post('/api/v1/organizations', {
@@ -206,5 +210,186 @@ describe('OpenAPI document', () => {
       body: { ...rate, organizationId: created.body.id },
     });
     expect(r.status).toBe(201);
+  });
+});
+
+/** Every `example` value of the document (request bodies, parameters, responses), with where it is. */
+function allExamples(): Array<{ where: string; value: unknown }> {
+  const out: Array<{ where: string; value: unknown }> = [];
+  for (const { key, op } of ops) {
+    const body = json(op.requestBody);
+    if (body?.example !== undefined) out.push({ where: `${key} request`, value: body.example });
+    for (const p of op.parameters ?? []) {
+      if (p.example !== undefined) out.push({ where: `${key} ${p.in} ${p.name}`, value: p.example });
+    }
+    for (const [status, response] of Object.entries(op.responses ?? {})) {
+      const media = json(response as Json);
+      if (media?.example !== undefined) out.push({ where: `${key} ${status}`, value: media.example });
+    }
+  }
+  return out;
+}
+
+function strings(value: unknown, path: string, out: Array<[string, string]> = []): Array<[string, string]> {
+  if (typeof value === 'string') out.push([path, value]);
+  else if (Array.isArray(value)) value.forEach((v, i) => strings(v, `${path}/${i}`, out));
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) strings(v, `${path}/${k}`, out);
+  return out;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+function dec(value: string): bigint {
+  const [int, frac = ''] = value.split('.');
+  return BigInt(`${int}${frac.padEnd(4, '0')}`);
+}
+
+describe('OpenAPI examples recorded from the service', () => {
+  it('every operation has a recorded request and answer (npm run docs:examples), used by the document', () => {
+    expectEvery(({ key, op }) => {
+      const recordedKey = key.replace(/\{[^}]+\}/g, '{}');
+      const recorded = RECORDED_EXAMPLES.operations[recordedKey];
+      if (!recorded) return ['no recorded example: run `npm run docs:examples`'];
+      const problems: string[] = [];
+      const body = json(op.requestBody);
+      if (body?.schema && recorded.request === undefined) problems.push('no recorded request body');
+      if (body?.schema && recorded.request !== undefined && !same(body.example, recorded.request))
+        problems.push('request example is not the recorded one');
+      for (const [status, response] of Object.entries(op.responses ?? {})) {
+        const media = json(response as Json);
+        if (!/^2/.test(status) || !media?.schema || key === 'GET /api/openapi.json') continue;
+        if (recorded.response === undefined) problems.push(`${status}: no recorded answer`);
+        else if (!same(media.example, recorded.response))
+          problems.push(`${status}: example is not the recorded one`);
+      }
+      return problems;
+    });
+  });
+
+  it('no example is a placeholder', () => {
+    const placeholder = /^([a-zA-Z]+ )?text$|^example$|^x+$|^string$/;
+    const found: string[] = [];
+    for (const { where, value } of allExamples()) {
+      for (const [path, s] of strings(value, ''))
+        if (placeholder.test(s)) found.push(`${where} ${path}: ${s}`);
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('query parameter examples are valid for their parameters', () => {
+    const ajv = makeAjv();
+    expectEvery(({ op }) =>
+      (op.parameters ?? [])
+        .filter((p: Json) => p.in === 'query' && p.example !== undefined)
+        .filter((p: Json) => {
+          const schema = { ...(rebase(p.schema) as Json) };
+          // Query values arrive as text: integers and booleans are checked in their written form.
+          const value = ['integer', 'number'].includes(schema.type)
+            ? Number(p.example)
+            : schema.type === 'boolean'
+              ? p.example === 'true'
+              : p.example;
+          return !ajv.validate(schema, value);
+        })
+        .map((p: Json) => `query ${p.name}: example ${p.example} invalid`),
+    );
+  });
+
+  it('examples are plausible as accounting', () => {
+    const ex = (path: string, method = 'get', status = '200') =>
+      json(doc.paths[path][method].responses[status])!.example as Json;
+    // A consolidated trial balance and statements of a completed year-end run: balanced, year start
+    // before the reporting date, assets equal to liabilities and equity.
+    const tb = ex('/api/v1/consolidation/runs/{id}/trial-balance');
+    if (tb.yearStartDate !== undefined) expect(tb.yearStartDate < tb.asOfDate).toBe(true);
+    const bs = ex('/api/v1/consolidation/runs/{id}/reports/balance-sheet');
+    expect(bs.isBalanced).toBe(true);
+    expect(dec(bs.totalAssets.value)).toBe(dec(bs.totalLiabilitiesAndEquity.value));
+    expect(dec(bs.totalAssets.value) > 0n).toBe(true);
+    const companyBs = ex('/api/v1/reports/balance-sheet');
+    expect(dec(companyBs.totalAssets.value)).toBe(dec(companyBs.totalLiabilitiesAndEquity.value));
+    // Journal entries: every example balances, in the entry's currency.
+    const entries = [
+      ex('/api/v1/journal-entries/{id}'),
+      ex('/api/v1/journal-entries', 'post', '201'),
+      ...ex('/api/v1/journal-entries').entries,
+    ];
+    for (const e of entries) {
+      let debit = 0n;
+      let credit = 0n;
+      for (const l of e.lines) {
+        if (l.debitAmount) debit += dec(l.debitAmount.value);
+        if (l.creditAmount) credit += dec(l.creditAmount.value);
+      }
+      expect(debit, e.entryNumber).toBe(credit);
+      expect(debit > 0n).toBe(true);
+    }
+    // A company income statement covers a period that starts before it ends.
+    const is = ex('/api/v1/reports/income-statement');
+    expect(is.periodStartDate < is.periodEndDate).toBe(true);
+  });
+});
+
+describe('OpenAPI conventions', () => {
+  it('declares Idempotency-Key on every POST under /api/v1, with the replay header and the 409s', () => {
+    expectEvery(({ key, op }) => {
+      const [method, path] = key.split(' ') as [string, string];
+      if (method !== 'POST' || !path.startsWith('/api/v1/')) return [];
+      const problems: string[] = [];
+      const header = (op.parameters ?? []).find(
+        (p: Json) => p.in === 'header' && p.name === 'Idempotency-Key',
+      );
+      if (!header) problems.push('no Idempotency-Key header');
+      else if (header.required || !/Idempotent-Replayed/.test(header.description))
+        problems.push('header undocumented');
+      const success = Object.entries(op.responses ?? {}).filter(([s]) => /^2/.test(s));
+      for (const [status, r] of success) {
+        if (!(r as Json).headers?.['Idempotent-Replayed'])
+          problems.push(`${status} lacks Idempotent-Replayed`);
+      }
+      const conflict = op.responses?.['409']?.description ?? '';
+      for (const tag of ['IdempotencyKeyReusedError', 'IdempotencyKeyInProgressError'])
+        if (!conflict.includes(tag)) problems.push(`409 does not name ${tag}`);
+      return problems;
+    });
+    const auth = doc.paths['/api/auth/login'].post;
+    expect((auth.parameters ?? []).some((p: Json) => p.name === 'Idempotency-Key')).toBe(false);
+  });
+
+  it('the API description stands on its own: conventions and every error tag with its status', () => {
+    const text: string = doc.info.description;
+    expect(text).not.toMatch(/contract|specification|section \d|§|\b\d+\.\d+\.\d+\b/i);
+    for (const word of ['Idempotency-Key', 'nextCursor', 'ValidationError', 'Bearer', 'decimal string'])
+      expect(text).toContain(word);
+    for (const [tag, info] of Object.entries(ERROR_CATALOGUE))
+      expect(text).toContain(`| \`${tag}\` | ${info.status} |`);
+  });
+
+  it('documents that an unknown query parameter is a 400', () => {
+    const list = doc.paths['/api/v1/journal-entries'].get;
+    expect(list.responses['400'].description).toMatch(/unknown query parameter/);
+    expect(list.parameters.map((p: Json) => p.name)).toEqual(
+      expect.arrayContaining(['after', 'limit', 'offset']),
+    );
+    expect(json(list.responses['200'])!.schema.properties.nextCursor).toBeDefined();
+  });
+
+  it('a replayed POST carries Idempotent-Replayed: true', async () => {
+    const user = await t.user('idem');
+    const key = `openapi-${Date.now()}`;
+    const send = () =>
+      t.post('/api/v1/organizations', {
+        token: user.token,
+        headers: { 'idempotency-key': key },
+        body: { name: `Idempotent ${key}`, reportingCurrency: 'EUR' },
+      });
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
   });
 });

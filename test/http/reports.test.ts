@@ -769,7 +769,7 @@ describe('report query validation and errors', () => {
     const cases: [Kind, Record<string, string>, string][] = [
       ['trial-balance', { asOfDate: '2026-02-30' }, '/query/asOfDate'],
       ['trial-balance', { asOfDate: '2026-01-31', excludeZeroBalances: 'yes' }, '/query/excludeZeroBalances'],
-      ['balance-sheet', { asOfDate: '2026-01-31', format: 'csv' }, '/query/format'],
+      ['balance-sheet', { asOfDate: '2026-01-31', format: 'pdf' }, '/query/format'],
       ['balance-sheet', { asOfDate: '2026-01-31', format: 'JSON' }, '/query/format'],
       ['cash-flow', { ...period, method: 'direct' }, '/query/method'],
       ['equity-statement', { ...period, periodEndDate: '31-03-2026' }, '/query/periodEndDate'],

@@ -8,6 +8,8 @@
  * addressing A's resources (1.14): the NotFound tag of the first of A's resources the request reaches,
  * or 'no-leak' when the request then addresses nothing of A (any status below 500, no data of A).
  */
+import { v7 as uuidv7 } from 'uuid';
+import { webhookDeliveries, webhookEndpoints } from '../../src/db/schema/index.ts';
 import { addDays } from '../../src/domain/dates.ts';
 import type { Action, Role } from '../../src/http/access.ts';
 import { PASSWORD, type TestContext, type TestUser, uniq } from '../helpers/app.ts';
@@ -248,6 +250,73 @@ export function makeFresh(t: TestContext, w: World): Fresh {
   return fresh;
 }
 
+/** A fresh group of A with one group account (and, with `mapped`, a pattern mapping onto it). */
+async function freshGroupAccount(
+  c: Ctx,
+  mapped = false,
+): Promise<{ group: string; account: string; mapping?: string }> {
+  const group = await c.fresh.group();
+  const token = c.w.owner.token;
+  const account = (
+    await must(
+      c.t.post(`/api/v1/consolidation/groups/${group}/accounts`, {
+        token,
+        body: { accountNumber: '1000', name: 'Cash', accountType: 'Asset', accountCategory: 'CurrentAsset' },
+      }),
+      'group account',
+    )
+  ).id;
+  if (!mapped) return { group, account };
+  const mapping = (
+    await must(
+      c.t.post(`/api/v1/consolidation/groups/${group}/mappings`, {
+        token,
+        body: { groupAccountId: account, pattern: '10*' },
+      }),
+      'mapping',
+    )
+  ).id;
+  return { group, account, mapping };
+}
+
+/** A fresh group of A with a draft top-side adjustment (moved on to `status`). */
+async function freshAdjustment(c: Ctx, status: 'Draft' | 'PendingApproval' | 'Posted' = 'Draft') {
+  const group = await c.fresh.group();
+  const token = c.w.owner.token;
+  const adjustment = (
+    await must(
+      c.t.post(`/api/v1/consolidation/groups/${group}/adjustments`, {
+        token,
+        body: adjustmentBody(),
+      }),
+      'adjustment',
+    )
+  ).id;
+  const path = `/api/v1/consolidation/groups/${group}/adjustments/${adjustment}`;
+  if (status !== 'Draft') await must(c.t.post(`${path}/submit`, { token }), 'submit');
+  if (status === 'Posted') {
+    await must(c.t.post(`${path}/approve`, { token }), 'approve');
+    await must(c.t.post(`${path}/post`, { token }), 'post');
+  }
+  return { group, adjustment };
+}
+
+const adjustmentBody = () => ({
+  periodRef: { year: 2026, period: 3 },
+  description: 'Top-side',
+  lines: [
+    { accountNumber: '1100', debit: '10.00' },
+    { accountNumber: '2000', credit: '10.00' },
+  ],
+});
+
+const groupAccountBody = () => ({
+  accountNumber: '1000',
+  name: 'Cash',
+  accountType: 'Asset',
+  accountCategory: 'CurrentAsset',
+});
+
 export function ruleBody(w: World, organizationId = w.orgId, groupId = w.groupId) {
   return {
     organizationId,
@@ -300,6 +369,25 @@ const fyParams = (w: World) => ({
 });
 const periodParams = (w: World) => ({ ...fyParams(w), periodId: w.periodId });
 const coParams = (w: World) => ({ organizationId: w.orgId, companyId: w.companyId });
+
+/** A recorded revaluation run of tenant A's company (made once, by its owner). */
+const revaluations = new WeakMap<World, Promise<string>>();
+function revaluationOf(c: Ctx): Promise<string> {
+  let id = revaluations.get(c.w);
+  if (!id) {
+    id = c.t
+      .post(`/api/v1/organizations/${c.w.orgId}/companies/${c.w.companyId}/fx-revaluations`, {
+        token: c.w.owner.token,
+        body: { asOfDate: '2025-06-30', autoReverse: false },
+      })
+      .then((res) => {
+        if (res.status !== 200) throw new Error(`revaluation failed: ${JSON.stringify(res.body)}`);
+        return res.body.id as string;
+      });
+    revaluations.set(c.w, id);
+  }
+  return id;
+}
 const lookup = (w: World, extra: Record<string, string | number>) => ({
   query: { organizationId: w.orgId, fromCurrency: 'EUR', toCurrency: 'USD', ...extra },
 });
@@ -491,6 +579,32 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'CompanyNotFoundError',
   },
 
+  // Foreign-currency revaluation
+  'GET /api/v1/organizations/{organizationId}/companies/{companyId}/foreign-currency-balances': {
+    min: 'viewer',
+    action: 'fx_revaluation:read',
+    req: (c) => ({ params: coParams(c.w), query: { asOfDate: '2025-06-30' } }),
+    swap: 'CompanyNotFoundError',
+  },
+  'POST /api/v1/organizations/{organizationId}/companies/{companyId}/fx-revaluations': {
+    min: 'admin',
+    action: 'fx_revaluation:run',
+    req: (c) => ({ params: coParams(c.w), body: { asOfDate: '2025-06-30', dryRun: true } }),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/organizations/{organizationId}/companies/{companyId}/fx-revaluations': {
+    min: 'viewer',
+    action: 'fx_revaluation:read',
+    req: (c) => ({ params: coParams(c.w) }),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/organizations/{organizationId}/companies/{companyId}/fx-revaluations/{revaluationId}': {
+    min: 'viewer',
+    action: 'fx_revaluation:read',
+    req: async (c) => ({ params: { ...coParams(c.w), revaluationId: await revaluationOf(c) } }),
+    swap: 'CompanyNotFoundError',
+  },
+
   // Accounts and templates
   'GET /api/v1/accounts': {
     min: 'viewer',
@@ -638,6 +752,37 @@ export const ROUTES: Record<string, RouteSpec> = {
     req: (c) => ({ body: entryBody(c.w) }),
     swap: 'CompanyNotFoundError',
   },
+  'POST /api/v1/journal-entries/bulk': {
+    min: 'member',
+    action: 'journal_entry:edit',
+    req: (c) => ({ body: { entries: [entryBody(c.w), entryBody(c.w)] } }),
+    swap: 'CompanyNotFoundError',
+  },
+  'POST /api/v1/companies/{id}/trial-balance-imports': {
+    min: 'admin',
+    action: 'journal_entry:post',
+    req: (c) => ({
+      params: { id: c.w.companyId },
+      body: {
+        organizationId: c.w.orgId,
+        asOfDate: '2026-03-31',
+        mode: 'Periodic',
+        dryRun: true,
+        rows: [
+          { accountNumber: '1010', debit: '5.00' },
+          { accountNumber: '4000', credit: '5.00' },
+        ],
+      },
+    }),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/companies/{id}/trial-balance-imports': {
+    min: 'viewer',
+    action: 'journal_entry:read',
+    req: (c) => ({ params: { id: c.w.companyId } }),
+    swap: 'CompanyNotFoundError',
+    addOrg: 'query',
+  },
   'GET /api/v1/journal-entries/{id}': {
     min: 'viewer',
     action: 'journal_entry:read',
@@ -765,6 +910,12 @@ export const ROUTES: Record<string, RouteSpec> = {
     min: 'viewer',
     action: 'report:read',
     req: (c) => report(c.w, { asOfDate: '2026-12-31' }),
+    swap: 'CompanyNotFoundError',
+  },
+  'GET /api/v1/reports/general-ledger': {
+    min: 'viewer',
+    action: 'report:read',
+    req: (c) => report(c.w, { startDate: '2026-01-01', endDate: '2026-12-31' }),
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/reports/balance-sheet': {
@@ -955,6 +1106,203 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
 
+  // Group chart of accounts
+  'GET /api/v1/consolidation/groups/{id}/accounts': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.groupId } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/consolidation/groups/{id}/accounts': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({ params: { id: await c.fresh.group() }, body: groupAccountBody() }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/consolidation/groups/{id}/accounts/bulk': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({ params: { id: await c.fresh.group() }, body: { accounts: [groupAccountBody()] } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'GET /api/v1/consolidation/groups/{id}/accounts/{accountId}': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: async (c) => {
+      const f = await freshGroupAccount(c);
+      return { params: { id: f.group, accountId: f.account } };
+    },
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'PUT /api/v1/consolidation/groups/{id}/accounts/{accountId}': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => {
+      const f = await freshGroupAccount(c);
+      return { params: { id: f.group, accountId: f.account }, body: { name: 'Cash and banks' } };
+    },
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'DELETE /api/v1/consolidation/groups/{id}/accounts/{accountId}': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => {
+      const f = await freshGroupAccount(c);
+      return { params: { id: f.group, accountId: f.account } };
+    },
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'GET /api/v1/consolidation/groups/{id}/mappings': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.groupId } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/consolidation/groups/{id}/mappings': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => {
+      const f = await freshGroupAccount(c);
+      return { params: { id: f.group }, body: { groupAccountId: f.account, pattern: '11*' } };
+    },
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'DELETE /api/v1/consolidation/groups/{id}/mappings/{mappingId}': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => {
+      const f = await freshGroupAccount(c, true);
+      return { params: { id: f.group, mappingId: f.mapping! } };
+    },
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'GET /api/v1/consolidation/groups/{id}/mappings/preview': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.groupId } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'GET /api/v1/consolidation/groups/{id}/intercompany-difference': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.groupId } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'PUT /api/v1/consolidation/groups/{id}/intercompany-difference': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({ params: { id: await c.fresh.group() }, body: { accountNumber: null } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+
+  // Top-side adjustments
+  'GET /api/v1/consolidation/groups/{id}/adjustments': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.groupId } }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/consolidation/groups/{id}/adjustments': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => ({ params: { id: await c.fresh.group() }, body: adjustmentBody() }),
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'GET /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: async (c) => {
+      const f = await freshAdjustment(c);
+      return { params: { id: f.group, adjustmentId: f.adjustment } };
+    },
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'PUT /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => {
+      const f = await freshAdjustment(c);
+      return { params: { id: f.group, adjustmentId: f.adjustment }, body: { description: 'changed' } };
+    },
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'DELETE /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => {
+      const f = await freshAdjustment(c);
+      return { params: { id: f.group, adjustmentId: f.adjustment } };
+    },
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/submit': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => {
+      const f = await freshAdjustment(c, 'Draft');
+      return { params: { id: f.group, adjustmentId: f.adjustment } };
+    },
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/approve': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => {
+      const f = await freshAdjustment(c, 'PendingApproval');
+      return { params: { id: f.group, adjustmentId: f.adjustment } };
+    },
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/reject': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => {
+      const f = await freshAdjustment(c, 'PendingApproval');
+      return { params: { id: f.group, adjustmentId: f.adjustment } };
+    },
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/post': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => {
+      const f = await freshAdjustment(c, 'Draft');
+      return { params: { id: f.group, adjustmentId: f.adjustment } };
+    },
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+  'POST /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/reverse': {
+    min: 'admin',
+    action: 'consolidation:manage',
+    req: async (c) => {
+      const f = await freshAdjustment(c, 'Posted');
+      return { params: { id: f.group, adjustmentId: f.adjustment } };
+    },
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
+
   // Elimination rules
   'GET /api/v1/elimination-rules': {
     min: 'viewer',
@@ -1081,6 +1429,20 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
   },
+  'GET /api/v1/consolidation/runs/{id}/elimination-entries': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.runId! } }),
+    swap: 'ConsolidationRunNotFoundError',
+    addOrg: 'query',
+  },
+  'GET /api/v1/consolidation/runs/{id}/compare': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.runId! }, query: { otherRunId: c.w.runId! } }),
+    swap: 'ConsolidationRunNotFoundError',
+    addOrg: 'query',
+  },
   'GET /api/v1/consolidation/runs/{id}/reports/balance-sheet': {
     min: 'viewer',
     action: 'consolidation:read',
@@ -1109,4 +1471,112 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
   },
+
+  // Events and webhooks
+  'GET /api/v1/events': {
+    min: 'viewer',
+    action: 'event:read',
+    req: (c) => ({ query: { organizationId: c.w.orgId } }),
+    swap: 'no-leak',
+  },
+  'GET /api/v1/webhook-endpoints': {
+    min: 'admin',
+    action: 'webhook:manage',
+    req: (c) => ({ query: { organizationId: c.w.orgId } }),
+    swap: 'no-leak',
+  },
+  'POST /api/v1/webhook-endpoints': {
+    min: 'admin',
+    action: 'webhook:manage',
+    req: (c) => ({ body: { organizationId: c.w.orgId, url: 'https://example.com/hooks' } }),
+    swap: 'no-leak',
+  },
+  'GET /api/v1/webhook-endpoints/{endpointId}': {
+    min: 'admin',
+    action: 'webhook:manage',
+    req: async (c) => ({
+      params: { endpointId: await webhookEndpoint(c) },
+      query: { organizationId: c.w.orgId },
+    }),
+    swap: 'WebhookEndpointNotFoundError',
+  },
+  'PUT /api/v1/webhook-endpoints/{endpointId}': {
+    min: 'admin',
+    action: 'webhook:manage',
+    req: async (c) => ({
+      params: { endpointId: await webhookEndpoint(c) },
+      query: { organizationId: c.w.orgId },
+      body: { description: uniq('d') },
+    }),
+    swap: 'WebhookEndpointNotFoundError',
+  },
+  'DELETE /api/v1/webhook-endpoints/{endpointId}': {
+    min: 'admin',
+    action: 'webhook:manage',
+    req: async (c) => ({
+      params: { endpointId: await webhookEndpoint(c) },
+      query: { organizationId: c.w.orgId },
+    }),
+    swap: 'WebhookEndpointNotFoundError',
+  },
+  'GET /api/v1/webhook-endpoints/{endpointId}/deliveries': {
+    min: 'admin',
+    action: 'webhook:manage',
+    req: async (c) => ({
+      params: { endpointId: await webhookEndpoint(c) },
+      query: { organizationId: c.w.orgId },
+    }),
+    swap: 'WebhookEndpointNotFoundError',
+  },
+  'POST /api/v1/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry': {
+    min: 'admin',
+    action: 'webhook:manage',
+    req: async (c) => {
+      const endpointId = await webhookEndpoint(c);
+      return {
+        params: { endpointId, deliveryId: await webhookDelivery(c, endpointId) },
+        query: { organizationId: c.w.orgId },
+      };
+    },
+    swap: 'WebhookEndpointNotFoundError',
+  },
+  'POST /api/v1/webhook-endpoints/{endpointId}/test': {
+    min: 'admin',
+    action: 'webhook:manage',
+    req: async (c) => ({
+      params: { endpointId: await webhookEndpoint(c) },
+      query: { organizationId: c.w.orgId },
+    }),
+    swap: 'WebhookEndpointNotFoundError',
+  },
 };
+
+/**
+ * A webhook endpoint of A, written directly: its address is a loopback one that a delivery refuses at
+ * once, so a test ping answers without any network traffic.
+ */
+async function webhookEndpoint(c: Ctx): Promise<string> {
+  const id = uuidv7();
+  await c.t.database.db.insert(webhookEndpoints).values({
+    id,
+    organizationId: c.w.orgId,
+    url: 'https://127.0.0.1:9/hooks',
+    secret: `whsec_${Buffer.from(uniq('s').padEnd(32, 'x')).toString('base64')}`,
+    createdBy: c.w.owner.id,
+  });
+  return id;
+}
+
+async function webhookDelivery(c: Ctx, endpointId: string): Promise<string> {
+  const id = uuidv7();
+  await c.t.database.db.insert(webhookDeliveries).values({
+    id,
+    organizationId: c.w.orgId,
+    endpointId,
+    eventTx: 0n,
+    eventType: 'WebhookTest',
+    payload: { type: 'WebhookTest' },
+    status: 'Failed',
+  });
+  return id;
+}

@@ -87,6 +87,12 @@ export const idempotencyKeys = pgTable(
     responseBody: text('response_body'),
     createdAt: createdAt(),
     expiresAt: ts('expires_at').notNull(),
+    /**
+     * While `running`: the claim's lease, renewed by the process executing the request. A `running`
+     * claim whose lease expired belongs to a process that died before its writes committed (a commit
+     * would have marked it `committed`), so the key may be claimed again. Null on older rows.
+     */
+    leaseExpiresAt: ts('lease_expires_at'),
   },
   (t) => [primaryKey({ columns: [t.userId, t.key] }), index('idempotency_expires_idx').on(t.expiresAt)],
 );

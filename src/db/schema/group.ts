@@ -15,7 +15,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { amount, createdAt, day, id, orgId, rate, ts, updatedAt } from './columns.ts';
 import { organizations } from './core.ts';
-import { companies } from './ledger.ts';
+import { accounts, companies } from './ledger.ts';
 
 export const exchangeRates = pgTable(
   'exchange_rates',
@@ -97,6 +97,10 @@ export const consolidationGroups = pgTable(
     consolidationMethod: text('consolidation_method').notNull(),
     parentCompanyId: uuid('parent_company_id').notNull(),
     isActive: boolean('is_active').notNull().default(true),
+    /** group account number (with a group chart) or parent account number for intercompany residuals */
+    icDifferenceAccountNumber: text('ic_difference_account_number'),
+    /** residuals up to this amount (reporting currency) are booked to that account */
+    icDifferenceTolerance: amount('ic_difference_tolerance'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -208,6 +212,19 @@ export const consolidationRuns = pgTable(
     completedAt: ts('completed_at'),
     totalDurationMs: integer('total_duration_ms'),
     errorMessage: text('error_message'),
+    /** SHA-256 of the run's inputs (figures, rates used, structure, rules, group chart); completed runs */
+    inputDigest: text('input_digest'),
+    /** the closing view's eliminations as balanced journal entries (completed runs) */
+    eliminationEntries: jsonb('elimination_entries').notNull().default([]),
+    /** ids of the top-side adjustments a completed run included */
+    adjustmentIds: jsonb('adjustment_ids').notNull().default([]),
+    /** The process that executes the run (Pending or InProgress): `host:pid:random`. */
+    executorId: text('executor_id'),
+    /**
+     * The executor's lease: renewed while it executes; a Pending or InProgress run whose lease expired
+     * was orphaned by a process that stopped, and is marked Failed (runs.lease.ts).
+     */
+    leaseExpiresAt: ts('lease_expires_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -218,6 +235,7 @@ export const consolidationRuns = pgTable(
       foreignColumns: [consolidationGroups.organizationId, consolidationGroups.id],
     }).onDelete('cascade'),
     index('consolidation_runs_id_idx').on(t.id),
+    index('consolidation_runs_lease_idx').on(t.leaseExpiresAt),
     index('consolidation_runs_group_idx').on(t.organizationId, t.groupId, t.year, t.period, t.status),
     index('consolidation_runs_list_idx').on(t.organizationId, t.initiatedAt.desc(), t.id),
   ],
@@ -274,5 +292,107 @@ export const runRateUsages = pgTable(
       foreignColumns: [consolidationRuns.organizationId, consolidationRuns.id],
     }).onDelete('cascade'),
     index('run_rate_usages_rate_idx').on(t.organizationId, t.exchangeRateId),
+  ],
+);
+
+/** The group chart of accounts: accounts a group reports on, whatever its members' own numbering. */
+export const groupAccounts = pgTable(
+  'group_accounts',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    groupId: uuid('group_id').notNull(),
+    accountNumber: text('account_number').notNull(),
+    name: text('name').notNull(),
+    accountType: text('account_type').notNull(),
+    accountCategory: text('account_category').notNull(),
+    cashFlowCategory: text('cash_flow_category'),
+    isCashEquivalent: boolean('is_cash_equivalent').notNull().default(false),
+    isNonMonetary: boolean('is_non_monetary').notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    foreignKey({
+      columns: [t.organizationId, t.groupId],
+      foreignColumns: [consolidationGroups.organizationId, consolidationGroups.id],
+    }).onDelete('cascade'),
+    uniqueIndex('group_accounts_number_uq').on(t.organizationId, t.groupId, t.accountNumber),
+    index('group_accounts_id_idx').on(t.id),
+  ],
+);
+
+/**
+ * Mappings of members' accounts onto group accounts: explicit (`account_id`, one per company account
+ * and group) or by a selector pattern (`pattern`, for one company or, company null, every member).
+ */
+export const groupAccountMappings = pgTable(
+  'group_account_mappings',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    groupId: uuid('group_id').notNull(),
+    groupAccountId: uuid('group_account_id').notNull(),
+    companyId: uuid('company_id'),
+    accountId: uuid('account_id'),
+    pattern: text('pattern'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    foreignKey({
+      columns: [t.organizationId, t.groupId],
+      foreignColumns: [consolidationGroups.organizationId, consolidationGroups.id],
+    }).onDelete('cascade'),
+    foreignKey({
+      columns: [t.organizationId, t.groupAccountId],
+      foreignColumns: [groupAccounts.organizationId, groupAccounts.id],
+    }),
+    foreignKey({
+      columns: [t.organizationId, t.accountId],
+      foreignColumns: [accounts.organizationId, accounts.id],
+    }).onDelete('cascade'),
+    uniqueIndex('group_account_mappings_account_uq').on(t.organizationId, t.groupId, t.accountId),
+    index('group_account_mappings_group_idx').on(t.organizationId, t.groupId, t.createdAt, t.id),
+    index('group_account_mappings_target_idx').on(t.organizationId, t.groupAccountId),
+  ],
+);
+
+/**
+ * Top-side adjustments: consolidation-only journal entries of a group for a period, on group accounts
+ * (or account numbers without a group chart), lines optionally attributed to a member. Same workflow
+ * as company journal entries; posted ones are immutable (a reversal is a new adjustment).
+ */
+export const consolidationAdjustments = pgTable(
+  'consolidation_adjustments',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    groupId: uuid('group_id').notNull(),
+    year: integer('year').notNull(),
+    period: smallint('period').notNull(),
+    description: text('description').notNull(),
+    status: text('status').notNull(),
+    recurring: boolean('recurring').notNull().default(false),
+    /** [{accountNumber, companyId, debit, credit, description}] in the group's reporting currency */
+    lines: jsonb('lines').notNull(),
+    createdBy: uuid('created_by').notNull(),
+    approvedBy: uuid('approved_by'),
+    postedBy: uuid('posted_by'),
+    postedAt: ts('posted_at'),
+    reversalOfId: uuid('reversal_of_id'),
+    reversedById: uuid('reversed_by_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    foreignKey({
+      columns: [t.organizationId, t.groupId],
+      foreignColumns: [consolidationGroups.organizationId, consolidationGroups.id],
+    }).onDelete('cascade'),
+    index('consolidation_adjustments_id_idx').on(t.id),
+    index('consolidation_adjustments_group_idx').on(t.organizationId, t.groupId, t.year, t.period),
   ],
 );

@@ -43,6 +43,10 @@ export const companies = pgTable(
     fiscalYearEndMonth: smallint('fiscal_year_end_month').notNull(),
     fiscalYearEndDay: smallint('fiscal_year_end_day').notNull(),
     retainedEarningsAccountId: uuid('retained_earnings_account_id'),
+    /** Where period-end revaluation books unrealised exchange differences (null: not configured). */
+    unrealizedFxGainLossAccountId: uuid('unrealized_fx_gain_loss_account_id'),
+    /** Where revaluation books the residual of a foreign balance that was settled (realised). */
+    realizedFxGainLossAccountId: uuid('realized_fx_gain_loss_account_id'),
     isActive: boolean('is_active').notNull().default(true),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -348,5 +352,125 @@ export const accountMonthBalances = pgTable(
       columns: [t.organizationId, t.companyId, t.accountId, t.monthStart, t.isClosing, t.isAdjustment],
     }),
     index('account_month_balances_company_month_idx').on(t.organizationId, t.companyId, t.monthStart),
+  ],
+);
+
+/**
+ * Posted balances per transaction currency, for the lines whose currency is not the company's
+ * functional currency: per account, currency and transaction date, the net foreign amount
+ * (debits − credits in that currency) and the net functional amount (the carrying amount those lines
+ * and the revaluations of the currency add). Written by the same posting SQL as `account_balances`
+ * (ledger/posting.ts), so a revaluation reads these rows, never the lines. Functional-currency lines
+ * are left out: they never need revaluing, and the hot path of a domestic entry writes nothing here.
+ */
+export const accountCurrencyBalances = pgTable(
+  'account_currency_balances',
+  {
+    organizationId: orgId(),
+    companyId: uuid('company_id').notNull(),
+    accountId: uuid('account_id').notNull(),
+    currency: text('currency').notNull(),
+    balanceDate: day('balance_date').notNull(),
+    foreignNet: amount('foreign_net').notNull(),
+    functionalNet: amount('functional_net').notNull(),
+  },
+  (t) => [
+    primaryKey({
+      columns: [t.organizationId, t.companyId, t.accountId, t.currency, t.balanceDate],
+    }),
+    index('account_currency_balances_company_date_idx').on(t.organizationId, t.companyId, t.balanceDate),
+  ],
+);
+
+/** Monthly roll-up of `account_currency_balances` (same nets summed per calendar month). */
+export const accountCurrencyMonthBalances = pgTable(
+  'account_currency_month_balances',
+  {
+    organizationId: orgId(),
+    companyId: uuid('company_id').notNull(),
+    accountId: uuid('account_id').notNull(),
+    currency: text('currency').notNull(),
+    monthStart: day('month_start').notNull(),
+    foreignNet: amount('foreign_net').notNull(),
+    functionalNet: amount('functional_net').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.companyId, t.monthStart, t.accountId, t.currency] })],
+);
+
+/**
+ * Foreign-currency revaluation runs: the date, the rates used and the figures per account and
+ * currency, with the journal entries they booked. Deleting the draft revaluation entry deletes the
+ * run (the foreign key cascades).
+ */
+export const fxRevaluations = pgTable(
+  'fx_revaluations',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    companyId: uuid('company_id').notNull(),
+    asOfDate: day('as_of_date').notNull(),
+    rateType: text('rate_type'),
+    autoReverse: boolean('auto_reverse').notNull(),
+    entryId: uuid('entry_id'),
+    reversalEntryId: uuid('reversal_entry_id'),
+    lines: jsonb('lines').notNull(),
+    rates: jsonb('rates').notNull(),
+    createdBy: uuid('created_by').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    foreignKey({
+      columns: [t.organizationId, t.companyId],
+      foreignColumns: [companies.organizationId, companies.id],
+    }),
+    foreignKey({
+      columns: [t.organizationId, t.entryId],
+      foreignColumns: [journalEntries.organizationId, journalEntries.id],
+    }).onDelete('cascade'),
+    index('fx_revaluations_company_idx').on(t.organizationId, t.companyId, t.asOfDate.desc(), t.id),
+    index('fx_revaluations_id_idx').on(t.id),
+    index('fx_revaluations_entry_idx').on(t.organizationId, t.entryId),
+    index('fx_revaluations_reversal_idx').on(t.organizationId, t.reversalEntryId),
+  ],
+);
+
+/**
+ * Trial-balance imports of a company: who loaded which file (its SHA-256 digest and row count), in
+ * which mode and as of which date, and the posted entries it produced (none when the file matched the
+ * books; several when it changes more accounts than one entry may have lines).
+ */
+export const trialBalanceImports = pgTable(
+  'trial_balance_imports',
+  {
+    id: id().notNull(),
+    organizationId: orgId(),
+    companyId: uuid('company_id').notNull(),
+    mode: text('mode').notNull(),
+    asOfDate: day('as_of_date').notNull(),
+    sourceFormat: text('source_format').notNull(),
+    fileDigest: text('file_digest').notNull(),
+    rowCount: integer('row_count').notNull(),
+    createdAccountCount: integer('created_account_count').notNull().default(0),
+    totalDebits: amount('total_debits').notNull(),
+    totalCredits: amount('total_credits').notNull(),
+    journalEntryId: uuid('journal_entry_id'),
+    /** Every entry posted, in number order (`journalEntryId` is the first). */
+    journalEntryIds: uuid('journal_entry_ids').array().notNull().default([]),
+    createdBy: uuid('created_by').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    foreignKey({
+      columns: [t.organizationId, t.companyId],
+      foreignColumns: [companies.organizationId, companies.id],
+    }),
+    foreignKey({
+      columns: [t.organizationId, t.journalEntryId],
+      foreignColumns: [journalEntries.organizationId, journalEntries.id],
+    }),
+    index('trial_balance_imports_company_idx').on(t.organizationId, t.companyId, t.createdAt),
+    index('trial_balance_imports_id_idx').on(t.id),
   ],
 );

@@ -187,6 +187,13 @@ export function translateAcquired(
   };
 }
 
+/** Σ of the cells whose group-period index is below `q`. */
+function totalBefore(cells: Cells<number>, q: number): bigint {
+  let t = 0n;
+  for (let i = 0; i < cells.keys.length; i++) if (cells.keys[i]! < q) t += cells.amounts[i]!;
+  return t;
+}
+
 function total(cells: Cells<string> | Cells<number>): bigint {
   let t = 0n;
   for (const a of cells.amounts) t += a;
@@ -237,6 +244,11 @@ function incomeParts(
   const ytd: [string, bigint][] = [];
   let preYear = 0n;
   const numbers = [...new Set([...p.ytd.keys(), ...p.prior.keys()])].sort(cmpAccountNumber);
+  // The first group period that ends on or after T, and whether T falls inside it.
+  let fromQ = setup.periods.findIndex((q) => q.endDate >= T);
+  if (fromQ < 0) fromQ = setup.periods.length;
+  const splitFirst = fromQ < setup.periods.length && setup.periods[fromQ]!.startDate < T;
+  const averages = foreign ? v.averageRatesOf(c.functionalCurrency) : [];
   for (const n of numbers) {
     const prior = p.prior.get(n)?.normalize();
     const current = p.ytd.get(n)?.normalize();
@@ -251,25 +263,18 @@ function incomeParts(
         ytdSum.add(currentTotal);
       } else ytdSum.add(currentTotal - (preT - priorTotal));
     } else {
-      // Periods ending before T are pre-acquisition; the one containing T is split by the cut.
-      // The earlier years' cells come first, then the year's (the order the cut is taken from).
+      // Periods ending before T (indices below `fromQ`) are pre-acquisition; the one containing T is
+      // split by the cut. The earlier years' cells come first, then the year's (the order the cut is
+      // taken from).
       let remainingPre = preT;
-      for (const cells of [prior, current]) {
-        if (!cells) continue;
-        for (let i = 0; i < cells.keys.length; i++) {
-          if (setup.periods[cells.keys[i]!]!.endDate < T) remainingPre -= cells.amounts[i]!;
-        }
-      }
-      const averages = v.averageRatesOf(c.functionalCurrency);
-      for (const cells of [prior, current]) {
-        if (!cells) continue;
-        const sum = cells === prior ? priorPost : ytdSum;
+      if (prior) remainingPre -= totalBefore(prior, fromQ);
+      if (current) remainingPre -= totalBefore(current, fromQ);
+      const walk = (cells: Cells<number>, sum: ExactSum) => {
         for (let i = 0; i < cells.keys.length; i++) {
           const q = cells.keys[i]!;
-          const period = setup.periods[q]!;
-          if (period.endDate < T) continue;
+          if (q < fromQ) continue;
           let amount = cells.amounts[i]!;
-          if (period.startDate < T) {
+          if (q === fromQ && splitFirst) {
             amount -= remainingPre;
             remainingPre = 0n;
           }
@@ -278,7 +283,9 @@ function incomeParts(
           if (r === undefined) r = v.averageRate(c.functionalCurrency, q);
           if (r) sum.addProduct(amount, r);
         }
-      }
+      };
+      if (prior) walk(prior, priorPost);
+      if (current) walk(current, ytdSum);
     }
     const units = ytdSum.rounded(setup.minor);
     if (units !== 0n) ytd.push([n, units]);

@@ -6,6 +6,7 @@
  */
 import { dec, formatPercentage, ZERO } from '../money.ts';
 import { acquisitionIssues } from './acquisition.ts';
+import { applyGroupChart } from './group-chart.ts';
 import { preparedView } from './ledger.ts';
 import {
   formatDerivedPercentage,
@@ -20,6 +21,7 @@ import { cashFlowFacts } from './statement-facts.ts';
 import {
   type ConsolidationInput,
   type ConsolidationResult,
+  type EliminationEntry,
   type RunMember,
   STEP_TYPES,
   type StepOutcome,
@@ -37,6 +39,11 @@ export interface ConsolidationExecution {
   runNextStep(): StepOutcome;
   /** the result so far; final once `nextStep` is null (steps not yet run are reported `Skipped`) */
   result(): ConsolidationResult;
+  /**
+   * The closing view's eliminations as balanced journal entries (rules in processing order, then
+   * acquisitions); empty unless the run completed.
+   */
+  eliminationEntries(): EliminationEntry[];
 }
 
 class StepFailure extends Error {}
@@ -254,7 +261,20 @@ class Execution implements ConsolidationExecution {
   private closingTb: TrialBalanceView | null = null;
   private openingTb: TrialBalanceView | null = null;
 
-  constructor(private readonly input: ConsolidationInput) {}
+  private readonly input: ConsolidationInput;
+  /** UNMAPPED_ACCOUNT errors of a group chart (reported by Validate) */
+  private readonly chartIssues: ValidationIssue[];
+
+  constructor(input: ConsolidationInput) {
+    if (input.groupChart) {
+      const mapped = applyGroupChart(input, input.groupChart);
+      this.input = mapped.input;
+      this.chartIssues = mapped.issues;
+    } else {
+      this.input = input;
+      this.chartIssues = [];
+    }
+  }
 
   get nextStep(): StepType | null {
     return this.failed || this.index >= STEP_TYPES.length ? null : STEP_TYPES[this.index]!;
@@ -308,7 +328,7 @@ class Execution implements ConsolidationExecution {
         if (this.input.options.skipValidation) {
           return { stepType: step, status: 'Skipped', details: 'Validation skipped', errorMessage: null };
         }
-        const found = validationIssues(this.s);
+        const found = [...this.chartIssues, ...validationIssues(this.s)];
         this.issues = found;
         const errors = found.filter((i) => i.severity === 'Error').length;
         const warnings = found.length - errors;
@@ -324,6 +344,12 @@ class Execution implements ConsolidationExecution {
         return ok(summary);
       }
       case 'Translate': {
+        if (this.chartIssues.length > 0) {
+          // Without validation the run still cannot aggregate accounts that have no group account.
+          throw new StepFailure(
+            `Accounts with balances are not mapped to a group account: ${this.chartIssues.map((i) => i.entityReference).join('; ')}`,
+          );
+        }
         const v = this.view;
         const { translatedCount } = v.translate();
         this.addIssues(v.rates.fallbacks.values());
@@ -362,6 +388,7 @@ class Execution implements ConsolidationExecution {
       }
       case 'NCI': {
         const v = this.view;
+        v.applyAdjustments();
         v.computeNci();
         let total = 0n;
         for (const d of v.nci) total += d.shareOfEquity + d.shareOfNetIncome;
@@ -410,6 +437,20 @@ class Execution implements ConsolidationExecution {
   private retainedEarningsLine(): string {
     const parent = this.input.companies.find((c) => c.role === 'Parent');
     return parent?.retainedEarningsAccountNumber ?? 'RETAINED_EARNINGS';
+  }
+
+  eliminationEntries(): EliminationEntry[] {
+    if (!this.closing || !this.closingTb) return [];
+    return [
+      ...this.closing.entries,
+      ...this.closing.acquisitions.map((a): EliminationEntry => ({
+        source: 'Acquisition',
+        eliminationRuleId: null,
+        ruleName: null,
+        companyId: a.analysis.companyId,
+        lines: a.analysis.entries,
+      })),
+    ];
   }
 
   result(): ConsolidationResult {

@@ -8,3 +8,4 @@ export {
 export { columnLedger } from './ledger.ts';
 export * from './statements.ts';
 export * from './types.ts';
+export * from './group-chart.ts';

@@ -72,6 +72,22 @@ export function computeOwnershipNci(v: ViewComputation): void {
       } else investeeShare(v, id, pi, d);
     }
   }
+  // Top-side adjustments attributed to a member: its outside shareholders take their share.
+  for (const [id, items] of v.attributedAdjustments) {
+    const c = setup.companies.get(id)!;
+    if (c.consolidationMethod !== 'FullConsolidation') continue;
+    const effective = setup.effective.get(id);
+    if (!effective || effective.greaterThanOrEqualTo(1)) continue;
+    const d = detailOf(c);
+    const m = scaledValue(dec(1).minus(effective));
+    for (const item of items) {
+      if (item.accountType === 'Equity') move(d, item.key, v.times(m, item.units));
+      else if (item.accountType === 'Revenue' || item.accountType === 'Expense') {
+        d.netIncome -= item.units;
+        d.shareOfNetIncome += v.times(m, -item.units);
+      }
+    }
+  }
   for (const a of v.acquisitions) {
     const d = details.get(a.member.companyId);
     if (!d) continue;

@@ -7,6 +7,7 @@
  */
 import type { AccountCategory, AccountType, CashFlowCategory } from '../accounts.ts';
 import type { Decimal, DecimalInput, Money } from '../money.ts';
+import type { GroupChartInput } from './group-chart.ts';
 
 export type ConsolidationMethod = 'FullConsolidation' | 'ProportionateConsolidation' | 'EquityMethod';
 export type EliminationType =
@@ -296,6 +297,34 @@ export interface ConsolidationInput {
   rates: RateProvider;
   closing: ViewData;
   opening: ViewData;
+  /**
+   * The group's chart of accounts and mappings (group-chart.ts); absent or null: lines are company
+   * account numbers, as without a group chart.
+   */
+  groupChart?: GroupChartInput | null;
+  /**
+   * Where residuals of reciprocal (balance-based) rules up to `tolerance` (in the reporting currency)
+   * are booked: a group account (with a group chart) or an account number of the parent. Absent or
+   * null: residuals are only reported (IC_DIFFERENCE).
+   */
+  intercompanyDifference?: { accountNumber: string; tolerance: DecimalInput } | null;
+  /**
+   * Posted top-side adjustments the closing view includes (consolidation-only entries of the group).
+   * Absent or empty: trial-balance lines carry no `adjustmentAmount`, as before adjustments existed.
+   */
+  adjustments?: AdjustmentInput[] | null;
+}
+
+/** A top-side adjustment: balanced lines in the reporting currency, debit positive. */
+export interface AdjustmentInput {
+  id: string;
+  lines: {
+    /** a group account (with a group chart) or an account number of the group's companies */
+    accountNumber: string;
+    /** the member the line belongs to (its non-controlling interest takes its share); null: the group */
+    companyId: string | null;
+    amount: DecimalInput;
+  }[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -315,7 +344,9 @@ export type IssueCode =
   | 'MISSING_EXCHANGE_RATE'
   | 'MEMBER_NOT_YET_ACQUIRED'
   | 'BARGAIN_PURCHASE'
-  | 'ACQUISITION_DATA_INVALID';
+  | 'ACQUISITION_DATA_INVALID'
+  | 'UNMAPPED_ACCOUNT'
+  | 'IC_DIFFERENCE';
 
 export interface ValidationIssue {
   severity: 'Error' | 'Warning';
@@ -353,6 +384,30 @@ export interface EliminationResult {
   debitAccountNumber: string;
   creditAccountNumber: string;
   intercompanyTransactionIds: string[];
+  /**
+   * Only on an applied reciprocal rule whose residual (`|S| − |T|`, never negative) was booked to the
+   * group's intercompany-difference account.
+   */
+  intercompanyDifference?: { amount: Money; accountNumber: string };
+}
+
+/** One line of the elimination journal (debit and credit in the reporting currency). */
+export interface EliminationEntryLine {
+  accountNumber: string;
+  /** the company whose balance the line adjusts; null for group lines (NCI, CTA, goodwill, …) */
+  companyId: string | null;
+  debit: Money;
+  credit: Money;
+}
+
+/** One balanced entry of the elimination journal of a view. */
+export interface EliminationEntry {
+  source: 'Rule' | 'Acquisition';
+  eliminationRuleId: string | null;
+  ruleName: string | null;
+  /** the acquired member (acquisition entries) */
+  companyId: string | null;
+  lines: EliminationEntryLine[];
 }
 
 export type LineType =
@@ -377,6 +432,8 @@ export interface ConsolidatedLine {
   cashFlowCategory: CashFlowCategory | null;
   aggregatedBalance: Money;
   eliminationAmount: Money;
+  /** top-side adjustments (only in runs that included some) */
+  adjustmentAmount?: Money;
   nciAmount: Money;
   consolidatedBalance: Money;
   debitBalance: Money;

@@ -39,6 +39,7 @@ import type {
   AccountSelectorInput,
   CompanyInput,
   ConsolidatedLine,
+  EliminationEntry,
   EliminationResult,
   EliminationRuleInput,
   EliminationType,
@@ -86,6 +87,8 @@ export interface LineAcc {
   companyId: string | null;
   aggregated: bigint;
   elimination: bigint;
+  /** top-side adjustments (closing view) */
+  adjustment: bigint;
   nci: bigint;
 }
 
@@ -156,6 +159,12 @@ export class ViewComputation {
   readonly nciOfInvestees = new Map<string, bigint>();
   /** acquisition eliminations and analyses of this view (acquisition.ts) */
   acquisitions: AcquisitionComputation[] = [];
+  /** journal entries of the applied rules, in processing order */
+  entries: EliminationEntry[] = [];
+  /** the view includes top-side adjustments (its lines then carry `adjustmentAmount`) */
+  hasAdjustments = false;
+  /** adjustment lines attributed to a member, by member (their NCI share is taken with the member's) */
+  readonly attributedAdjustments = new Map<string, TranslatedItem[]>();
 
   /** rates of this view already converted to scaled multipliers (per currency, date or period) */
   private readonly closingRates = new Map<string, ScaledValue | null>();
@@ -199,7 +208,7 @@ export class ViewComputation {
   line(id: string, key: string, lineType: LineType, companyId: string | null = null): LineAcc {
     let l = this.lines.get(id);
     if (!l) {
-      l = { id, key, lineType, companyId, aggregated: 0n, elimination: 0n, nci: 0n };
+      l = { id, key, lineType, companyId, aggregated: 0n, elimination: 0n, adjustment: 0n, nci: 0n };
       this.lines.set(id, l);
     }
     return l;
@@ -475,6 +484,7 @@ export class ViewComputation {
       if (!patternCache.has(text)) patternCache.set(text, parsePattern(text));
       return patternCache.get(text) ?? null;
     };
+    let touched: Set<string> | null = null;
     const matchedSum = (selectors: AccountSelectorInput[]): bigint => {
       const seen = new Set<string>();
       let total = 0n;
@@ -491,6 +501,7 @@ export class ViewComputation {
             if (seen.has(id)) continue;
             seen.add(id);
             total += v;
+            if (touched && v !== 0n) touched.add(cid);
           }
         }
       }
@@ -499,9 +510,13 @@ export class ViewComputation {
     const assigned = new Set<string>();
     const received: IcItem[] = [];
 
+    const difference = this.differenceSetting();
     for (const rule of this.setup.rules) {
+      touched = new Set<string>();
       const S = matchedSum(rule.sourceAccounts);
       const T = rule.targetAccounts.length > 0 ? matchedSum(rule.targetAccounts) : 0n;
+      const ruleCompanies = touched;
+      touched = null;
       const base = {
         eliminationRuleId: rule.id,
         ruleName: rule.name,
@@ -588,13 +603,68 @@ export class ViewComputation {
       this.totalEliminations += A;
       this.appliedCount++;
       received.push(...mine);
-      this.eliminations.push({
+      const lines = [
+        { accountNumber: dr.accountNumber, companyId: dr.companyId, units: A },
+        { accountNumber: cr.accountNumber, companyId: cr.companyId, units: -A },
+      ];
+      const result: EliminationResult = {
         ...base,
         status: 'Applied',
         skipReason: null,
         amount: this.money(A),
         intercompanyTransactionIds: ids,
+      };
+      // A reciprocal rule eliminates min(|S|, |T|): the residual is booked to the group's
+      // intercompany-difference account when within its tolerance, and reported otherwise.
+      const residual = mine.length === 0 && rule.targetAccounts.length > 0 ? abs(abs(S) - abs(T)) : 0n;
+      if (residual !== 0n) {
+        const larger = abs(S) > abs(T) ? S : T;
+        const smaller = larger === S ? T : S;
+        const opposite = smaller !== 0n && larger > 0n !== smaller > 0n;
+        if (difference && opposite && residual <= difference.tolerance) {
+          // The larger side is cleared on the rule's own account; the residual goes to the difference account.
+          const side = larger > 0n ? cr : dr;
+          const units = larger > 0n ? -residual : residual;
+          const parentId = this.setup.parent.companyId;
+          add(working.get(side.companyId)!, side.accountNumber, units);
+          add(working.get(parentId)!, difference.accountNumber, -units);
+          this.keyLine(side.accountNumber).elimination += units;
+          this.keyLine(difference.accountNumber).elimination -= units;
+          lines.push(
+            { accountNumber: side.accountNumber, companyId: side.companyId, units },
+            { accountNumber: difference.accountNumber, companyId: parentId, units: -units },
+          );
+          result.intercompanyDifference = {
+            amount: this.money(residual),
+            accountNumber: difference.accountNumber,
+          };
+        } else {
+          const companies = [...ruleCompanies].map((id) => this.setup.companies.get(id)!).sort(cmpCompany);
+          this.eliminationIssues.push({
+            severity: 'Warning',
+            code: 'IC_DIFFERENCE',
+            message:
+              `Rule '${rule.name}' eliminated ${this.money(A).value} ${this.setup.G} of balances that differ: ` +
+              `source ${this.money(S).value}, target ${this.money(T).value}; a residual of ` +
+              `${this.money(residual).value} ${this.setup.G} remains on the consolidated statements ` +
+              `(companies: ${companies.map((c) => c.companyName).join(', ')})`,
+            entityReference: rule.id,
+          });
+        }
+      }
+      this.entries.push({
+        source: 'Rule',
+        eliminationRuleId: rule.id,
+        ruleName: rule.name,
+        companyId: null,
+        lines: lines.map((l) => ({
+          accountNumber: l.accountNumber,
+          companyId: l.companyId,
+          debit: this.money(l.units > 0n ? l.units : 0n),
+          credit: this.money(l.units < 0n ? -l.units : 0n),
+        })),
       });
+      this.eliminations.push(result);
     }
     const receivedIds = new Set(received.map((r) => r.tx.id));
     for (const item of this.icItems) {
@@ -611,9 +681,45 @@ export class ViewComputation {
     this.eliminatedTransactionIds = [...receivedIds].sort(cmpStr);
   }
 
+  /**
+   * The group's intercompany-difference account and tolerance (units of G's minor unit), when set
+   * and the account is one the run knows (a group account, or an account of the parent).
+   */
+  private differenceSetting(): { accountNumber: string; tolerance: bigint } | null {
+    const d = this.setup.input.intercompanyDifference;
+    if (!d) return null;
+    if (!this.setup.accounts.get(this.setup.parent.companyId)?.has(d.accountNumber)) return null;
+    const tolerance = toScaled(roundTo(dec(d.tolerance), this.setup.minor), this.setup.minor);
+    if (tolerance === null || tolerance < 0n) return null;
+    if (!this.setup.consolidated.length) return null;
+    return { accountNumber: d.accountNumber, tolerance };
+  }
+
   // ------------------------------------------------------------------------------------------
   // Step 6 — NCI
   // ------------------------------------------------------------------------------------------
+
+  /**
+   * Books the top-side adjustments on their lines (closing view). A line attributed to a consolidated
+   * member becomes one of the member's items for its NCI.
+   */
+  applyAdjustments(): void {
+    const list = this.setup.input.adjustments ?? [];
+    if (list.length === 0) return;
+    this.hasAdjustments = true;
+    for (const a of list) {
+      for (const l of a.lines) {
+        const units = toScaled(roundTo(dec(l.amount), this.setup.minor), this.setup.minor) ?? 0n;
+        if (units === 0n) continue;
+        this.keyLine(l.accountNumber).adjustment += units;
+        if (l.companyId === null || !this.setup.consolidatedIds.has(l.companyId)) continue;
+        const accountType = this.sourceOf(l.accountNumber).accountType;
+        const items = this.attributedAdjustments.get(l.companyId) ?? [];
+        items.push({ key: l.accountNumber, kind: 'account', accountType, units });
+        this.attributedAdjustments.set(l.companyId, items);
+      }
+    }
+  }
 
   computeNci(): void {
     if (this.setup.ownershipMode) {
@@ -635,7 +741,8 @@ export class ViewComputation {
       let moved = 0n;
       let equity = 0n;
       let rev = 0n;
-      for (const item of tc.items) {
+      const adjusted = this.attributedAdjustments.get(m.companyId);
+      for (const item of adjusted ? [...tc.items, ...adjusted] : tc.items) {
         if (item.accountType === 'Revenue' || item.accountType === 'Expense') {
           rev += item.units;
           continue;
@@ -670,6 +777,7 @@ export class ViewComputation {
       if (type !== 'Revenue' && type !== 'Expense') continue;
       re.aggregated += l.aggregated;
       re.elimination += l.elimination;
+      re.adjustment += l.adjustment;
       re.nci += l.nci;
       this.lines.delete(id);
     }
@@ -716,8 +824,8 @@ export class ViewComputation {
     let credits = 0n;
     let revExp = 0n;
     for (const l of this.lines.values()) {
-      if (l.aggregated === 0n && l.elimination === 0n && l.nci === 0n) continue;
-      const consolidated = l.aggregated + l.elimination + l.nci;
+      if (l.aggregated === 0n && l.elimination === 0n && l.adjustment === 0n && l.nci === 0n) continue;
+      const consolidated = l.aggregated + l.elimination + l.adjustment + l.nci;
       const attrs = this.lineAttributes(l);
       if (attrs.accountType === 'Revenue' || attrs.accountType === 'Expense') revExp += consolidated;
       const debit = consolidated > 0n ? consolidated : 0n;
@@ -736,6 +844,7 @@ export class ViewComputation {
           cashFlowCategory: attrs.cashFlowCategory,
           aggregatedBalance: money(l.aggregated),
           eliminationAmount: money(l.elimination),
+          ...(this.hasAdjustments ? { adjustmentAmount: money(l.adjustment) } : {}),
           nciAmount: money(l.nci),
           consolidatedBalance: money(consolidated),
           debitBalance: money(debit),

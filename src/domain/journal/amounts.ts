@@ -49,6 +49,26 @@ export interface UnbalancedEntry {
   difference: Money;
 }
 
+/**
+ * The bound of every functional amount a line may carry: below 10^15, the same 15 integer digits as
+ * any Money value on input (a line in the functional currency cannot exceed it either). An entry has
+ * at most 500 lines, so its totals stay below 5 × 10^17, and an account's balance (stored with 20
+ * integer digits) can take at least 100,000 lines of the largest amount in one month before a post is
+ * refused with `AmountOutOfRangeError`.
+ */
+export const FUNCTIONAL_AMOUNT_LIMIT = new Decimal(10).pow(15);
+/** The bound of an effective (resolved or cross) rate the ledger stores: 16 integer digits. */
+export const STORED_RATE_LIMIT = new Decimal(10).pow(16);
+
+/** The issue message when a derived functional amount is out of range, else null. */
+export function functionalAmountIssue(amount: Decimal, functionalCurrency: string): string | null {
+  if (amount.abs().lessThan(FUNCTIONAL_AMOUNT_LIMIT)) return null;
+  return (
+    `The functional amount (${amount.toFixed()} ${functionalCurrency}) must be below 10^15: ` +
+    'use a smaller amount or rate'
+  );
+}
+
 /** R5: functional amount = amount × rate, rounded (half away from zero) to the functional minor unit. */
 export function convertLine(amount: DecimalInput, rate: DecimalInput, functionalCurrency: string): Decimal {
   return roundMoney(dec(amount).times(dec(rate)), functionalCurrency);

@@ -56,6 +56,12 @@ export type Template = TemplateSummary & { accounts: TemplateAccount[] };
 /** The account every template marks as the retained-earnings account (flag R). */
 export const TEMPLATE_RETAINED_EARNINGS_ACCOUNT_NUMBER = '3300';
 
+/**
+ * The foreign-exchange gain/loss account of the templates that have one (General Business and
+ * Manufacturing): applying such a template points both revaluation settings of the company at it.
+ */
+export const TEMPLATE_FX_GAIN_LOSS_ACCOUNT_NUMBER = '8400';
+
 const DEFINITIONS: Record<TemplateType, { name: string; description: string; rows: readonly TemplateRow[] }> =
   {
     GeneralBusiness: {

@@ -48,6 +48,11 @@ export const AUDIT_ENTITY_TYPES = [
   'ConsolidationMember',
   'EliminationRule',
   'ConsolidationRun',
+  'GroupAccount',
+  'GroupAccountMapping',
+  'ConsolidationAdjustment',
+  'FxRevaluation',
+  'WebhookEndpoint',
 ] as const;
 export type AuditEntityType = (typeof AUDIT_ENTITY_TYPES)[number];
 

@@ -1,4 +1,5 @@
 /** Users and sessions (contract 3.2). */
+import { nameKey } from '../../domain/text.ts';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgErrorCode, queryRows } from '../../db/client.ts';
@@ -97,16 +98,16 @@ export async function login(
   throttle?: LoginThrottle,
   ip = '',
 ): Promise<SessionRecord> {
-  const key = email.trim().toLowerCase();
+  const key = nameKey(email);
   // Throttled e-mails and addresses answer 429 before any password is checked (docs/security.md).
-  throttle?.check(key, ip);
+  // The attempt is counted before any await: concurrent guesses cannot all pass the check at once.
+  throttle?.reserve(key, ip);
   const [row] = await db.select().from(users).where(eq(users.email, key)).limit(1);
   const ok = await verifyPassword(password, row?.passwordHash ?? (await dummyPasswordHash()));
   if (!row || !ok) {
-    throttle?.recordFailure(key, ip);
     throw new DomainError(401, 'InvalidCredentialsError', 'Invalid e-mail or password', {});
   }
-  throttle?.recordSuccess(key);
+  throttle?.recordSuccess(key, ip);
   return issueSession(db, userRecord(row));
 }
 

@@ -18,6 +18,7 @@ import {
   getTemplate,
   hierarchyLevels,
   sortByHierarchy,
+  TEMPLATE_FX_GAIN_LOSS_ACCOUNT_NUMBER,
   TEMPLATE_RETAINED_EARNINGS_ACCOUNT_NUMBER,
   type TemplateType,
 } from '../../domain/templates/index.ts';
@@ -27,11 +28,14 @@ export interface AppliedTemplate {
   companyId: string;
   createdCount: number;
   retainedEarningsAccountId: string;
+  /** The template's foreign-exchange gain/loss account, set for both revaluation settings (or null). */
+  fxGainLossAccountId: string | null;
 }
 
 /**
  * Creates every account of the template in the company and points the company's
- * `retainedEarningsAccountId` at the created account 3300. The caller has checked that the company
+ * `retainedEarningsAccountId` at the created account 3300 and, when the template has a foreign-exchange
+ * gain/loss account (8400 of the general and manufacturing charts), both revaluation settings at it. The caller has checked that the company
  * has no account yet (and holds a lock on the company row), and records the audit entry.
  */
 export async function insertTemplateAccounts(
@@ -70,15 +74,27 @@ export async function insertTemplateAccounts(
   const retainedEarningsAccountId = idOf.get(
     retainedEarnings?.accountNumber ?? TEMPLATE_RETAINED_EARNINGS_ACCOUNT_NUMBER,
   )!;
+  const fx = template.accounts.find((a) => a.accountNumber === TEMPLATE_FX_GAIN_LOSS_ACCOUNT_NUMBER);
+  const fxGainLossAccountId = fx && /foreign exchange/i.test(fx.name) ? idOf.get(fx.accountNumber)! : null;
   await tx
     .update(companies)
-    .set({ retainedEarningsAccountId, updatedAt: now })
+    .set({
+      retainedEarningsAccountId,
+      ...(fxGainLossAccountId
+        ? {
+            unrealizedFxGainLossAccountId: fxGainLossAccountId,
+            realizedFxGainLossAccountId: fxGainLossAccountId,
+          }
+        : {}),
+      updatedAt: now,
+    })
     .where(and(eq(companies.organizationId, input.organizationId), eq(companies.id, input.companyId)));
   return {
     templateType: input.templateType,
     companyId: input.companyId,
     createdCount: rows.length,
     retainedEarningsAccountId,
+    fxGainLossAccountId,
   };
 }
 

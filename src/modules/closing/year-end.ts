@@ -23,10 +23,17 @@ import { type Money, money } from '../../domain/money.ts';
 import type { Access } from '../../http/access.ts';
 import { findAccount } from '../accounts/service.ts';
 import { recordAudit } from '../audit/service.ts';
+import { type EventInput, recordEvent } from '../events/record.ts';
 import { type CompanyRow, findCompany, unpostedEntryCount } from '../companies/lookup.ts';
 import type { FiscalYearRow } from '../fiscal/ensure.ts';
 import { type FiscalYearRecord, loadFiscalYearRecord } from '../fiscal/records.ts';
-import { enterCompany, recordPeriodReopen, requireFiscalYear, yearAlreadyClosed } from '../fiscal/service.ts';
+import {
+  enterCompany,
+  periodEvent,
+  recordPeriodReopen,
+  requireFiscalYear,
+  yearAlreadyClosed,
+} from '../fiscal/service.ts';
 import { lockPeriodsOfYear, setPeriodStatus, setYearStatus } from '../fiscal/status.ts';
 import { insertPostedSystemEntry } from '../journal/booked.ts';
 import { reverseClosingEntries } from '../journal/reversal.ts';
@@ -175,13 +182,25 @@ export async function closeYear(db: Db, access: Access, path: YearPathParams): P
         changes: { status: { from: 'Open', to: 'Closed' } },
       })),
     ]);
-    return {
+    const result = {
       fiscalYearId: year.id,
       closingEntryIds,
       netIncome: money(yearResult(nets).netIncome, company.functionalCurrency),
       periodsClosed: toClose.length,
       fiscalYear: await loadFiscalYearRecord(tx, updated),
     };
+    await recordEvent(tx, [
+      ...periodEvents('FiscalPeriodClosed', result.fiscalYear, toClose, access.userId),
+      {
+        organizationId,
+        type: 'FiscalYearClosed',
+        actorId: access.userId,
+        resourceType: 'FiscalYear',
+        resourceId: year.id,
+        data: result,
+      },
+    ]);
+    return result;
   });
 }
 
@@ -287,11 +306,26 @@ export async function reopenYear(
       entityId: year.id,
       changes: { status: { from: 'Closed', to: 'Open' } },
     });
+    const fiscalYear = await loadFiscalYearRecord(tx, updated);
+    await recordEvent(tx, periodEvents('FiscalPeriodReopened', fiscalYear, reopened, access.userId));
     return {
       fiscalYearId: year.id,
       ...reversed,
       periodsReopened: reopened.length,
-      fiscalYear: await loadFiscalYearRecord(tx, updated),
+      fiscalYear,
     };
   });
+}
+
+/** One event per period of `changed`, each carrying the period's record as the year now has it. */
+function periodEvents(
+  type: 'FiscalPeriodClosed' | 'FiscalPeriodReopened',
+  year: FiscalYearRecord,
+  changed: { id: string }[],
+  actorId: string,
+): EventInput[] {
+  const ids = new Set(changed.map((p) => p.id));
+  return year.periods
+    .filter((p) => ids.has(p.id))
+    .map((p) => periodEvent(type, year.organizationId, actorId, p));
 }

@@ -56,6 +56,10 @@ export const Company = Type.Object({
   reportingCurrency: Type.String(),
   fiscalYearEnd: FiscalYearEnd,
   retainedEarningsAccountId: Nullable(Uuid),
+  /** Revenue or expense account that revaluation books unrealised exchange differences to. */
+  unrealizedFxGainLossAccountId: Nullable(Uuid),
+  /** Revenue or expense account that revaluation books the residual of a settled foreign balance to. */
+  realizedFxGainLossAccountId: Nullable(Uuid),
   isActive: Type.Boolean(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -95,6 +99,8 @@ const UpdateCompanyBody = Type.Object({
   reportingCurrency: Type.Optional(CurrencyCode),
   fiscalYearEnd: Type.Optional(FiscalYearEnd),
   retainedEarningsAccountId: Type.Optional(Nullable(Uuid)),
+  unrealizedFxGainLossAccountId: Type.Optional(Nullable(Uuid)),
+  realizedFxGainLossAccountId: Type.Optional(Nullable(Uuid)),
   isActive: Type.Optional(Nullable(Type.Boolean())),
 });
 

@@ -2,6 +2,7 @@
  * Companies (contract 3.4): list, get, create (optionally with an account template), update with PUT
  * semantics, and deactivation (DELETE = soft delete).
  */
+import { nameKey } from '../../domain/text.ts';
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, pgErrorCode, type Queryable } from '../../db/client.ts';
@@ -16,6 +17,7 @@ import { type PageParams, paged } from '../../http/pagination.ts';
 import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/errors.ts';
 import { insertTemplateAccounts, templateAuditChanges } from '../charts/templates.ts';
 import { type AuditAction, diffChanges, recordAudit } from '../audit/service.ts';
+import { type EventInput, recordEvent } from '../events/record.ts';
 import { type CompanyRow, companyNotFound, fiscalYearEndOf, unpostedEntryCount } from './lookup.ts';
 
 export const COMPANY_TYPES = [
@@ -55,6 +57,8 @@ export interface CompanyRecord {
   reportingCurrency: string;
   fiscalYearEnd: FiscalYearEnd;
   retainedEarningsAccountId: string | null;
+  unrealizedFxGainLossAccountId: string | null;
+  realizedFxGainLossAccountId: string | null;
   isActive: boolean;
   createdAt: string;
   updatedAt: string;
@@ -92,14 +96,31 @@ export function companyRecord(row: CompanyRow): CompanyRecord {
     reportingCurrency: row.reportingCurrency,
     fiscalYearEnd: fiscalYearEndOf(row),
     retainedEarningsAccountId: row.retainedEarningsAccountId,
+    unrealizedFxGainLossAccountId: row.unrealizedFxGainLossAccountId,
+    realizedFxGainLossAccountId: row.realizedFxGainLossAccountId,
     isActive: row.isActive,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
 }
 
+function companyEvent(
+  type: 'CompanyCreated' | 'CompanyDeactivated',
+  actorId: string,
+  record: CompanyRecord,
+): EventInput {
+  return {
+    organizationId: record.organizationId,
+    type,
+    actorId,
+    resourceType: 'Company',
+    resourceId: record.id,
+    data: record,
+  };
+}
+
 /** The uniqueness key of a company name: trimmed, Unicode lower-cased (constraint `companies_name_uq`). */
-export const companyNameKey = (name: string) => name.trim().toLowerCase();
+export const companyNameKey = (name: string) => nameKey(name);
 
 function nameTaken(name: string, organizationId: string): DomainError {
   return new DomainError(409, 'CompanyNameAlreadyExistsError', 'A company with this name exists', {
@@ -167,6 +188,8 @@ export interface UpdateCompanyInput {
   reportingCurrency?: string;
   fiscalYearEnd?: FiscalYearEnd;
   retainedEarningsAccountId?: string | null;
+  unrealizedFxGainLossAccountId?: string | null;
+  realizedFxGainLossAccountId?: string | null;
   isActive?: boolean | null;
 }
 
@@ -261,6 +284,8 @@ export async function createCompany(
           fiscalYearEndMonth: input.fiscalYearEnd.month,
           fiscalYearEndDay: input.fiscalYearEnd.day,
           retainedEarningsAccountId: null,
+          unrealizedFxGainLossAccountId: null,
+          realizedFxGainLossAccountId: null,
           isActive: true,
           createdAt: now,
           updatedAt: now,
@@ -273,7 +298,11 @@ export async function createCompany(
         entityType: 'Company',
         entityId: id,
       });
-      if (!input.accountTemplate) return companyRecord(row!);
+      if (!input.accountTemplate) {
+        const record = companyRecord(row!);
+        await recordEvent(tx, companyEvent('CompanyCreated', access.userId, record));
+        return record;
+      }
       const applied = await insertTemplateAccounts(tx, {
         organizationId,
         companyId: id,
@@ -288,7 +317,14 @@ export async function createCompany(
         entityId: id,
         changes: templateAuditChanges(applied.templateType, applied.createdCount, null, applied),
       });
-      return companyRecord({ ...row!, retainedEarningsAccountId: applied.retainedEarningsAccountId });
+      const record = companyRecord({
+        ...row!,
+        retainedEarningsAccountId: applied.retainedEarningsAccountId,
+        unrealizedFxGainLossAccountId: applied.fxGainLossAccountId,
+        realizedFxGainLossAccountId: applied.fxGainLossAccountId,
+      });
+      await recordEvent(tx, companyEvent('CompanyCreated', access.userId, record));
+      return record;
     });
   } catch (err) {
     if (isNameConflict(err)) throw nameTaken(input.name, organizationId);
@@ -298,6 +334,11 @@ export async function createCompany(
 
 // ---------------------------------------------------------------------------------------------------
 // Update and deactivate
+
+/** Exchange differences go to the income statement: an active, postable revenue or expense account. */
+function isUsableFxGainLossAccount(a: { accountType: string; isActive: boolean; isPostable: boolean }) {
+  return (a.accountType === 'Revenue' || a.accountType === 'Expense') && a.isActive && a.isPostable;
+}
 
 function unpostedError(companyId: string, unpostedEntryCount: number): DomainError {
   return new DomainError(
@@ -348,6 +389,10 @@ export async function updateCompany(
       if (input.fiscalYearEnd !== undefined) after.fiscalYearEnd = { ...input.fiscalYearEnd };
       if (input.retainedEarningsAccountId !== undefined)
         after.retainedEarningsAccountId = input.retainedEarningsAccountId;
+      if (input.unrealizedFxGainLossAccountId !== undefined)
+        after.unrealizedFxGainLossAccountId = input.unrealizedFxGainLossAccountId;
+      if (input.realizedFxGainLossAccountId !== undefined)
+        after.realizedFxGainLossAccountId = input.realizedFxGainLossAccountId;
       if (input.isActive !== undefined) after.isActive = input.isActive ?? true;
 
       // Business rules, in the order of the endpoint's Errors column.
@@ -403,6 +448,30 @@ export async function updateCompany(
           throw invalidRetainedEarningsAccount(accountId, account.accountType, account.accountCategory);
         }
       }
+      for (const setting of ['unrealizedFxGainLossAccountId', 'realizedFxGainLossAccountId'] as const) {
+        const accountId = after[setting];
+        if (accountId === null || accountId === before[setting]) continue;
+        const [account] = await tx
+          .select()
+          .from(accounts)
+          .where(
+            and(
+              eq(accounts.organizationId, organizationId),
+              eq(accounts.companyId, companyId),
+              eq(accounts.id, accountId),
+            ),
+          )
+          .for('share');
+        if (!account) throw accountNotFound(accountId);
+        if (!isUsableFxGainLossAccount(account)) {
+          throw new DomainError(
+            400,
+            'InvalidFxGainLossAccountError',
+            'An exchange gain/loss account must be an active, postable revenue or expense account',
+            { accountId, setting, accountType: account.accountType },
+          );
+        }
+      }
       if (before.isActive && !after.isActive) {
         const count = await unpostedEntryCount(tx, organizationId, companyId);
         if (count > 0) throw unpostedError(companyId, count);
@@ -431,6 +500,8 @@ export async function updateCompany(
           fiscalYearEndMonth: after.fiscalYearEnd.month,
           fiscalYearEndDay: after.fiscalYearEnd.day,
           retainedEarningsAccountId: after.retainedEarningsAccountId,
+          unrealizedFxGainLossAccountId: after.unrealizedFxGainLossAccountId,
+          realizedFxGainLossAccountId: after.realizedFxGainLossAccountId,
           isActive: after.isActive,
           updatedAt: new Date(),
         })
@@ -444,7 +515,11 @@ export async function updateCompany(
         entityId: companyId,
         changes,
       });
-      return companyRecord(updated!);
+      const record = companyRecord(updated!);
+      if (before.isActive && !record.isActive) {
+        await recordEvent(tx, companyEvent('CompanyDeactivated', access.userId, record));
+      }
+      return record;
     });
   } catch (err) {
     if (isNameConflict(err) && input.name !== undefined) throw nameTaken(input.name, organizationId);
@@ -466,10 +541,12 @@ export async function deactivateCompany(
     if (!row.isActive) return;
     const count = await unpostedEntryCount(tx, organizationId, companyId);
     if (count > 0) throw unpostedError(companyId, count);
-    await tx
+    const [updated] = await tx
       .update(companies)
       .set({ isActive: false, updatedAt: new Date() })
-      .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)));
+      .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)))
+      .returning();
+    await recordEvent(tx, companyEvent('CompanyDeactivated', access.userId, companyRecord(updated!)));
     const action: AuditAction = 'Deactivate';
     await recordAudit(tx, {
       organizationId,

@@ -1,28 +1,30 @@
 /**
- * THE data-loading step of a consolidation run (contract 3.12.3 "Execution reads all ledger data of one
- * run from one consistent database snapshot"): one REPEATABLE READ, READ ONLY transaction reads
- * everything the pure engine needs and returns its `ConsolidationInput`.
+ * THE data-loading step of a consolidation run: everything the pure engine needs, read from ONE
+ * consistent database snapshot (a REPEATABLE READ, READ ONLY transaction, and on a PostgreSQL server a
+ * companion connection that imports its snapshot so that two chains of statements run side by side;
+ * `readInSnapshot`), returned as its `ConsolidationInput`.
  *
  * Queries (each over all companies of the group at once — no per-company or per-account queries):
- *   companies, accounts, fiscal-period status, unposted-entry counts, intercompany transactions (one
- *   query for both views), elimination rules, the exchange rates (one rate book for every currency
- *   involved, resolved in memory) and the ledger figures of each view (one statement per view over the
- *   monthly balance roll-up, with daily balance rows only where a month is cut — never journal lines;
- *   see `loadFigures`).
+ *   companies, the chart of accounts, fiscal-period status, unposted-entry counts, intercompany
+ *   transactions (one query for both views), elimination rules, the exchange rates (one rate book for
+ *   every currency involved, resolved in memory), the ledger figures of each view (one statement per
+ *   view over the monthly balance roll-up, with daily balance rows only where a month is cut — never
+ *   journal lines; see `queryFigures`) and the members' ledgers before their acquisition dates
+ *   (`queryCuts`).
  *
  * Ledger figures follow the engine's ViewData contract (domain/consolidation/types.ts) and are handed
  * over as columns of exact scaled amounts (`columnLedger`; the figure objects are built only if read):
  *   - Revenue/Expense: one figure per account and GROUP period (dated with a representative date
  *     inside that period), prior years included;
  *   - Equity and `isNonMonetary` accounts of companies not in the reporting currency: one per date
- *     on which the historical rate may differ (see `loadFigures`);
+ *     on which the historical rate may differ (see `queryFigures`);
  *   - everything else: one cumulative figure (date null).
  * Closing entries (and their reversals) are excluded (`is_closing`); in the closing view of a run for
  * a period 1–12 the period-13 entries of each company's own fiscal year containing asOfDate are
  * excluded too. The opening view applies no period-13 exclusion (every earlier year is complete).
  */
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { type Db, type Queryable, queryRows } from '../../db/client.ts';
+import { type Db, type Queryable, queryRows, readInSnapshot } from '../../db/client.ts';
 import { companies } from '../../db/schema/index.ts';
 import type { AccountCategory, AccountType, CashFlowCategory } from '../../domain/accounts.ts';
 import {
@@ -56,6 +58,8 @@ import { scaledToString } from '../../domain/consolidation/scaled.ts';
 import { CLOSING_RATE_TYPES, HISTORICAL_RATE_TYPES, type RateResolution } from '../../domain/rates.ts';
 import { loadRateBook, type RateBook, type RateQuery } from '../exchange-rates/service.ts';
 import { loadTransactionsForRun } from '../intercompany/repo.ts';
+import { loadAdjustmentInputs } from './adjustments.service.ts';
+import { loadGroupChartInput } from './chart.service.ts';
 import { loadRuleInputs } from './rules.repo.ts';
 import { type RunRow, type StoredRunMember, storedMembers, storedOptions } from './runs.repo.ts';
 
@@ -68,10 +72,7 @@ const ALL_MATCHING_STATUSES: readonly MatchingStatus[] = [
 
 /** Loads the engine input of the run in one consistent snapshot. */
 export function loadRunInput(db: Db, run: RunRow): Promise<ConsolidationInput> {
-  return db.transaction((tx) => loadInSnapshot(tx, run), {
-    isolationLevel: 'repeatable read',
-    accessMode: 'read only',
-  });
+  return readInSnapshot(db, (tx, companion) => loadInSnapshot(tx, companion, run));
 }
 
 interface CompanyRow {
@@ -86,7 +87,11 @@ interface CompanyRow {
 
 const fyeOf = (c: CompanyRow): FiscalYearEnd => ({ month: c.fiscalYearEndMonth, day: c.fiscalYearEndDay });
 
-async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<ConsolidationInput> {
+async function loadInSnapshot(
+  tx: Queryable,
+  companion: Queryable | null,
+  run: RunRow,
+): Promise<ConsolidationInput> {
   const orgId = run.organizationId;
   const G = run.reportingCurrency;
   const members = storedMembers(run);
@@ -132,98 +137,166 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
   }
   const exclusions = [...exclusionGroups.values()];
 
-  // Statements run one after the other: a transaction has one connection (node-postgres refuses
-  // overlapping queries on it). The aggregations join 10^5+ balance rows with the accounts: hash joins
-  // and in-memory aggregation, whatever the (often poor) row estimates say.
+  // The aggregations join 10^5+ balance rows with the accounts: hash joins and in-memory aggregation,
+  // whatever the (often poor) row estimates say.
   // No JIT: the disabled nested loops inflate plan costs past jit_above_cost, and compiling the
   // expressions costs far more than running these queries (measured again with the figure statement:
   // still slower).
-  // The figure statement's parts are independent aggregations of the same tables: run whole parts side
-  // by side (a parallel append, when they are large enough to pay for the workers), never split one
-  // part's scan between workers (each would build the whole aggregate, then merge them again).
-  // All four settings are local to the run's transaction, set in one round trip.
-  await tx.execute(sql`select set_config('enable_nestloop', 'off', true), set_config('jit', 'off', true),
-    set_config('work_mem', '64MB', true), set_config('min_parallel_table_scan_size', '8GB', true)`);
-  const chart = await loadChart(
-    tx,
-    orgId,
-    ids,
-    new Set(companyRows.filter((c) => c.functionalCurrency !== G).map((c) => c.id)),
-  );
-  const figureAccounts = chart.figures;
-  const periodRows = await queryRows<{ company_id: string; status: string }>(
-    tx,
-    sql`select company_id::text as company_id, status from fiscal_periods
-        where organization_id = ${orgId} and company_id in (${idList(ids)})
-          and period_number between 1 and 12
-          and start_date <= ${asOfDate}::date and end_date >= ${asOfDate}::date`,
-  );
-  const unpostedRows = await queryRows<{ company_id: string; n: number }>(
-    tx,
-    sql`select company_id::text as company_id, count(*)::int as n from journal_entries
-        where organization_id = ${orgId} and company_id in (${idList(ids)})
-          and status in ('Draft', 'PendingApproval', 'Approved')
-          and transaction_date <= ${asOfDate}::date
-        group by company_id`,
-  );
-  const [earliestRow] = await queryRows<{ d: string | null }>(
-    tx,
-    sql`select min(start_date)::text as d from fiscal_years
-        where organization_id = ${orgId} and company_id in (${idList(ids)})`,
-  );
-  const earliestDate = minDate(earliestRow?.d ?? openingYearStart, openingYearStart);
-  const icRows = await loadTransactionsForRun(tx, {
-    organizationId: orgId,
-    companyIds: ids,
-    startDate: openingYearStart,
-    endDate: asOfDate,
-    statuses: ALL_MATCHING_STATUSES,
-  });
-  const rules = await loadRuleInputs(tx, orgId, run.groupId);
-  // Rates: every currency involved, effective up to the end of the group period containing asOfDate
-  // (an average rate of that period may be dated after asOfDate but within the period).
-  const currencies = new Set<string>([G, ...companyRows.map((c) => c.functionalCurrency)]);
-  for (const r of icRows) currencies.add(r.currency);
-  const last = periodOf(groupFye, asOfDate);
-  const untilDate = periodRange(groupFye, last.year, last.period).endDate;
-  const book = await loadRateBook(tx, orgId, [...currencies], untilDate);
+  // All four settings are local to a transaction, set in one round trip.
+  const settings = sql`select set_config('enable_nestloop', 'off', true), set_config('jit', 'off', true),
+    set_config('work_mem', '64MB', true), set_config('min_parallel_table_scan_size', '8GB', true)`;
+  await tx.execute(settings);
+  const foreignIds = companyRows.filter((c) => c.functionalCurrency !== G).map((c) => c.id);
   // Acquisition accounting cuts members' ledgers at acquisition dates (see `memberCuts`).
   const cuts = memberCuts(members);
-  // A historical rate HR(d) can only change on the effective date of a rate it may be resolved from;
-  // acquisition dates split the figures of equity and non-monetary accounts too.
-  const rateChangeDates = [
-    ...new Set([
-      ...book.rates.filter((r) => HISTORICAL_RATE_TYPES.includes(r.rateType)).map((r) => r.effectiveDate),
-      ...cuts.map((c) => c.cutDate),
-    ]),
-  ].sort();
-
-  const figureQuery = (
+  const scopeOf = (
     view: { asOfDate: string; yearStartDate: string; flows: boolean },
-    exclusions: readonly AdjustmentExclusion[],
-  ) =>
-    loadFigures(
-      tx,
-      {
+    shared: { rateChangeDates: readonly string[]; earliestDate: string },
+  ): FigureScope => ({ organizationId: orgId, ids, foreignIds, groupFye, ...shared, ...view });
+  const closingView = { asOfDate, yearStartDate, flows: true };
+  const openingView = { asOfDate: openingAsOf, yearStartDate: openingYearStart, flows: false };
+
+  // Two chains of reads: the closing figures (the largest statement) after what they depend on, and
+  // everything else. With a companion connection (a PostgreSQL server) they run side by side in the
+  // same snapshot; otherwise one after the other on the transaction. Statements of one chain run one
+  // after the other: a connection runs one statement at a time.
+  type Shared = { rateChangeDates: string[]; earliestDate: string; classes: AccountClasses };
+  let shareScope!: (shared: Shared) => void;
+  let failScope!: (err: unknown) => void;
+  const shared = new Promise<Shared>((resolve, reject) => {
+    shareScope = resolve;
+    failScope = reject;
+  });
+  shared.catch(() => {}); // the failing chain reports the error
+  const figureChain = async (q: Queryable) => {
+    try {
+      const [earliestRow] = await queryRows<{ d: string | null }>(
+        q,
+        sql`select min(start_date)::text as d from fiscal_years
+            where organization_id = ${orgId} and company_id in (${idList(ids)})`,
+      );
+      const earliestDate = minDate(earliestRow?.d ?? openingYearStart, openingYearStart);
+      const icRows = await loadTransactionsForRun(q, {
         organizationId: orgId,
-        ids,
-        foreignIds: companyRows.filter((c) => c.functionalCurrency !== G).map((c) => c.id),
-        groupFye,
-        rateChangeDates,
-        earliestDate,
-        ...view,
-      },
-      exclusions,
-      figureAccounts,
+        companyIds: ids,
+        startDate: openingYearStart,
+        endDate: asOfDate,
+        statuses: ALL_MATCHING_STATUSES,
+      });
+      // Rates: every currency involved, effective up to the end of the group period containing
+      // asOfDate (an average rate of that period may be dated after asOfDate but within the period).
+      const currencies = new Set<string>([G, ...companyRows.map((c) => c.functionalCurrency)]);
+      for (const r of icRows) currencies.add(r.currency);
+      const last = periodOf(groupFye, asOfDate);
+      const untilDate = periodRange(groupFye, last.year, last.period).endDate;
+      const book = await loadRateBook(q, orgId, [...currencies], untilDate);
+      // A historical rate HR(d) can only change on the effective date of a rate it may be resolved
+      // from; acquisition dates split the figures of equity and non-monetary accounts too.
+      const rateChangeDates = [
+        ...new Set([
+          ...book.rates.filter((r) => HISTORICAL_RATE_TYPES.includes(r.rateType)).map((r) => r.effectiveDate),
+          ...cuts.map((c) => c.cutDate),
+        ]),
+      ].sort();
+      const classes = await accountClasses(q, orgId, ids, foreignIds);
+      shareScope({ rateChangeDates, earliestDate, classes });
+      const closingTexts = await queryFigures(
+        q,
+        scopeOf(closingView, { rateChangeDates, earliestDate }),
+        exclusions,
+        classes,
+      );
+      return { icRows, book, rateChangeDates, earliestDate, closingTexts };
+    } catch (err) {
+      failScope(err);
+      throw err;
+    }
+  };
+  const otherChain = async (q: Queryable) => {
+    if (q !== tx) await q.execute(settings);
+    const chart = await loadChart(q, orgId, ids, new Set(foreignIds));
+    const periodRows = await queryRows<{ company_id: string; status: string }>(
+      q,
+      sql`select company_id::text as company_id, status from fiscal_periods
+          where organization_id = ${orgId} and company_id in (${idList(ids)})
+            and period_number between 1 and 12
+            and start_date <= ${asOfDate}::date and end_date >= ${asOfDate}::date`,
     );
-  const closingFigures = await figureQuery({ asOfDate, yearStartDate, flows: true }, exclusions);
-  const openingFigures = await figureQuery(
-    { asOfDate: openingAsOf, yearStartDate: openingYearStart, flows: false },
-    [],
+    const unpostedRows = await queryRows<{ company_id: string; n: number }>(
+      q,
+      sql`select company_id::text as company_id, count(*)::int as n from journal_entries
+          where organization_id = ${orgId} and company_id in (${idList(ids)})
+            and status in ('Draft', 'PendingApproval', 'Approved')
+            and transaction_date <= ${asOfDate}::date
+          group by company_id`,
+    );
+    const rules = await loadRuleInputs(q, orgId, run.groupId);
+    // The group's own settings and whether it has a group chart or adjustments: one statement, so a
+    // group using none of them costs one round trip.
+    const [differenceRow] = await queryRows<{
+      n: string | null;
+      t: string | null;
+      chart: boolean;
+      adj: boolean;
+    }>(
+      q,
+      sql`select g.ic_difference_account_number as n, g.ic_difference_tolerance::text as t,
+            exists (select 1 from group_accounts ga
+                    where ga.organization_id = ${orgId} and ga.group_id = g.id) as chart,
+            exists (select 1 from consolidation_adjustments ca
+                    where ca.organization_id = ${orgId} and ca.group_id = g.id and ca.year = ${run.year}) as adj
+          from consolidation_groups g where g.organization_id = ${orgId} and g.id = ${run.groupId}`,
+    );
+    const groupChart = differenceRow?.chart ? await loadGroupChartInput(q, orgId, run.groupId) : null;
+    const adjustments = differenceRow?.adj
+      ? await loadAdjustmentInputs(q, orgId, run.groupId, run.year, run.period)
+      : [];
+    const cutRows = await queryCuts(
+      q,
+      orgId,
+      cuts.filter((c) => c.cutDate <= asOfDate),
+    );
+    const { classes, ...openingShared } = await shared;
+    const openingTexts = await queryFigures(q, scopeOf(openingView, openingShared), [], classes);
+    return {
+      chart,
+      periodRows,
+      unpostedRows,
+      rules,
+      cutRows,
+      openingTexts,
+      groupChart,
+      differenceRow,
+      adjustments,
+    };
+  };
+  let figureReads: Awaited<ReturnType<typeof figureChain>>;
+  let otherReads: Awaited<ReturnType<typeof otherChain>>;
+  if (companion) {
+    const [a, b] = await Promise.allSettled([figureChain(tx), otherChain(companion)]);
+    if (a.status === 'rejected') throw a.reason;
+    if (b.status === 'rejected') throw b.reason;
+    figureReads = a.value;
+    otherReads = b.value;
+  } else {
+    figureReads = await figureChain(tx);
+    otherReads = await otherChain(tx);
+  }
+  const { icRows, book, rateChangeDates, earliestDate } = figureReads;
+  const { chart, periodRows, unpostedRows, rules, groupChart, differenceRow, adjustments } = otherReads;
+  const figureAccounts = chart.figures;
+  const closingFigures = readFigures(
+    figureReads.closingTexts,
+    scopeOf(closingView, { rateChangeDates, earliestDate }),
+    figureAccounts,
   );
-  const cutLedgers = await loadCuts(
-    tx,
-    orgId,
+  const openingFigures = readFigures(
+    otherReads.openingTexts,
+    scopeOf(openingView, { rateChangeDates, earliestDate }),
+    figureAccounts,
+  );
+  const cutLedgers = readCuts(
+    otherReads.cutRows,
     cuts.filter((c) => c.cutDate <= asOfDate),
     figureAccounts.byId,
   );
@@ -311,6 +384,11 @@ async function loadInSnapshot(tx: Queryable, run: RunRow): Promise<Consolidation
     rates: rateProvider(book),
     closing,
     opening,
+    ...(groupChart ? { groupChart } : {}),
+    ...(adjustments.length > 0 ? { adjustments } : {}),
+    ...(differenceRow?.n && differenceRow.t !== null
+      ? { intercompanyDifference: { accountNumber: differenceRow.n, tolerance: differenceRow.t } }
+      : {}),
   };
 }
 
@@ -371,19 +449,18 @@ function memberCuts(members: readonly StoredRunMember[]): { companyId: string; c
  * ONE statement: whole months before the cut's month from the monthly roll-up, the days of the cut's
  * month from the daily balances (closing entries excluded, as for every figure).
  */
-async function loadCuts(
-  tx: Queryable,
+async function queryCuts(
+  q: Queryable,
   organizationId: string,
   cuts: readonly { companyId: string; cutDate: string }[],
-  accounts: ReadonlyMap<string, { number: string }>,
-): Promise<CutLedger[]> {
+): Promise<CutRow[]> {
   if (cuts.length === 0) return [];
   const pairs = sql.join(
     cuts.map((c) => sql`(${c.companyId}::uuid, ${c.cutDate}::date)`),
     sql`, `,
   );
-  const rows = await queryRows<{ company_id: string; cut: string; text: string }>(
-    tx,
+  return queryRows<CutRow>(
+    q,
     sql`select c.company_id::text as company_id, c.cut::text as cut,
           string_agg(x.account_id::text || ',' || ${units(sql`x.amount`)}, ';') as text
         from (values ${pairs}) c(company_id, cut)
@@ -406,6 +483,16 @@ async function loadCuts(
         ) x
         group by 1, 2`,
   );
+}
+
+type CutRow = { company_id: string; cut: string; text: string };
+
+/** The cut ledgers from the answer of `queryCuts`: account ids become the accounts' numbers. */
+function readCuts(
+  rows: readonly CutRow[],
+  cuts: readonly { companyId: string; cutDate: string }[],
+  accounts: ReadonlyMap<string, { number: string }>,
+): CutLedger[] {
   const byKey = new Map(rows.map((r) => [`${r.company_id}|${r.cut}`, r.text]));
   return cuts.map(({ companyId, cutDate }) => {
     const text = byKey.get(`${companyId}|${cutDate}`) ?? '';
@@ -447,8 +534,6 @@ async function loadChart(
   );
   const byCompany = new Map<string, AccountInfo[]>(ids.map((id) => [id, []]));
   const byId = new Map<string, FigureAccount>();
-  const historicalCompanies = new Set<string>();
-  let hasFlows = false;
   for (const row of rows) {
     const companyId = row.company_id;
     const foreign = foreignCompanyIds.has(companyId);
@@ -484,8 +569,6 @@ async function loadChart(
       else if (foreign && (accountType === 'Equity' || nonMonetary)) cls = 'historical';
       else cls = 'cumulative';
       byId.set(id, { id, companyId, number, cls, ordinal: byId.size });
-      if (cls === 'historical') historicalCompanies.add(companyId);
-      if (cls === 'cumulative' && foreign) hasFlows = true;
       i = end + 1;
     }
   }
@@ -493,10 +576,52 @@ async function loadChart(
     byCompany,
     figures: {
       byId,
-      hasFlows,
-      historicalCompanyIds: [...historicalCompanies],
     },
   };
+}
+
+/**
+ * `column = any(ids)` for a long list of ids, as one array parameter (hashed by the executor). Wrapped
+ * in a CASE so that the planner does not estimate its selectivity element by element against the
+ * column's statistics: for thousands of ids that took longer than running the query.
+ */
+function inList(column: SQL, arrayLiteral: string): SQL {
+  return sql`(case when ${column} = any(${arrayLiteral}::uuid[]) then true else false end)`;
+}
+
+/**
+ * The accounts the figure statement reads row by row, as PostgreSQL array literals of their ids (see
+ * `FigureClass`; `loadChart` classifies the same way): `keyed` (period and historical), `historical`,
+ * and `flows` (monetary accounts of companies not in G). Computed by the database from the accounts'
+ * types, so that the figure statement need not wait for the chart.
+ */
+interface AccountClasses {
+  keyed: string;
+  historical: string;
+  flows: string;
+}
+
+async function accountClasses(
+  q: Queryable,
+  organizationId: string,
+  ids: readonly string[],
+  foreignIds: readonly string[],
+): Promise<AccountClasses> {
+  if (foreignIds.length === 0) return { keyed: '{}', historical: '{}', flows: '{}' };
+  const [row] = await queryRows<{ keyed: string; historical: string; flows: string }>(
+    q,
+    sql`select coalesce(string_agg(a.id::text, ',') filter (where a.f and (a.inc or a.hist)), '') as keyed,
+          coalesce(string_agg(a.id::text, ',') filter (where a.f and a.hist and not a.inc), '') as historical,
+          coalesce(string_agg(a.id::text, ',') filter (where a.f and not (a.inc or a.hist)), '') as flows
+        from (
+          select id, company_id in (${idList(foreignIds)}) as f,
+            account_type in ('Revenue', 'Expense') as inc,
+            (account_type = 'Equity' or is_non_monetary) as hist
+          from accounts where organization_id = ${organizationId} and company_id in (${idList(ids)})
+        ) a`,
+  );
+  const literal = (list: string | undefined) => `{${list ?? ''}}`;
+  return { keyed: literal(row?.keyed), historical: literal(row?.historical), flows: literal(row?.flows) };
 }
 
 function idList(ids: readonly string[]): SQL {
@@ -536,7 +661,7 @@ export interface AdjustmentExclusion {
 const EPOCH = '1970-01-01';
 
 /**
- * How the figures of an account are keyed (see `loadFigures`):
+ * How the figures of an account are keyed (see `queryFigures`):
  *   - `cumulative`: one figure, date null (monetary items; equity and non-monetary items of a company
  *     in the reporting currency);
  *   - `domestic`: Revenue/Expense of a company in the reporting currency: the view's yearStartDate − 1
@@ -559,17 +684,10 @@ interface FigureAccount {
 /** The figure class of every account of the run, and the id lists the figure query needs. */
 interface FigureAccounts {
   byId: Map<string, FigureAccount>;
-  /** companies not in the reporting currency that have `historical` accounts */
-  historicalCompanyIds: string[];
-  /**
-   * whether companies not in the reporting currency have monetary accounts: in the closing view their
-   * movements of the year come per group period (the cash-flow statement's translation differences)
-   */
-  hasFlows: boolean;
 }
 
 /**
- * The days on which the group-period key of a Revenue/Expense figure (see `loadFigures`) changes
+ * The days on which the group-period key of a Revenue/Expense figure (see `queryFigures`) changes
  * inside a calendar month: with a group year end of day d in month m, d < that month's last day,
  * days 1..d of month m belong to period 12 and the later ones to period 1 of the next year.
  */
@@ -603,6 +721,9 @@ function dailyConditions(ab: SQL, exclusions: readonly AdjustmentExclusion[]): S
   return sql`not ${ab}.is_closing and not (${ab}.fiscal_period = 13 and (${sql.join(excluded, sql` or `)}))`;
 }
 
+/** The figure statement's answer: per part, its delimited string. */
+type FigureTexts = Map<number, string>;
+
 interface ViewFigures {
   ledgers: CompanyLedger[];
   /** the earliest representative date of a `period` figure (they need average rates), or null */
@@ -634,14 +755,14 @@ const AMOUNT_SCALE = 8;
  * is ONE delimited string (`account,key,amount;…`): an embedded database answers one large value far
  * faster than tens of thousands of rows.
  */
-async function loadFigures(
-  tx: Queryable,
+async function queryFigures(
+  q: Queryable,
   scope: FigureScope,
   exclusions: readonly AdjustmentExclusion[],
-  accounts: FigureAccounts,
-): Promise<ViewFigures> {
+  classes: AccountClasses,
+): Promise<FigureTexts> {
   const { organizationId, ids, groupFye } = scope;
-  if (ids.length === 0) return { ledgers: [], earliestPeriodDate: null };
+  if (ids.length === 0) return new Map();
   const monthOf = (date: string) => `${date.slice(0, 8)}01`;
   const cuts = [
     addDays(scope.asOfDate, 1),
@@ -655,7 +776,7 @@ async function loadFigures(
   const split = new Set(splitMonths);
   // Per month outside the split ones: the first day > 1 on which the historical rate may change.
   const tails = new Map<string, string>();
-  if (accounts.historicalCompanyIds.length > 0) {
+  if (classes.historical !== '{}') {
     for (const d of scope.rateChangeDates) {
       if (d.endsWith('-01') || d > scope.asOfDate || split.has(monthOf(d))) continue;
       if (!tails.has(monthOf(d))) tails.set(monthOf(d), d);
@@ -713,8 +834,9 @@ async function loadFigures(
     tails.size > 0
       ? sql`select ab.account_id, ab.balance_date, ab.debit_total - ab.credit_total as amount
           from account_balances ab
-          where ${dailyCommon(accounts.historicalCompanyIds)}
-            and (${ranges([...tails].map(([month, from]) => [from, month] as const))})`
+          where ${dailyCommon(scope.foreignIds)}
+            and (${ranges([...tails].map(([month, from]) => [from, month] as const))})
+            and ${inList(sql`ab.account_id`, classes.historical)}`
       : null;
   const union = (parts: (SQL | null)[]) =>
     sql.join(
@@ -723,54 +845,61 @@ async function loadFigures(
     );
   const rows = sql`(${union([monthRows, splitRows])}) s(account_id, day, amount)`;
   // Monetary accounts of companies not in G: this year's movements per group period (closing view).
-  const flows = scope.flows && accounts.hasFlows;
+  const flows = scope.flows && classes.flows !== '{}';
   const day = sql`(s.day - date '${sql.raw(EPOCH)}')::text`;
 
-  // The rows are read once and classified (`part`) by their account: 1 = a keyed account's row, 3 = a
-  // movement of the year of a monetary account of a company not in G (closing view: the cash-flow
-  // statement's translation differences), 0 = summed in the database. Each part is then aggregated
-  // to ONE delimited string.
-  const foreign =
-    scope.foreignIds.length > 0 ? sql`a.company_id in (${idList(scope.foreignIds)})` : sql`false`;
+  // Independent parts, each aggregated to ONE delimited string where it is computed: PostgreSQL may
+  // run them side by side (a parallel append; each worker then hands over a single value) when they
+  // are large enough to pay for it.
   const parts = await queryRows<{ part: number; text: string | null }>(
-    tx,
-    sql`with a as (
-          select a.id, ${foreign} as f, a.account_type in ('Revenue', 'Expense') as inc,
-            (a.account_type = 'Equity' or a.is_non_monetary) as hist
-          from accounts a where a.organization_id = ${organizationId} and a.company_id in (${idList(ids)})
-        ),
-        c as materialized (
-          select s.account_id, s.day, s.amount,
-            case when a.f and (a.inc or a.hist) then 1${
-              flows ? sql` when a.f and s.day >= ${scope.yearStartDate}::date then 3` : sql``
-            } else 0 end as part
-          from ${rows} join a on a.id = s.account_id
-        )
-        select 0 as part, string_agg(g.account_id::text || ',' || g.p::text || ',' || ${units(sql`g.amount`)}, ';') as text
+    q,
+    sql`select 0 as part, string_agg(g.account_id::text || ',' || g.p::text || ',' || ${units(sql`g.amount`)}, ';') as text
         from (
-          select c.account_id, (c.day >= ${scope.yearStartDate}::date)::int as p, sum(c.amount) as amount
-          from c where c.part = 0
+          select s.account_id, (s.day >= ${scope.yearStartDate}::date)::int as p, sum(s.amount) as amount
+          from ${rows}
+          where not ${inList(sql`s.account_id`, classes.keyed)}${
+            flows
+              ? sql` and not (${inList(sql`s.account_id`, classes.flows)} and s.day >= ${scope.yearStartDate}::date)`
+              : sql``
+          }
           group by 1, 2
-          having sum(c.amount) <> 0
+          having sum(s.amount) <> 0
         ) g
         union all
-        select k.part, string_agg(k.account_id::text || ':' || k.cells, ';')
+        select 1, string_agg(k.account_id::text || ':' || k.cells, ';')
         from (
-          select c.part, c.account_id, string_agg((c.day - date '${sql.raw(EPOCH)}')::text || '=' || ${units(sql`c.amount`)}, ',') as cells
-          from c where c.part <> 0
-          group by 1, 2
+          select s.account_id, string_agg(${day} || '=' || ${units(sql`s.amount`)}, ',') as cells
+          from ${rows}
+          where ${inList(sql`s.account_id`, classes.keyed)}
+          group by 1
         ) k
-        group by k.part
         ${
           tailRows
             ? sql`union all
         select 2, string_agg(s.account_id::text || ',' || ${day} || ',' || ${units(sql`s.amount`)}, ';')
-        from (${tailRows}) s(account_id, day, amount)
-        where s.account_id in (select a.id from a where a.f and a.hist and not a.inc)`
+        from (${tailRows}) s(account_id, day, amount)`
+            : sql``
+        }
+        ${
+          flows
+            ? sql`union all
+        select 3, string_agg(k.account_id::text || ':' || k.cells, ';')
+        from (
+          select s.account_id, string_agg(${day} || '=' || ${units(sql`s.amount`)}, ',') as cells
+          from ${rows}
+          where ${inList(sql`s.account_id`, classes.flows)} and s.day >= ${scope.yearStartDate}::date
+          group by 1
+        ) k`
             : sql``
         }`,
   );
-  const text = (part: number) => parts.find((r) => Number(r.part) === part)?.text ?? '';
+  return new Map(parts.map((r) => [Number(r.part), r.text ?? '']));
+}
+
+/** The ledgers of a view from the answer of `queryFigures` (see there). */
+function readFigures(texts: FigureTexts, scope: FigureScope, accounts: FigureAccounts): ViewFigures {
+  const { groupFye } = scope;
+  const text = (part: number) => texts.get(part) ?? '';
 
   const ledgers = new Map<string, LedgerColumns>();
   const columnsOf = (companyId: string): LedgerColumns => {

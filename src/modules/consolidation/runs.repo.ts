@@ -72,6 +72,10 @@ export interface RunRecord {
   completedAt: string | null;
   totalDurationMs: number | null;
   errorMessage: string | null;
+  /** SHA-256 of the run's inputs (completed runs; null before digests existed) */
+  inputDigest: string | null;
+  /** the top-side adjustments the run included (present only when it included some) */
+  adjustmentIds?: string[];
   createdAt: string;
   updatedAt: string;
 }
@@ -164,6 +168,10 @@ export function runRecord(row: RunRow): RunRecord {
     completedAt: row.completedAt?.toISOString() ?? null,
     totalDurationMs: row.totalDurationMs ?? null,
     errorMessage: row.errorMessage ?? null,
+    inputDigest: row.inputDigest ?? null,
+    ...(Array.isArray(row.adjustmentIds) && row.adjustmentIds.length > 0
+      ? { adjustmentIds: row.adjustmentIds as string[] }
+      : {}),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

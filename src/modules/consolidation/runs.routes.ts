@@ -1,4 +1,11 @@
 /** Routes of contract 3.12: consolidation runs, their trial balances and the consolidated reports. */
+import {
+  consolidatedTrialBalanceTable,
+  equityStatementTable,
+  statementTable,
+} from '../../domain/reports/tabular.ts';
+import { EXPORT_FORMATS, exportFormat, sendTable } from '../../http/export.ts';
+import { findGroup } from './groups.repo.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
@@ -19,6 +26,7 @@ import {
 import { CONSOLIDATION_METHODS } from './groups.repo.ts';
 import { ELIMINATION_TYPES } from './rules.repo.ts';
 import { RUN_STATUSES, type RunRow, STEP_STATUSES } from './runs.repo.ts';
+import { failOrphanedRuns, renewLeases } from './runs.lease.ts';
 import * as runs from './runs.service.ts';
 
 // ---------------------------------------------------------------------------------------------------
@@ -153,6 +161,15 @@ const EliminationResult = Type.Object({
   debitAccountNumber: Type.String(),
   creditAccountNumber: Type.String(),
   intercompanyTransactionIds: Type.Array(Uuid),
+  intercompanyDifference: Type.Optional(
+    Type.Object(
+      { amount: Money, accountNumber: Type.String() },
+      {
+        description:
+          'Only on a reciprocal rule whose residual (|S| − |T|) was within the group tolerance and booked to its intercompany-difference account',
+      },
+    ),
+  ),
 });
 
 const RateUsage = Type.Object({
@@ -203,8 +220,80 @@ export const ConsolidationRun = Type.Object({
   completedAt: Nullable(Timestamp),
   totalDurationMs: Nullable(Type.Integer()),
   errorMessage: Nullable(Type.String()),
+  inputDigest: Type.Optional(
+    Nullable(
+      Type.String({
+        description:
+          'SHA-256 of everything a completed run read (figures, rates used, structure, rules, group chart, intercompany transactions, options): equal digests mean identical inputs',
+      }),
+    ),
+  ),
+  adjustmentIds: Type.Optional(
+    Type.Array(Uuid, {
+      description: 'The top-side adjustments the run included (only when it included some)',
+    }),
+  ),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+});
+
+const EntryLine = Type.Object({
+  accountNumber: Type.String(),
+  companyId: Nullable(Uuid),
+  debit: Money,
+  credit: Money,
+});
+const EliminationJournal = Type.Object({
+  runId: Uuid,
+  groupId: Uuid,
+  currency: Type.String(),
+  entries: Type.Array(
+    Type.Object({
+      source: StringEnum(['Rule', 'Acquisition'] as const),
+      eliminationRuleId: Nullable(Uuid),
+      ruleName: Nullable(Type.String()),
+      companyId: Nullable(Uuid),
+      lines: Type.Array(EntryLine),
+      totalDebit: Money,
+      totalCredit: Money,
+    }),
+  ),
+  totalDebit: Money,
+  totalCredit: Money,
+  isBalanced: Type.Boolean(),
+});
+const FieldDifference = Type.Object({
+  field: StringEnum([
+    'aggregatedBalance',
+    'eliminationAmount',
+    'adjustmentAmount',
+    'nciAmount',
+    'consolidatedBalance',
+  ] as const),
+  value: Type.String(),
+  otherValue: Type.String(),
+  difference: Type.String({ description: 'value − otherValue' }),
+});
+const RunComparison = Type.Object({
+  runId: Uuid,
+  otherRunId: Uuid,
+  groupId: Uuid,
+  inputDigest: Nullable(Type.String()),
+  otherInputDigest: Nullable(Type.String()),
+  sameInputs: Type.Boolean(),
+  periodRef: PeriodRef,
+  otherPeriodRef: PeriodRef,
+  differences: Type.Array(
+    Type.Object({
+      view: StringEnum(['closing', 'opening'] as const),
+      accountNumber: Type.String(),
+      accountName: Type.String(),
+      lineType: Type.String(),
+      companyId: Nullable(Uuid),
+      currency: Type.String(),
+      changes: Type.Array(FieldDifference),
+    }),
+  ),
 });
 
 const ConsolidatedLine = Type.Object({
@@ -228,6 +317,7 @@ const ConsolidatedLine = Type.Object({
   cashFlowCategory: Nullable(Type.String()),
   aggregatedBalance: Money,
   eliminationAmount: Money,
+  adjustmentAmount: Type.Optional(Money),
   nciAmount: Money,
   consolidatedBalance: Money,
   debitBalance: Money,
@@ -420,6 +510,13 @@ const groupPath = {
   },
 };
 const IdParams = Type.Object({ id: Type.String() });
+const ExportFormatQuery = Type.Optional(
+  StringEnum(EXPORT_FORMATS, {
+    description:
+      'Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses ' +
+      '(`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`).',
+  }),
+);
 const GroupParams = Type.Object({ groupId: Type.String() });
 const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 const tags = ['Consolidation runs'];
@@ -469,8 +566,19 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
 
   // Background executions of this app instance: awaited on close, so no run outlives the database.
   const inflight = new Set<Promise<void>>();
-  const execute = (run: RunRow) => runs.executeRun(db, run, log);
+  // The runs this process executes or has queued: their leases are renewed (runs.lease.ts).
+  const leaseMs = app.deps.runLeaseMs;
+  const held = new Set<string>();
+  const execute = async (run: RunRow) => {
+    held.add(run.id);
+    try {
+      await runs.executeRun(db, run, log, leaseMs);
+    } finally {
+      held.delete(run.id);
+    }
+  };
   const schedule = async (run: RunRow) => {
+    held.add(run.id);
     const task: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => execute(run))
       .catch((err: unknown) => log.error({ err, runId: run.id }, 'background consolidation run crashed'))
@@ -479,8 +587,35 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
       });
     inflight.add(task);
   };
+  const heartbeat = setInterval(
+    () => {
+      renewLeases(db, [...held], leaseMs).catch((err: unknown) =>
+        log.warn({ err }, 'could not renew the leases of consolidation runs'),
+      );
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
+  heartbeat.unref();
+  // Runs orphaned by a process that stopped: at start-up, then every half lease.
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const sweep = () => {
+    sweeping = failOrphanedRuns(db)
+      .then((ids) => {
+        if (ids.length > 0)
+          log.warn({ runIds: ids }, 'consolidation runs orphaned by a stopped process marked Failed');
+      })
+      .catch((err: unknown) => log.warn({ err }, 'could not check for orphaned consolidation runs'));
+  };
+  const sweeper = setInterval(sweep, Math.max(100, Math.floor(leaseMs / 2)));
+  sweeper.unref();
+  app.addHook('onReady', async () => {
+    sweep();
+    await sweeping;
+  });
   app.addHook('onClose', async () => {
-    await Promise.allSettled([...inflight]);
+    clearInterval(heartbeat);
+    clearInterval(sweeper);
+    await Promise.allSettled([...inflight, sweeping]);
   });
 
   app.get(
@@ -560,7 +695,7 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
         request.params.groupId,
         request.query.organizationId,
         request.body,
-        { async, execute, schedule },
+        { async, execute, schedule, leaseMs },
       );
       if (async) reply.header('preference-applied', 'respond-async');
       return reply.code(201).send(record);
@@ -644,22 +779,75 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
         tags,
         summary: 'Consolidated trial balance of a run',
         description:
-          'Viewer. view=closing (default; as of asOfDate) or view=opening (as of the day before yearStartDate). 409 ConsolidationRunNotCompletedError unless the run is Completed.',
+          'Viewer. view=closing (default; as of asOfDate) or view=opening (as of the day before yearStartDate). 409 ConsolidationRunNotCompletedError unless the run is Completed. In a run that included top-side adjustments every line also carries adjustmentAmount (consolidatedBalance = aggregatedBalance + eliminationAmount + adjustmentAmount + nciAmount).',
         params: IdParams,
         querystring: Type.Object({
           organizationId: Type.Optional(Uuid),
           view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
+          format: ExportFormatQuery,
         }),
         response: responses({ 200: ConsolidatedTrialBalance }),
       },
     },
-    async (request) =>
-      runs.trialBalance(
+    async (request, reply) => {
+      const report = await runs.trialBalance(
         db,
         request.access,
         request.params.id,
         request.query.organizationId,
         request.query.view ?? 'closing',
+      );
+      const format = exportFormat(request, request.query.format);
+      if (format === 'json') return report;
+      const group = await findGroup(db, report.groupId);
+      const table = consolidatedTrialBalanceTable('Consolidated trial balance', report as never);
+      return sendTable(reply, format, table, [
+        group?.name ?? report.groupId,
+        'consolidated-trial-balance',
+        report.asOfDate,
+      ]);
+    },
+  );
+
+  app.get(
+    '/api/v1/consolidation/runs/:id/elimination-entries',
+    {
+      config: { pathIds: runPath },
+      schema: {
+        tags,
+        summary: 'Elimination journal of a run',
+        description:
+          'Viewer. The closing view’s eliminations as balanced journal entries: one per applied rule (its debit and credit account, and the intercompany-difference lines it booked) in processing order, then one per acquisition elimination. 409 unless the run is Completed.',
+        params: IdParams,
+        querystring: OrgQuery,
+        response: responses({ 200: EliminationJournal }),
+      },
+    },
+    async (request) =>
+      runs.eliminationEntries(db, request.access, request.params.id, request.query.organizationId),
+  );
+
+  app.get(
+    '/api/v1/consolidation/runs/:id/compare',
+    {
+      config: { pathIds: runPath },
+      schema: {
+        tags,
+        summary: 'Compare two runs',
+        description:
+          'Viewer. Line-by-line differences (balances and each component) between this run and otherRunId, both completed runs of the same group, in both views; lines without differences are left out. A rerun over unchanged inputs answers no differences and sameInputs true.',
+        params: IdParams,
+        querystring: Type.Object({ organizationId: Type.Optional(Uuid), otherRunId: Uuid }),
+        response: responses({ 200: RunComparison }),
+      },
+    },
+    async (request) =>
+      runs.compareRuns(
+        db,
+        request.access,
+        request.params.id,
+        request.query.otherRunId,
+        request.query.organizationId,
       ),
   );
 
@@ -673,12 +861,27 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
           summary: r.summary,
           description: r.description,
           params: IdParams,
-          querystring: OrgQuery,
+          querystring: Type.Object({ organizationId: Type.Optional(Uuid), format: ExportFormatQuery }),
           response: responses({ 200: r.schema as typeof ConsolidatedBalanceSheet }),
         },
       },
-      async (request) =>
-        runs.report(db, request.access, request.params.id, request.query.organizationId, r.path),
+      async (request, reply) => {
+        const report = await runs.report(
+          db,
+          request.access,
+          request.params.id,
+          request.query.organizationId,
+          r.path,
+        );
+        const format = exportFormat(request, request.query.format);
+        if (format === 'json') return report;
+        const json = report as unknown as Record<string, unknown>;
+        const title = r.summary;
+        const table =
+          r.path === 'equity-statement' ? equityStatementTable(title, json) : statementTable(title, json);
+        const date = String(json.asOfDate ?? json.periodEndDate);
+        return sendTable(reply, format, table, [String(json.groupName), `consolidated-${r.path}`, date]);
+      },
     );
   }
 };

@@ -27,21 +27,28 @@ import {
   buildConsolidatedIncomeStatement,
   type ConsolidationResult,
   createConsolidationExecution,
+  type EliminationEntry,
+  type IntercompanyTransactionInput,
   STEP_TYPES,
   type StatementContext,
 } from '../../domain/consolidation/index.ts';
 import { DomainError, invalid } from '../../domain/errors.ts';
 import { periodRange } from '../../domain/fiscal-calendar.ts';
-import { formatPercentage } from '../../domain/money.ts';
+import { dec, formatPercentage } from '../../domain/money.ts';
 import { type Access, type Action, ROLE_RANK, type Role } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
+import { type EventInput, recordEvent } from '../events/record.ts';
 import { lockRatesForUse } from '../exchange-rates/service.ts';
-import { markTransactionsEliminated } from '../intercompany/repo.ts';
+import { lockTransactions, markTransactionsEliminated } from '../intercompany/repo.ts';
+import { minorUnits } from '../../domain/codes.ts';
+import { compareTrialBalances } from '../../domain/consolidation/compare.ts';
 import { isInGroupOn } from '../../domain/consolidation/ownership.ts';
+import { scaledToString, toScaled } from '../../domain/consolidation/scaled.ts';
 import { findGroup, type GroupRow, groupNotFound, loadMembers, memberState } from './groups.repo.ts';
 import { percentagesOf, treeOf } from './holdings.ts';
 import { loadGroupRules } from './rules.repo.ts';
+import { inputDigest } from './runs.digest.ts';
 import { loadRunInput } from './runs.loader.ts';
 import {
   deleteRun as deleteRunRow,
@@ -65,6 +72,7 @@ import {
   storedSteps,
   updateRun,
 } from './runs.repo.ts';
+import { DEFAULT_RUN_LEASE_MS, EXECUTOR_ID, leaseUntil } from './runs.lease.ts';
 import { authorizeById } from './scope.ts';
 
 const RESOURCE = 'ConsolidationRun';
@@ -194,7 +202,7 @@ export async function startRun(
   groupId: string,
   organizationId: string | undefined,
   input: StartRunInput,
-  mode: { async: boolean; execute: Executor; schedule: Executor },
+  mode: { async: boolean; execute: Executor; schedule: Executor; leaseMs?: number },
 ): Promise<RunRecord> {
   const group = await authorizeGroupFor(db, access, groupId, organizationId, 'consolidation:run');
   const orgId = group.organizationId;
@@ -284,6 +292,9 @@ export async function startRun(
       initiatedBy,
       requestedBy: access.userId,
       initiatedAt: now,
+      // This process executes the run: its lease starts now (runs.lease.ts).
+      executorId: EXECUTOR_ID,
+      leaseExpiresAt: leaseUntil(mode.leaseMs ?? DEFAULT_RUN_LEASE_MS),
       createdAt: now,
       updatedAt: now,
     });
@@ -398,7 +409,12 @@ const iso = (d: Date) => d.toISOString();
  * Executes a `Pending` run to its final status. Never throws: an unexpected error marks the run
  * `Failed` (when the database still answers) and is logged.
  */
-export async function executeRun(db: Db, run: RunRow, log: RunLogger): Promise<void> {
+export async function executeRun(
+  db: Db,
+  run: RunRow,
+  log: RunLogger,
+  leaseMs: number = DEFAULT_RUN_LEASE_MS,
+): Promise<void> {
   const orgId = run.organizationId;
   const steps = storedSteps(run);
   let current = -1;
@@ -411,13 +427,21 @@ export async function executeRun(db: Db, run: RunRow, log: RunLogger): Promise<v
       return updateRun(tx, orgId, run.id, {
         status: 'InProgress',
         startedAt,
+        executorId: EXECUTOR_ID,
+        leaseExpiresAt: leaseUntil(leaseMs),
         updatedAt: startedAt as Date,
       });
     });
     if (!begun) return;
 
     const persistSteps = async () => {
-      const ok = await updateRun(db, orgId, run.id, { steps, updatedAt: new Date() }, 'InProgress');
+      const ok = await updateRun(
+        db,
+        orgId,
+        run.id,
+        { steps, leaseExpiresAt: leaseUntil(leaseMs), updatedAt: new Date() },
+        'InProgress',
+      );
       if (!ok) throw new RunStopped();
     };
 
@@ -443,8 +467,9 @@ export async function executeRun(db: Db, run: RunRow, log: RunLogger): Promise<v
         errorMessage: outcome.errorMessage,
         details: outcome.details,
       };
+      // The next step's start (one write at the top of the loop) records this one's end too; the
+      // last one's is recorded by the final transaction.
       if (outcome.status === 'Failed') break;
-      if (execution.nextStep !== null) await persistSteps();
     }
     const result = execution.result();
     result.steps.forEach((s, i) => {
@@ -453,14 +478,29 @@ export async function executeRun(db: Db, run: RunRow, log: RunLogger): Promise<v
       }
     });
     if (result.status === 'Completed') {
-      const done = await finishCompleted(db, begun, steps, result, startedAt);
-      if (done === 'vanished') {
+      const extras = {
+        inputDigest: inputDigest(input, result.exchangeRatesUsed),
+        eliminationEntries: execution.eliminationEntries(),
+        adjustmentIds: (input.adjustments ?? []).map((a) => a.id),
+      };
+      const done = await finishCompleted(
+        db,
+        begun,
+        steps,
+        result,
+        startedAt,
+        extras,
+        input.closing.intercompanyTransactions,
+      );
+      if (done === 'vanished' || done === 'changed') {
         const last = STEP_TYPES.length - 1;
         steps[last] = {
           ...steps[last]!,
           status: 'Failed',
           errorMessage:
-            'An exchange rate or elimination rule used by the run was deleted during execution; start the run again',
+            done === 'vanished'
+              ? 'An exchange rate or elimination rule used by the run was deleted during execution; start the run again'
+              : 'An intercompany transaction the run eliminates was changed or deleted during execution; start the run again',
         };
         await finishFailed(db, begun, steps, result.validationResult, steps[last]!.errorMessage!, startedAt);
       }
@@ -493,16 +533,23 @@ function durationSince(startedAt: Date | null, end: Date): number | null {
   return startedAt ? end.getTime() - startedAt.getTime() : null;
 }
 
-/** The final transaction of a completed run; 'stopped' when it was cancelled meanwhile. */
+/**
+ * The final transaction of a completed run; 'stopped' when it was cancelled meanwhile, 'vanished' when
+ * a rate or rule it used was deleted, 'changed' when an intercompany transaction it eliminates is no
+ * longer what the run read (`read`: the transactions of the run's input).
+ */
 async function finishCompleted(
   db: Db,
   run: RunRow,
   steps: StepRecord[],
   result: ConsolidationResult,
   startedAt: Date | null,
-): Promise<'done' | 'stopped' | 'vanished'> {
+  extras: { inputDigest: string; eliminationEntries: EliminationEntry[]; adjustmentIds: string[] },
+  read: readonly IntercompanyTransactionInput[],
+): Promise<'done' | 'stopped' | 'vanished' | 'changed'> {
   const orgId = run.organizationId;
   class Vanished extends Error {}
+  class Changed extends Error {}
   try {
     return await inTransaction(db, async (tx) => {
       const locked = await findRun(tx, run.id, orgId, true);
@@ -549,6 +596,10 @@ async function finishCompleted(
           .insert(runRateUsages)
           .values(legIds.map((exchangeRateId) => ({ organizationId: orgId, runId: run.id, exchangeRateId })));
       }
+      // The transactions it marks are locked and must still be exactly what the run eliminated:
+      // changed (status, amount, parties, date) or deleted meanwhile, the run's result is stale.
+      if (!(await transactionsUnchanged(tx, orgId, result.eliminatedTransactionIds, read)))
+        throw new Changed();
       await markTransactionsEliminated(tx, orgId, result.eliminatedTransactionIds, run.id);
       await updateRun(tx, orgId, run.id, {
         status: 'Completed',
@@ -558,6 +609,9 @@ async function finishCompleted(
         exchangeRatesUsed: result.exchangeRatesUsed,
         acquisitionAnalysis: result.acquisitionAnalysis,
         totals: result.totals,
+        inputDigest: extras.inputDigest,
+        eliminationEntries: extras.eliminationEntries,
+        adjustmentIds: extras.adjustmentIds,
         completedAt,
         totalDurationMs: durationSince(startedAt, completedAt),
         errorMessage: null,
@@ -571,12 +625,48 @@ async function finishCompleted(
         entityId: run.id,
         changes: { status: { from: 'InProgress', to: 'Completed' } },
       });
+      await recordEvent(
+        tx,
+        runEvent('ConsolidationRunCompleted', run, {
+          status: 'Completed',
+          completedAt,
+          totalDurationMs: durationSince(startedAt, completedAt),
+          errorMessage: null,
+          totals: result.totals,
+        }),
+      );
       return 'done' as const;
     });
   } catch (err) {
     if (err instanceof Vanished) return 'vanished';
+    if (err instanceof Changed) return 'changed';
     throw err;
   }
+}
+
+/** Locks the transactions `ids` (FOR UPDATE) and tells whether each still matches what was read. */
+async function transactionsUnchanged(
+  tx: Tx,
+  orgId: string,
+  ids: readonly string[],
+  read: readonly IntercompanyTransactionInput[],
+): Promise<boolean> {
+  if (ids.length === 0) return true;
+  const byId = new Map(read.map((t) => [t.id, t]));
+  const rows = await lockTransactions(tx, orgId, ids);
+  if (rows.length !== new Set(ids).size) return false;
+  return rows.every((r) => {
+    const t = byId.get(r.id);
+    return (
+      t !== undefined &&
+      r.matchingStatus === t.matchingStatus &&
+      r.fromCompanyId === t.fromCompanyId &&
+      r.toCompanyId === t.toCompanyId &&
+      r.transactionDate === t.transactionDate &&
+      r.currency === t.currency &&
+      dec(r.amount).equals(dec(t.amount))
+    );
+  });
 }
 
 /** Records the failure (only while the run is still Pending or InProgress). */
@@ -616,7 +706,56 @@ async function finishFailed(
         errorMessage: { from: null, to: errorMessage },
       },
     });
+    await recordEvent(
+      tx,
+      runEvent('ConsolidationRunFailed', run, {
+        status: 'Failed',
+        completedAt,
+        totalDurationMs: durationSince(startedAt ?? locked.startedAt, completedAt),
+        errorMessage,
+        totals: null,
+      }),
+    );
   });
+}
+
+/**
+ * The event of a finished run: a summary (the run's full record, with its trial balances and
+ * eliminations, is read with `GET /consolidation/runs/{id}`).
+ */
+function runEvent(
+  type: 'ConsolidationRunCompleted' | 'ConsolidationRunFailed',
+  run: RunRow,
+  end: {
+    status: string;
+    completedAt: Date;
+    totalDurationMs: number | null;
+    errorMessage: string | null;
+    totals: unknown;
+  },
+): EventInput {
+  return {
+    organizationId: run.organizationId,
+    type,
+    actorId: run.requestedBy,
+    resourceType: 'ConsolidationRun',
+    resourceId: run.id,
+    data: {
+      id: run.id,
+      organizationId: run.organizationId,
+      groupId: run.groupId,
+      year: run.year,
+      period: run.period,
+      asOfDate: run.asOfDate,
+      reportingCurrency: run.reportingCurrency,
+      status: end.status,
+      initiatedBy: run.initiatedBy,
+      completedAt: end.completedAt.toISOString(),
+      totalDurationMs: end.totalDurationMs,
+      errorMessage: end.errorMessage,
+      totals: end.totals ?? null,
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -814,4 +953,89 @@ export async function report(
     case 'equity-statement':
       return buildConsolidatedEquityStatement(ctx, opening, closing);
   }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Traceability: the elimination journal and run comparison
+
+/** The closing view's eliminations of a completed run as balanced journal entries. */
+export async function eliminationEntries(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+) {
+  const run = await authorizeRun(db, access, id, organizationId, 'consolidation:read');
+  if (run.status !== 'Completed') throw notCompleted(run);
+  const entries = (run.eliminationEntries ?? []) as EliminationEntry[];
+  const minor = minorUnits(run.reportingCurrency);
+  let debits = 0n;
+  let credits = 0n;
+  const out = entries.map((e) => {
+    let d = 0n;
+    let c = 0n;
+    for (const l of e.lines) {
+      d += toScaled(l.debit.value, minor) ?? 0n;
+      c += toScaled(l.credit.value, minor) ?? 0n;
+    }
+    debits += d;
+    credits += c;
+    return {
+      ...e,
+      totalDebit: { value: scaledToString(d, minor), currency: run.reportingCurrency },
+      totalCredit: { value: scaledToString(c, minor), currency: run.reportingCurrency },
+    };
+  });
+  return {
+    runId: run.id,
+    groupId: run.groupId,
+    currency: run.reportingCurrency,
+    entries: out,
+    totalDebit: { value: scaledToString(debits, minor), currency: run.reportingCurrency },
+    totalCredit: { value: scaledToString(credits, minor), currency: run.reportingCurrency },
+    isBalanced: debits === credits,
+  };
+}
+
+function sameRunGroupRequired(run: RunRow, other: RunRow): DomainError {
+  return new DomainError(
+    400,
+    'ConsolidationRunComparisonError',
+    'Only completed runs of the same group can be compared',
+    { runId: run.id, otherRunId: other.id },
+  );
+}
+
+/** Line-by-line differences of two completed runs of one group (both views). */
+export async function compareRuns(
+  db: Db,
+  access: Access,
+  id: string,
+  otherRunId: string,
+  organizationId: string | undefined,
+) {
+  const a = await completedRunViews(db, access, id, organizationId);
+  const otherRow = await findRun(db, otherRunId.toLowerCase(), a.run.organizationId);
+  if (!otherRow) throw runNotFound(otherRunId);
+  if (otherRow.groupId !== a.run.groupId) throw sameRunGroupRequired(a.run, otherRow);
+  if (otherRow.status !== 'Completed') throw notCompleted(otherRow);
+  const views = await loadTrialBalances(db, otherRow.organizationId, otherRow.id);
+  const closing = views.get('closing');
+  const opening = views.get('opening');
+  if (!closing || !opening) throw new Error(`Trial balances of run ${otherRow.id} are missing`);
+  const differences = [
+    ...compareTrialBalances('closing', a.closing, closing, minorUnits(a.run.reportingCurrency)),
+    ...compareTrialBalances('opening', a.opening, opening, minorUnits(a.run.reportingCurrency)),
+  ];
+  return {
+    runId: a.run.id,
+    otherRunId: otherRow.id,
+    groupId: a.run.groupId,
+    inputDigest: a.run.inputDigest ?? null,
+    otherInputDigest: otherRow.inputDigest ?? null,
+    sameInputs: a.run.inputDigest !== null && a.run.inputDigest === otherRow.inputDigest,
+    periodRef: { year: a.run.year, period: a.run.period },
+    otherPeriodRef: { year: otherRow.year, period: otherRow.period },
+    differences,
+  };
 }

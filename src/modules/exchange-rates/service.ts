@@ -33,6 +33,7 @@ import {
 import type { Access } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
+import { recordEvent } from '../events/record.ts';
 import { fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
 import { DEFAULT_SETTINGS, type OrganizationSettings } from '../organizations/service.ts';
 import * as repo from './repo.ts';
@@ -342,6 +343,18 @@ async function insertAudited(db: Db, access: Access, rows: repo.NewRate[]): Prom
         entityId: r.id,
       })),
     );
+    // One event per request, a single rate or a bulk batch (all of one organization).
+    const first = created[0];
+    if (first) {
+      await recordEvent(tx, {
+        organizationId: first.organizationId,
+        type: 'ExchangeRateCreated',
+        actorId: access.userId,
+        resourceType: 'ExchangeRate',
+        resourceId: first.id,
+        data: { rates: created.map(exchangeRateRecord), count: created.length },
+      });
+    }
     return created;
   });
 }

@@ -21,6 +21,7 @@ import {
 } from '../../domain/fiscal-calendar.ts';
 import type { Access, Action } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
+import { type EventInput, recordEvent } from '../events/record.ts';
 import { recordAudit } from '../audit/service.ts';
 import { type CompanyRow, fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
 import { ensureFiscalYear, type FiscalPeriodRow, type FiscalYearRow } from './ensure.ts';
@@ -319,8 +320,20 @@ export async function closeFiscalPeriod(
       entityId: period.id,
       changes: { status: { from: 'Open', to: 'Closed' } },
     });
-    return loadFiscalPeriodRecord(tx, updated);
+    const record = await loadFiscalPeriodRecord(tx, updated);
+    await recordEvent(tx, periodEvent('FiscalPeriodClosed', organizationId, access.userId, record));
+    return record;
   });
+}
+
+/** The event announcing a fiscal period's new status, carrying the period's record. */
+export function periodEvent(
+  type: 'FiscalPeriodClosed' | 'FiscalPeriodReopened',
+  organizationId: string,
+  actorId: string,
+  record: FiscalPeriodRecord,
+): EventInput {
+  return { organizationId, type, actorId, resourceType: 'FiscalPeriod', resourceId: record.id, data: record };
 }
 
 /**
@@ -386,7 +399,9 @@ export async function openFiscalPeriod(
       entityId: period.id,
       changes: { status: { from: 'Closed', to: 'Open' } },
     });
-    return loadFiscalPeriodRecord(tx, updated);
+    const record = await loadFiscalPeriodRecord(tx, updated);
+    await recordEvent(tx, periodEvent('FiscalPeriodReopened', organizationId, access.userId, record));
+    return record;
   });
 }
 

@@ -8,7 +8,7 @@ import { and, asc, count, desc, eq, gte, inArray, lte, or, type SQL, sql } from 
 import { type Queryable, queryRows } from '../../db/client.ts';
 import { companies, intercompanyTransactions, journalEntries } from '../../db/schema/index.ts';
 import type { IsoDate } from '../../domain/dates.ts';
-import type { PageParams } from '../../http/pagination.ts';
+import { type KeyColumn, keyset, type PageParams } from '../../http/pagination.ts';
 
 export type IntercompanyRow = typeof intercompanyTransactions.$inferSelect;
 export type NewIntercompanyRow = typeof intercompanyTransactions.$inferInsert;
@@ -150,24 +150,32 @@ function listWhere(f: ListFilter): SQL | undefined {
   return and(...conds);
 }
 
+/** The list's total order, as a keyset for cursor paging. */
+const LIST_ORDER: KeyColumn[] = [
+  { column: T.transactionDate, kind: 'date', direction: 'desc' },
+  { column: T.createdAt, kind: 'timestamp', direction: 'desc' },
+  { column: T.id, kind: 'uuid', direction: 'asc' },
+];
+
 export async function listTransactions(
   db: Queryable,
   filter: ListFilter,
   page: PageParams,
-): Promise<{ rows: IntercompanyRow[]; total: number }> {
+): Promise<{ rows: IntercompanyRow[]; total: number; nextCursor?: string }> {
   if (filter.organizationIds.length === 0) return { rows: [], total: 0 };
   const where = listWhere(filter);
+  const ks = keyset<IntercompanyRow>(LIST_ORDER, page, (r) => [r.transactionDate, r.createdAt, r.id]);
   const [rows, [total]] = await Promise.all([
     db
       .select()
       .from(T)
-      .where(where)
+      .where(ks.condition ? and(where, ks.condition) : where)
       .orderBy(desc(T.transactionDate), desc(T.createdAt), asc(T.id))
-      .limit(page.limit)
-      .offset(page.offset),
+      .limit(ks.limit)
+      .offset(ks.offset),
     db.select({ n: count() }).from(T).where(where),
   ]);
-  return { rows, total: Number(total?.n ?? 0) };
+  return { ...ks.finish(rows), total: Number(total?.n ?? 0) };
 }
 
 /** A linked side to reconcile: the entry, its company (the side's company) and the partner. */
@@ -278,6 +286,21 @@ export async function loadTransactionsForRun(db: Queryable, q: RunWindowQuery): 
       ),
     )
     .orderBy(asc(T.transactionDate), asc(T.createdAt), asc(T.id));
+}
+
+/** The transactions `ids` of the organization, locked FOR UPDATE in id order (a run's final write). */
+export async function lockTransactions(
+  db: Queryable,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<IntercompanyRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(T)
+    .where(and(eq(T.organizationId, organizationId), inArray(T.id, [...new Set(ids)])))
+    .orderBy(asc(T.id))
+    .for('update');
 }
 
 /**

@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ValidationError } from '../../domain/errors.ts';
-import { pageParams } from '../../http/pagination.ts';
+import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
 import {
   IsoDate,
   Money,
   MoneyInput,
   Nullable,
-  Page,
   PageQuery,
   StringEnum,
   Text,
@@ -115,6 +114,7 @@ const ListQuery = Type.Object({
   unmatched: Type.Optional(Type.Boolean()),
   isEliminated: Type.Optional(Type.Boolean()),
   ...PageQuery,
+  ...CursorQuery,
 });
 
 export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -127,9 +127,9 @@ export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'List intercompany transactions',
         description:
-          'Viewer. Without organizationId: every organization of the caller. Ordered by transactionDate desc, createdAt desc, id.',
+          'Viewer. Without organizationId: every organization of the caller. Ordered by transactionDate desc, createdAt desc, id. Page with `limit` and `offset`, or with `after` (the `nextCursor` of the previous page), which stays stable while transactions are created.',
         querystring: ListQuery,
-        response: responses({ 200: Page('transactions', IntercompanyTransaction) }),
+        response: responses({ 200: CursorPage('transactions', IntercompanyTransaction) }),
       },
     },
     async (request) => ic.listTransactions(db, request.access, request.query, pageParams(request.query)),

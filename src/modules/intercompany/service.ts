@@ -14,6 +14,7 @@ import { dec, type Money, money } from '../../domain/money.ts';
 import type { Access, Action } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { diffChanges, recordAudit } from '../audit/service.ts';
+import { recordEvent } from '../events/record.ts';
 import { companyInactive, companyNotFound, findCompany } from '../companies/lookup.ts';
 import { type Reconciliation, reconcileAll } from './reconciliation.ts';
 import type { IntercompanyRow, MatchingStatus, TransactionType } from './repo.ts';
@@ -205,8 +206,11 @@ export async function listTransactions(db: Db, access: Access, q: ListQuery, pag
     const found = await repo.existingCompanyIds(db, organizationIds, named);
     for (const c of named) if (!found.has(c)) throw companyNotFound(c);
   }
-  const { rows, total } = await repo.listTransactions(db, { ...q, organizationIds }, page);
-  return paged('transactions', await toRecords(db, rows), total, page);
+  const { rows, total, nextCursor } = await repo.listTransactions(db, { ...q, organizationIds }, page);
+  return {
+    ...paged('transactions', await toRecords(db, rows), total, page),
+    ...(nextCursor === undefined ? {} : { nextCursor }),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -509,7 +513,16 @@ export async function setMatchingStatus(
         baseRecord(updated) as unknown as Record<string, unknown>,
       ),
     });
-    return toRecord(tx, updated);
+    const record = await toRecord(tx, updated);
+    await recordEvent(tx, {
+      organizationId: row.organizationId,
+      type: 'IntercompanyTransactionMatchingStatusChanged',
+      actorId: access.userId,
+      resourceType: 'IntercompanyTransaction',
+      resourceId: row.id,
+      data: { ...record, previousMatchingStatus: before.matchingStatus },
+    });
+    return record;
   });
 }
 

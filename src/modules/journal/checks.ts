@@ -12,11 +12,13 @@ import { and, eq } from 'drizzle-orm';
 import type { Db, Queryable } from '../../db/client.ts';
 import { fiscalPeriods } from '../../db/schema/index.ts';
 import type { IsoDate } from '../../domain/dates.ts';
-import { badRequest, DomainError, invalid } from '../../domain/errors.ts';
+import { badRequest, DomainError, invalid, ValidationError } from '../../domain/errors.ts';
 import {
   balanceFunctional,
   checkTransactionBalance,
   convertLine,
+  functionalAmountIssue,
+  STORED_RATE_LIMIT,
   type UnbalancedEntry,
 } from '../../domain/journal/amounts.ts';
 import {
@@ -262,11 +264,31 @@ export async function deriveLines(
       effectivePartner: partners.get(l.lineNumber) ?? null,
     });
   }
+  refuseOutOfRange(derived, conversion.functionalCurrency);
   const r6a = checkTransactionBalance(derived);
   if (r6a) throw unbalancedError(r6a);
   const r6b = balanceFunctional(derived, conversion.functionalCurrency);
   if (!r6b.ok) throw unbalancedError(r6b.error);
   return r6b.lines;
+}
+
+/**
+ * Every derived figure must fit the ledger before anything is written: a functional amount below
+ * 10^15 (FUNCTIONAL_AMOUNT_LIMIT) and a resolved rate below 10^16. Out of range → 400 naming the
+ * line's amount (or rate).
+ */
+function refuseOutOfRange(lines: readonly DerivedLine[], functionalCurrency: string): void {
+  const issues: { path: string; message: string }[] = [];
+  for (const l of lines) {
+    const at = `/lines/${l.lineNumber - 1}`;
+    if (!l.exchangeRate.lessThan(STORED_RATE_LIMIT)) {
+      issues.push({ path: `${at}/exchangeRate`, message: 'The effective exchange rate must be below 10^16' });
+    }
+    const message = functionalAmountIssue(l.functionalAmount, functionalCurrency);
+    if (message)
+      issues.push({ path: `${at}/${l.side === 'debit' ? 'debitAmount' : 'creditAmount'}`, message });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
 }
 
 function storedDerivation(l: DraftLine, effectivePartner: string | null): DerivedLine {

@@ -10,7 +10,8 @@
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable, type Tx } from '../../db/client.ts';
 import { Combiner, perDatabase } from '../../db/combiner.ts';
-import { invalid, ValidationError } from '../../domain/errors.ts';
+import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
+import { formatAmount, formatRate } from '../../domain/money.ts';
 import { isMultiCurrency } from '../../domain/journal/amounts.ts';
 import { type PeriodRef, periodRefusal } from '../../domain/journal/rules.ts';
 import {
@@ -21,8 +22,9 @@ import {
   type SourceModule,
 } from '../../domain/journal/workflow.ts';
 import type { Access } from '../../http/access.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
+import { encodeCursor, type PageParams, paged } from '../../http/pagination.ts';
 import { diffChanges, recordAudit } from '../audit/service.ts';
+import { recordJournalEvents } from '../events/record.ts';
 import { type CompanyRow, companyNotFound } from '../companies/lookup.ts';
 import {
   checkCompany,
@@ -114,6 +116,7 @@ async function createEntryFast(
   const stored = await entryWriter(db).run(`${input.organizationId}/${company.id}`, {
     ...entry,
     auditId: uuidv7(),
+    eventId: uuidv7(),
   });
   return stored && entryRecord(stored.row, stored.lines, company.functionalCurrency);
 }
@@ -156,11 +159,14 @@ async function createEntryInTransaction(
     entityId: entry.id,
   });
   const stored = await repo.insertNumberedEntry(tx, entry, lines);
+  await recordJournalEvents(tx, [
+    { organizationId, entryId: entry.id, type: 'JournalEntryCreated', actorId: access.userId },
+  ]);
   return entryRecord(stored.row, stored.lines, company.functionalCurrency);
 }
 
 /** R5 and R6 on the lines of a new entry, and its rows: the header (without number) and the lines. */
-async function newEntry(
+export async function newEntry(
   q: Queryable,
   access: Access,
   input: CreateEntryInput,
@@ -168,7 +174,7 @@ async function newEntry(
   ref: PeriodRef,
   drafts: DraftLine[],
   partners: Map<number, string | null>,
-): Promise<Omit<statements.NewEntry, 'auditId'>> {
+): Promise<Omit<statements.NewEntry, 'auditId' | 'eventId'>> {
   const fc = company.functionalCurrency;
   const conversion = {
     organizationId: input.organizationId,
@@ -368,7 +374,8 @@ export type ListEntriesQuery = Omit<repo.ListFilter, 'organizationIds'> & {
   organizationId?: string | undefined;
 };
 
-export async function listEntries(db: Db, access: Access, q: ListEntriesQuery, page: PageParams) {
+/** The organizations a list reads, after its checks (dates, organization, company, account). */
+async function listScope(db: Db, access: Access, q: ListEntriesQuery): Promise<string[]> {
   if (q.fromDate && q.toDate && q.fromDate > q.toDate) {
     throw new ValidationError([{ path: '/query/fromDate', message: 'fromDate must not be after toDate' }]);
   }
@@ -383,7 +390,32 @@ export async function listEntries(db: Db, access: Access, q: ListEntriesQuery, p
     const found = await repo.functionalCurrencies(db, organizationIds, [q.companyId]);
     if (!found.has(q.companyId)) throw companyNotFound(q.companyId);
   }
-  const { rows, total } = await repo.listEntries(db, { ...q, organizationIds }, page);
+  if (q.accountId !== undefined) {
+    const found = await repo.accountLabels(db, organizationIds, [q.accountId]);
+    if (!found.has(q.accountId)) {
+      throw new DomainError(404, 'AccountNotFoundError', 'Account not found', { accountId: q.accountId });
+    }
+  }
+  return organizationIds;
+}
+
+export async function listEntries(db: Db, access: Access, q: ListEntriesQuery, page: PageParams) {
+  const organizationIds = await listScope(db, access, q);
+  const {
+    rows: pageRows,
+    total,
+    nextCursor: pageCursor,
+  } = await repo.listEntries(db, { ...q, organizationIds }, page);
+  // The line budget of a page: entries are kept in order while their lines fit; the page then ends
+  // early and echoes as `limit` the number of entries it holds (the offset of the next page is
+  // offset + limit, as always).
+  const counts = await repo.lineCountsOfEntries(db, pageRows);
+  const rows = withinLineBudget(pageRows, counts, LIST_LINE_BUDGET);
+  const cut = rows.length < pageRows.length;
+  const effective = cut ? { ...page, limit: rows.length } : page;
+  const last = rows[rows.length - 1];
+  const nextCursor =
+    cut && last ? encodeCursor([last.transactionDate, last.entryNumber, last.id]) : pageCursor;
   const [lines, currencies] = await Promise.all([
     repo.loadLinesOfEntries(db, rows),
     repo.functionalCurrencies(
@@ -393,11 +425,114 @@ export async function listEntries(db: Db, access: Access, q: ListEntriesQuery, p
     ),
   ]);
   const byEntry = new Map<string, LineRow[]>();
-  for (const l of lines) byEntry.set(l.journalEntryId, [...(byEntry.get(l.journalEntryId) ?? []), l]);
-  return paged(
-    'entries',
-    rows.map((r) => entryRecord(r, byEntry.get(r.id) ?? [], currencies.get(r.companyId)!)),
-    total,
-    page,
-  );
+  for (const l of lines) {
+    const list = byEntry.get(l.journalEntryId);
+    if (list) list.push(l);
+    else byEntry.set(l.journalEntryId, [l]);
+  }
+  return {
+    ...paged(
+      'entries',
+      rows.map((r) => entryRecord(r, byEntry.get(r.id) ?? [], currencies.get(r.companyId)!)),
+      total,
+      effective,
+    ),
+    ...(nextCursor === undefined ? {} : { nextCursor }),
+  };
+}
+
+/** Entries read per query by an export. */
+const EXPORT_BATCH = 500;
+
+/**
+ * The lines of every entry of the list (its filters, its order; no pagination), as export rows
+ * (`JOURNAL_LINE_COLUMNS`), read batch by batch so that memory stays flat however long the list.
+ * The checks run before the first row.
+ */
+export async function journalLineRows(
+  db: Db,
+  access: Access,
+  q: ListEntriesQuery,
+): Promise<AsyncIterable<(string | number | null)[]>> {
+  const organizationIds = await listScope(db, access, q);
+  const filter = { ...q, organizationIds };
+  return (async function* () {
+    let after: repo.ListCursor | null = null;
+    const currencies = new Map<string, string>();
+    for (;;) {
+      const rows = await repo.listEntriesAfter(db, filter, after, EXPORT_BATCH);
+      if (rows.length === 0) return;
+      const lines = await repo.loadLinesOfEntries(db, rows);
+      const missing = [...new Set(rows.map((r) => r.companyId))].filter((c) => !currencies.has(c));
+      if (missing.length > 0) {
+        const found = await repo.functionalCurrencies(db, organizationIds, missing);
+        for (const [k, v] of found) currencies.set(k, v);
+      }
+      const labels = await repo.accountLabels(
+        db,
+        organizationIds,
+        lines.map((l) => l.accountId),
+      );
+      const byEntry = new Map<string, LineRow[]>();
+      for (const l of lines) {
+        const list = byEntry.get(l.journalEntryId);
+        if (list) list.push(l);
+        else byEntry.set(l.journalEntryId, [l]);
+      }
+      for (const e of rows) {
+        const fc = currencies.get(e.companyId) ?? '';
+        for (const l of byEntry.get(e.id) ?? []) {
+          const label = labels.get(l.accountId);
+          yield [
+            repo.formatEntryNumber(e.entryNumber),
+            e.id,
+            e.companyId,
+            e.transactionDate,
+            e.postingDate,
+            e.status,
+            e.entryType,
+            e.referenceNumber,
+            e.description,
+            l.lineNumber,
+            label?.accountNumber ?? null,
+            label?.name ?? null,
+            l.currency,
+            l.debitAmount === null ? null : formatAmount(l.debitAmount, l.currency),
+            l.creditAmount === null ? null : formatAmount(l.creditAmount, l.currency),
+            formatRate(l.exchangeRate),
+            fc,
+            l.functionalDebitAmount === null ? null : formatAmount(l.functionalDebitAmount, fc),
+            l.functionalCreditAmount === null ? null : formatAmount(l.functionalCreditAmount, fc),
+            l.memo,
+          ];
+        }
+      }
+      const last = rows[rows.length - 1]!;
+      after = { transactionDate: last.transactionDate, entryNumber: last.entryNumber, id: last.id };
+      if (rows.length < EXPORT_BATCH) return;
+    }
+  })();
+}
+
+/**
+ * The most lines one page of the journal-entry list embeds (about 2 MB of JSON): a page of 100 entries
+ * of up to 20 lines is never cut; a page of large entries holds fewer of them (at least one).
+ */
+export const LIST_LINE_BUDGET = 2_000;
+
+/** The leading rows whose line counts fit `budget` (always the first one). */
+export function withinLineBudget<R extends { id: string }>(
+  rows: readonly R[],
+  counts: ReadonlyMap<string, number>,
+  budget: number,
+): R[] {
+  const kept: R[] = [];
+  let used = 0;
+  for (const r of rows) {
+    const n = counts.get(r.id) ?? 0;
+    if (kept.length > 0 && used + n > budget) break;
+    kept.push(r);
+    used += n;
+  }
+  return kept;
 }

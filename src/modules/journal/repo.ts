@@ -19,6 +19,7 @@ import {
   sql,
 } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
+import { type KeyColumn, keyset, type PageParams } from '../../http/pagination.ts';
 import {
   accounts,
   companies,
@@ -27,7 +28,7 @@ import {
   journalLines,
   memberships,
 } from '../../db/schema/index.ts';
-import { MOVES } from '../../domain/journal/workflow.ts';
+import { INITIAL_STATUS, MOVES } from '../../domain/journal/workflow.ts';
 
 export type EntryRow = typeof journalEntries.$inferSelect;
 export type NewEntryRow = typeof journalEntries.$inferInsert;
@@ -312,6 +313,16 @@ export async function deleteDraft(tx: Queryable, organizationId: string, id: str
         eq(intercompanyTransactions.toJournalEntryId, id),
       ),
     );
+  // A draft revaluation entry takes its draft reversal along (its run record goes by the foreign
+  // key); a draft reversal deleted alone is unlinked from its run.
+  await tx.execute(sql`
+    with companion as (
+      delete from journal_entries e using fx_revaluations r
+      where r.organization_id = ${organizationId} and r.entry_id = ${id}
+        and e.organization_id = ${organizationId} and e.id = r.reversal_entry_id
+        and e.status = ${INITIAL_STATUS})
+    update fx_revaluations set reversal_entry_id = null
+    where organization_id = ${organizationId} and reversal_entry_id = ${id}`);
   await tx
     .delete(journalLines)
     .where(and(eq(journalLines.organizationId, organizationId), eq(journalLines.journalEntryId, id)));
@@ -333,6 +344,8 @@ export interface ListFilter {
   fiscalPeriod?: number | undefined;
   fromDate?: string | undefined;
   toDate?: string | undefined;
+  /** Entries with at least one line on this account. */
+  accountId?: string | undefined;
 }
 
 function listWhere(f: ListFilter): SQL | undefined {
@@ -345,28 +358,108 @@ function listWhere(f: ListFilter): SQL | undefined {
   if (f.fiscalPeriod !== undefined) conds.push(eq(journalEntries.fiscalPeriod, f.fiscalPeriod));
   if (f.fromDate) conds.push(gte(journalEntries.transactionDate, f.fromDate));
   if (f.toDate) conds.push(lte(journalEntries.transactionDate, f.toDate));
+  if (f.accountId) {
+    conds.push(
+      sql`exists (select 1 from ${journalLines} where ${journalLines.organizationId} = ${journalEntries.organizationId}
+        and ${journalLines.journalEntryId} = ${journalEntries.id} and ${journalLines.accountId} = ${f.accountId})`,
+    );
+  }
   return and(...conds);
 }
 
+/** Where an export stopped: the last entry written, in list order. */
+export interface ListCursor {
+  transactionDate: string;
+  entryNumber: number;
+  id: string;
+}
+
+/**
+ * The next `limit` entries of the list order after `after` (keyset: no offset to skip), for
+ * exports that walk the whole list.
+ */
+export async function listEntriesAfter(
+  db: Queryable,
+  f: ListFilter,
+  after: ListCursor | null,
+  limit: number,
+): Promise<EntryRow[]> {
+  if (f.organizationIds.length === 0) return [];
+  // `(date, number) <= (d, n)` follows the list index (both descending), so each batch starts where
+  // the last one ended instead of skipping the rows already read; the entries of (d, n) already
+  // exported (same date and number in another company, ids up to the last one) are then left out.
+  const where = after
+    ? and(
+        listWhere(f),
+        sql`(${journalEntries.transactionDate}, ${journalEntries.entryNumber}) <= (${after.transactionDate}::date, ${after.entryNumber}::int)`,
+        sql`not (${journalEntries.transactionDate} = ${after.transactionDate}::date and ${journalEntries.entryNumber} = ${after.entryNumber}::int and ${journalEntries.id} <= ${after.id}::uuid)`,
+      )
+    : listWhere(f);
+  return db
+    .select()
+    .from(journalEntries)
+    .where(where)
+    .orderBy(desc(journalEntries.transactionDate), desc(journalEntries.entryNumber), asc(journalEntries.id))
+    .limit(limit);
+}
+
+/** Number and name of accounts by id (exports). */
+export async function accountLabels(
+  db: Queryable,
+  organizationIds: string[],
+  ids: string[],
+): Promise<Map<string, { accountNumber: string; name: string }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: accounts.id, accountNumber: accounts.accountNumber, name: accounts.name })
+    .from(accounts)
+    .where(and(inArray(accounts.organizationId, organizationIds), inArray(accounts.id, [...new Set(ids)])));
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
 /** One page of entries: `transactionDate` desc, entry number desc, id asc (3.7.8), and the total. */
+/** The list's total order, as a keyset for cursor paging. */
+const ENTRY_ORDER: KeyColumn[] = [
+  { column: journalEntries.transactionDate, kind: 'date', direction: 'desc' },
+  { column: journalEntries.entryNumber, kind: 'integer', direction: 'desc' },
+  { column: journalEntries.id, kind: 'uuid', direction: 'asc' },
+];
+
 export async function listEntries(
   db: Queryable,
   f: ListFilter,
-  page: { limit: number; offset: number },
-): Promise<{ rows: EntryRow[]; total: number }> {
+  page: PageParams,
+): Promise<{ rows: EntryRow[]; total: number; nextCursor?: string }> {
   if (f.organizationIds.length === 0) return { rows: [], total: 0 };
   const where = listWhere(f);
+  const ks = keyset<EntryRow>(ENTRY_ORDER, page, (r) => [r.transactionDate, r.entryNumber, r.id]);
   const [rows, [total]] = await Promise.all([
     db
       .select()
       .from(journalEntries)
-      .where(where)
+      .where(ks.condition ? and(where, ks.condition) : where)
       .orderBy(desc(journalEntries.transactionDate), desc(journalEntries.entryNumber), asc(journalEntries.id))
-      .limit(page.limit)
-      .offset(page.offset),
+      .limit(ks.limit)
+      .offset(ks.offset),
     db.select({ n: count() }).from(journalEntries).where(where),
   ]);
-  return { rows, total: Number(total?.n ?? 0) };
+  return { ...ks.finish(rows), total: Number(total?.n ?? 0) };
+}
+
+/** The number of lines of each entry (list pages, before their lines are read). */
+export async function lineCountsOfEntries(db: Queryable, entries: EntryRow[]): Promise<Map<string, number>> {
+  if (entries.length === 0) return new Map();
+  const byOrg = new Map<string, string[]>();
+  for (const e of entries) byOrg.set(e.organizationId, [...(byOrg.get(e.organizationId) ?? []), e.id]);
+  const conds = [...byOrg].map(([org, ids]) =>
+    and(eq(journalLines.organizationId, org), inArray(journalLines.journalEntryId, ids)),
+  );
+  const rows = await db
+    .select({ id: journalLines.journalEntryId, n: count() })
+    .from(journalLines)
+    .where(or(...conds))
+    .groupBy(journalLines.journalEntryId);
+  return new Map(rows.map((r) => [r.id, Number(r.n)]));
 }
 
 /** Lines of entries of several organizations (list pages spanning the caller's organizations). */

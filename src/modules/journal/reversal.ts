@@ -17,6 +17,7 @@ import {
 import { MOVES, REVERSAL_ENTRY_TYPE } from '../../domain/journal/workflow.ts';
 import type { Access } from '../../http/access.ts';
 import { type AuditInput, recordAudit } from '../audit/service.ts';
+import { recordJournalEvents } from '../events/record.ts';
 import type { CompanyRow } from '../companies/lookup.ts';
 import { addEntryToBalances } from '../ledger/posting.ts';
 import { insertBookedEntry } from './booked.ts';
@@ -149,6 +150,12 @@ export async function reverseEntryInTx(
     },
   ];
   await recordAudit(tx, audits);
+  // The reversal is a new entry, created posted; the original is now reversed.
+  await recordJournalEvents(tx, [
+    { organizationId, entryId: id, type: 'JournalEntryCreated', actorId: args.userId },
+    { organizationId, entryId: id, type: 'JournalEntryPosted', actorId: args.userId },
+    { organizationId, entryId: original.id, type: 'JournalEntryReversed', actorId: args.userId },
+  ]);
   const lines = await repo.loadLines(tx, organizationId, [id]);
   return { reversal, lines };
 }

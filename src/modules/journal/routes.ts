@@ -1,14 +1,13 @@
 /** Journal-entry endpoints (contract 3.7.8). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
-import { pageParams } from '../../http/pagination.ts';
+import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
 import {
   IsoDate,
   Money,
   MoneyInput,
   Nullable,
-  Page,
   PageQuery,
   PeriodRef,
   Rate,
@@ -20,9 +19,15 @@ import {
   Uuid,
 } from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
+import { EXPORT_FORMATS, exportFormat, sendRowStream } from '../../http/export.ts';
+import { JOURNAL_LINE_COLUMNS } from '../../domain/reports/tabular.ts';
 import { YEAR_END_REF_PREFIX } from '../../domain/journal/rules.ts';
 import { ENTRY_STATUSES, ENTRY_TYPES, SOURCE_MODULES } from '../../domain/journal/workflow.ts';
+import { createEntries, bulkBodyIssues, MAX_BULK_ENTRIES, MAX_BULK_LINES } from './bulk.ts';
 import * as entries from './entries.ts';
+
+/** Body limit of the bulk route (about 50,000 lines of JSON). */
+const BULK_BODY_LIMIT = 64 * 1_048_576;
 import { type LineInput, lineShapeIssues } from './lines.ts';
 import { reverseEntry } from './reversal.ts';
 import * as workflow from './workflow.ts';
@@ -159,7 +164,15 @@ const ListQuery = Type.Object({
   fiscalPeriod: Type.Optional(Type.Integer({ minimum: 1, maximum: 13 })),
   fromDate: Type.Optional(IsoDate),
   toDate: Type.Optional(IsoDate),
+  accountId: Type.Optional(Uuid),
+  format: Type.Optional(
+    StringEnum(EXPORT_FORMATS, {
+      description:
+        'Answer format: `json` (default, one page), `csv` or `xlsx` (one row per line of every matching entry, streamed; `limit` and `offset` do not apply). Without it the Accept header chooses.',
+    }),
+  ),
   ...PageQuery,
+  ...CursorQuery,
 });
 
 /** Cross-field rules of the field tables (3.7.3), checked with the syntax checks (1.12.3 step 5). */
@@ -173,6 +186,25 @@ function bodyIssues(body: { lines?: LineInput[]; sourceDocumentRef?: string | nu
   }
   return issues;
 }
+
+const BulkBody = Type.Object({
+  entries: Type.Array(CreateBody, { minItems: 1, maxItems: MAX_BULK_ENTRIES }),
+  postImmediately: Type.Optional(
+    Type.Boolean({
+      description:
+        'Post every entry in the same transaction (admin; organizations that do not require approval)',
+    }),
+  ),
+});
+
+/** The cross-field rules of a bulk body: those of each entry (paths under its index), the line total. */
+const bulkBodyCompiler = withBodyCheck((body: { entries?: Parameters<typeof bodyIssues>[0][] }) => {
+  const issues = (body.entries ?? []).flatMap((e, i) =>
+    bodyIssues(e).map((issue) => ({ ...issue, path: `/entries/${i}${issue.path}` })),
+  );
+  issues.push(...bulkBodyIssues(body as { entries?: { lines?: unknown[] }[] }));
+  return issues.length > 0 ? new ValidationError(issues) : null;
+});
 
 /** The cross-field rules of an entry body, checked with the syntax checks. */
 const entryBodyCompiler = withBodyCheck((body: Parameters<typeof bodyIssues>[0]) => {
@@ -196,12 +228,47 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'List journal entries',
         description:
-          'Viewer. Without organizationId: every organization of the caller. Ordered by transactionDate descending, then entry number descending, then id.',
+          'Viewer. Without organizationId: every organization of the caller. Ordered by transactionDate descending, then entry number descending, then id. Page with `limit` and `offset`, or with `after` (the `nextCursor` of the previous page), which stays stable while entries are created. Entries are returned with their lines; a page embeds at most 2,000 lines: when the entries of the requested page hold more, the page ends early (never before its first entry), `limit` echoes the number of entries it holds — the next page starts at offset + limit — and `nextCursor` continues after its last entry. ' +
+          '`accountId`: only entries with a line on that account (404 AccountNotFoundError when it is not an account of the organizations listed). ' +
+          'With `format=csv|xlsx` (or an Accept header naming `text/csv` or the XLSX type) the answer is a file with one row per line of every matching entry, streamed; `limit`, `offset` and `after` do not apply.',
         querystring: ListQuery,
-        response: responses({ 200: Page('entries', JournalEntry) }),
+        response: responses({ 200: CursorPage('entries', JournalEntry) }),
       },
     },
-    async (request) => entries.listEntries(db, request.access, request.query, pageParams(request.query)),
+    async (request, reply) => {
+      const { format: formatParam, limit: _l, offset: _o, ...filters } = request.query;
+      const format = exportFormat(request, formatParam);
+      if (format === 'json') {
+        return entries.listEntries(db, request.access, filters, pageParams(request.query));
+      }
+      const rows = await entries.journalLineRows(db, request.access, filters);
+      return sendRowStream(reply, format, 'Journal entries', JOURNAL_LINE_COLUMNS, rows, [
+        'journal-entries',
+        new Date().toISOString().slice(0, 10),
+      ]);
+    },
+  );
+
+  app.post(
+    '/api/v1/journal-entries/bulk',
+    {
+      validatorCompiler: bulkBodyCompiler,
+      bodyLimit: BULK_BODY_LIMIT,
+      schema: {
+        tags,
+        summary: 'Create journal entries in bulk',
+        description:
+          `Member (admin with postImmediately). Up to ${MAX_BULK_ENTRIES} entries and ${MAX_BULK_LINES} lines in all ` +
+          '(body up to 64 MiB), each checked as by a single create (rules R1–R6), written in ONE transaction: ' +
+          'all or none. The first refusal is answered with its usual `_tag` and `entryIndex` (0-based); ' +
+          'validation paths start with `/entries/{index}`. Entry numbers of a company are consecutive in ' +
+          'request order. With `postImmediately: true` the entries are created and posted together (the ' +
+          'organization must not require approval: else 400 InvalidStatusTransitionError). Answer: the entries in request order.',
+        body: BulkBody,
+        response: responses({ 201: Type.Object({ entries: Type.Array(JournalEntry) }) }),
+      },
+    },
+    async (request, reply) => reply.code(201).send(await createEntries(db, request.access, request.body)),
   );
 
   app.get(

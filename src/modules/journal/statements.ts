@@ -11,6 +11,7 @@
  * Results come back as table rows (`entryRowOf`) and the lines as a JSON array whose amounts are text
  * (`LINES_JSON`, `lineRowOf`): NUMERIC never passes through a JS number.
  */
+import { v7 as uuidv7 } from 'uuid';
 import { type Db, run, statement } from '../../db/client.ts';
 import { Combiner, perDatabase } from '../../db/combiner.ts';
 import {
@@ -26,6 +27,7 @@ import {
   SEGREGATION,
   type SegregatedOperation,
 } from '../../domain/journal/workflow.ts';
+import { eventCte, type EventType, JOURNAL_ENTRY_SUMMARY } from '../events/record.ts';
 import { balancePostingCtes } from '../ledger/posting.ts';
 import type { EntryRow, LineRow, NewEntryRow, NewLineRow } from './repo.ts';
 
@@ -235,7 +237,7 @@ const CREATE = statement(
        fiscal_period smallint, reference_number text, description text, transaction_date date,
        document_date date, entry_type text, source_module text, source_document_ref text,
        is_multi_currency boolean, total_debits numeric, total_credits numeric, created_by uuid,
-       created_at timestamptz, audit_id uuid)),
+       created_at timestamptz, audit_id uuid, event_id uuid)),
    open_periods as (
      select p.fiscal_year, p.period_number from companies c
      join fiscal_periods p on p.organization_id = c.organization_id and p.company_id = c.id
@@ -281,7 +283,17 @@ const CREATE = statement(
    audit as (
      insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
      select a.audit_id, $1, a.created_by, 'Create', 'JournalEntry', a.id, null
-     from accepted a join header on header.id = a.id)
+     from accepted a join header on header.id = a.id),
+   ${eventCte('event', {
+     from: 'accepted a join header on header.id = a.id',
+     id: 'a.event_id',
+     organizationId: '$1',
+     type: 'JournalEntryCreated',
+     actorId: 'a.created_by',
+     resourceType: 'JournalEntry',
+     resourceId: 'header.id',
+     data: JOURNAL_ENTRY_SUMMARY('header'),
+   })}
    select header.*,
      (select ${LINES_JSON('l')} from lines l where l.journal_entry_id = header.id) as lines
    from header`,
@@ -292,6 +304,8 @@ export interface NewEntry {
   entry: Omit<NewEntryRow, 'entryNumber'> & { createdAt: Date };
   lines: NewLineRow[];
   auditId: string;
+  /** Id of the entry's `JournalEntryCreated` event (default: a new UUIDv7). */
+  eventId?: string;
 }
 
 /**
@@ -308,7 +322,7 @@ export async function insertEntries(db: Db, entries: NewEntry[]): Promise<(Store
     first.organizationId,
     first.companyId,
     JSON.stringify(
-      entries.map(({ entry: e, auditId }, ord) => ({
+      entries.map(({ entry: e, auditId, eventId }, ord) => ({
         ord,
         id: e.id,
         fiscal_year: e.fiscalYear,
@@ -326,6 +340,7 @@ export async function insertEntries(db: Db, entries: NewEntry[]): Promise<(Store
         created_by: e.createdBy,
         created_at: e.createdAt.toISOString(),
         audit_id: auditId,
+        event_id: eventId ?? uuidv7(),
       })),
     ),
     JSON.stringify(
@@ -392,9 +407,9 @@ function segregationAllows<O extends SegregatedOperation>(
 export type SimpleOperation = 'submit' | 'approve' | 'reject';
 
 /**
- * Submit, approve or reject: `$1` organization, `$2` entry, `$3` caller, `$4` now, `$5` audit id;
- * `extra` adds conditions on the locked row `e` (with its own parameter `$6`). The source and target
- * status are the move's in the workflow.
+ * Submit, approve or reject: `$1` organization, `$2` entry, `$3` caller, `$4` now, `$5` audit id,
+ * `$6` event id; `extra` adds conditions on the locked row `e` (with its own parameter `$7`). The
+ * source and target status are the move's in the workflow.
  */
 function transition(operation: SimpleOperation, set: string, action: string, extra = '') {
   const {
@@ -415,22 +430,38 @@ function transition(operation: SimpleOperation, set: string, action: string, ext
        insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
        select $5, $1, $3, '${action}', 'JournalEntry', u.id,
          '{"status": {"from": "${from}", "to": "${to}"}}'::jsonb
-       from u)
+       from u),
+     ${eventCte('event', {
+       from: 'u',
+       id: '$6::uuid',
+       organizationId: '$1',
+       type: TRANSITION_EVENTS[operation],
+       actorId: '$3',
+       resourceType: 'JournalEntry',
+       resourceId: 'u.id',
+       data: JOURNAL_ENTRY_SUMMARY('u'),
+     })}
      ${RETURN_ENTRY}`,
   );
 }
 
+const TRANSITION_EVENTS = {
+  submit: 'JournalEntrySubmitted',
+  approve: 'JournalEntryApproved',
+  reject: 'JournalEntryRejected',
+} as const satisfies Record<SimpleOperation, EventType>;
+
 const TRANSITIONS: Record<SimpleOperation, ReturnType<typeof statement>> = {
   submit: transition('submit', 'submitted_by = $3, submitted_at = $4', 'Submit'),
-  // $6: segregation of duties enforced.
+  // $7: segregation of duties enforced.
   approve: transition(
     'approve',
     'approved_by = $3, approved_at = $4',
     'Approve',
-    `and ${segregationAllows('approve', '$6::boolean', { caller: '$3' })}`,
+    `and ${segregationAllows('approve', '$7::boolean', { caller: '$3' })}`,
   ),
-  // $6: the rejection reason.
-  reject: transition('reject', 'rejected_by = $3, rejected_at = $4, rejection_reason = $6::text', 'Reject'),
+  // $7: the rejection reason.
+  reject: transition('reject', 'rejected_by = $3, rejected_at = $4, rejection_reason = $7::text', 'Reject'),
 };
 
 export type StoredEntry = StoredRows & { functionalCurrency: string };
@@ -448,9 +479,16 @@ function storedEntry(r: Record<string, unknown>): StoredEntry {
 export async function transitionEntry(
   db: Db,
   operation: SimpleOperation,
-  p: { organizationId: string; id: string; userId: string; auditId: string; extra?: unknown },
+  p: {
+    organizationId: string;
+    id: string;
+    userId: string;
+    auditId: string;
+    eventId?: string;
+    extra?: unknown;
+  },
 ): Promise<StoredEntry | null> {
-  const params: unknown[] = [p.organizationId, p.id, p.userId, new Date(), p.auditId];
+  const params: unknown[] = [p.organizationId, p.id, p.userId, new Date(), p.auditId, p.eventId ?? uuidv7()];
   if (operation !== 'submit') params.push(p.extra ?? null);
   const [r] = await run<Record<string, unknown>>(db, TRANSITIONS[operation], params);
   return r ? storedEntry(r) : null;
@@ -500,7 +538,17 @@ const POST = statement(
      insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
      select $5, $1, $3, 'Post', 'JournalEntry', u.id,
        jsonb_build_object('status', jsonb_build_object('from', guard.status, 'to', '${MOVES.post.to}'))
-     from u, guard)
+     from u, guard),
+   ${eventCte('event', {
+     from: 'u',
+     id: '$10::uuid',
+     organizationId: '$1',
+     type: 'JournalEntryPosted',
+     actorId: '$3',
+     resourceType: 'JournalEntry',
+     resourceId: 'u.id',
+     data: JOURNAL_ENTRY_SUMMARY('u'),
+   })}
    ${RETURN_ENTRY}`,
 );
 
@@ -523,6 +571,7 @@ export async function postEntry(
     segregation: boolean;
     postingDate: string;
     postedBy: string;
+    eventId?: string;
   },
 ): Promise<StoredEntry | null> {
   const [r] = await run<Record<string, unknown>>(db, POST, [
@@ -535,6 +584,7 @@ export async function postEntry(
     p.segregation,
     p.postingDate,
     p.postedBy,
+    p.eventId ?? uuidv7(),
   ]);
   return r ? storedEntry(r) : null;
 }

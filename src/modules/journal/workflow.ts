@@ -13,6 +13,7 @@ import { isClosingRelated, lineAccountsRefusal } from '../../domain/journal/rule
 import { MOVES, moveOf, segregationRefusal, type WorkflowPolicy } from '../../domain/journal/workflow.ts';
 import { type Access, type Action, PERMISSIONS, type Role, roleAtLeast } from '../../http/access.ts';
 import { type AuditAction, recordAudit } from '../audit/service.ts';
+import { type EventType, recordJournalEvents } from '../events/record.ts';
 import { addEntryToBalances } from '../ledger/posting.ts';
 import { organizationSettings } from '../organizations/service.ts';
 import { checkActor, checkCompany, locateEntry, lockEntryFor, lockPeriod, refuseIf } from './checks.ts';
@@ -28,6 +29,7 @@ import * as statements from './statements.ts';
 interface SimpleMove {
   action: Action;
   audit: AuditAction;
+  event: EventType;
   /** The columns it sets besides the status. */
   stamp(userId: string, now: Date, reason: string | null): Partial<NewEntryRow>;
   /** The value of its statement's own parameter, if it has one. */
@@ -38,17 +40,20 @@ const SIMPLE_MOVES: Record<statements.SimpleOperation, SimpleMove> = {
   submit: {
     action: 'journal_entry:edit',
     audit: 'Submit',
+    event: 'JournalEntrySubmitted',
     stamp: (userId, now) => ({ submittedBy: userId, submittedAt: now }),
   },
   approve: {
     action: 'journal_entry:approve',
     audit: 'Approve',
+    event: 'JournalEntryApproved',
     stamp: (userId, now) => ({ approvedBy: userId, approvedAt: now }),
     parameter: (policy) => policy.enforceSegregationOfDuties,
   },
   reject: {
     action: 'journal_entry:approve',
     audit: 'Reject',
+    event: 'JournalEntryRejected',
     stamp: (userId, now, reason) => ({ rejectedBy: userId, rejectedAt: now, rejectionReason: reason }),
     parameter: (_, reason) => reason,
   },
@@ -88,6 +93,7 @@ async function simpleTransition(
       id,
       userId: access.userId,
       auditId: uuidv7(),
+      eventId: uuidv7(),
       extra: move.parameter?.(settings, reason),
     });
     return stored && entryRecord(stored.row, stored.lines, stored.functionalCurrency);
@@ -111,6 +117,9 @@ async function simpleTransition(
       entityId: id,
       changes: { status: { from: row.status, to: updated.status } },
     });
+    await recordJournalEvents(tx, [
+      { organizationId, entryId: id, type: move.event, actorId: access.userId },
+    ]);
     return loadRecord(tx, updated);
   });
 }
@@ -157,6 +166,9 @@ export async function postEntry(
       entityId: id,
       changes: { status: { from: row.status, to: MOVES.post.to } },
     });
+    await recordJournalEvents(tx, [
+      { organizationId, entryId: id, type: 'JournalEntryPosted', actorId: access.userId },
+    ]);
     return entryRecord(updated, lines, company.functionalCurrency);
   });
 }
@@ -180,6 +192,7 @@ async function postEntryFast(
     segregation: settings.enforceSegregationOfDuties,
     postingDate: input.postingDate ?? todayIn(settings.defaultTimezone),
     postedBy: access.userId,
+    eventId: uuidv7(),
   });
   return stored && entryRecord(stored.row, stored.lines, stored.functionalCurrency);
 }

@@ -5,7 +5,9 @@
  * - `account_balances`, per organization, company, account, transaction date, fiscal year, fiscal
  *   period and closing flag;
  * - `account_month_balances`, its monthly roll-up: the same totals per calendar month, closing flag
- *   and adjustment period (13), kept equal to the daily rows summed per month.
+ *   and adjustment period (13), kept equal to the daily rows summed per month;
+ * - `account_currency_balances` and `account_currency_month_balances`: for lines in a foreign
+ *   currency, the net foreign and functional amounts per account, currency and day (and month).
  *
  * An entry's lines enter both in the transaction that books it, through ONE text of SQL: the journal's
  * one-statement post embeds it (`balancePostingCtes`), every other booking runs it on its own
@@ -29,7 +31,11 @@ export interface BalancePosting {
 
 /**
  * The CTEs `totals`, `daily` and `monthly` (to follow other CTEs of a WITH clause) that add the
- * functional amounts of the entry's lines, summed per account, to the daily and monthly balances.
+ * functional amounts of the entry's lines, summed per account, to the daily and monthly balances;
+ * and `fx_totals`, `fx_daily` and `fx_monthly`, which add the lines in a currency other than the
+ * company's functional one, summed per account and currency (net foreign and net functional amount),
+ * to the balances per transaction currency that foreign-currency revaluation reads. An entry whose
+ * lines are all in the functional currency writes no row there.
  */
 export function balancePostingCtes(p: BalancePosting): string {
   const { entry: u, organization, isClosing } = p;
@@ -56,7 +62,34 @@ export function balancePostingCtes(p: BalancePosting): string {
      from ${u}, totals t order by t.account_id
      on conflict (organization_id, company_id, account_id, month_start, is_closing, is_adjustment)
      do update set debit_total = m.debit_total + excluded.debit_total,
-       credit_total = m.credit_total + excluded.credit_total)`;
+       credit_total = m.credit_total + excluded.credit_total),
+   fx_totals as (
+     select l.account_id, l.currency,
+            coalesce(sum(l.debit_amount), 0) - coalesce(sum(l.credit_amount), 0) as foreign_net,
+            coalesce(sum(l.functional_debit_amount), 0) - coalesce(sum(l.functional_credit_amount), 0)
+              as functional_net
+     from ${u} join journal_lines l on l.organization_id = ${organization} and l.journal_entry_id = ${u}.id
+     join companies c on c.organization_id = ${organization} and c.id = ${u}.company_id
+     where l.currency <> c.functional_currency
+     group by l.account_id, l.currency),
+   fx_daily as (
+     insert into account_currency_balances as cb (organization_id, company_id, account_id, currency,
+       balance_date, foreign_net, functional_net)
+     select ${organization}, ${u}.company_id, t.account_id, t.currency, ${u}.transaction_date,
+       t.foreign_net, t.functional_net
+     from ${u}, fx_totals t order by t.account_id, t.currency
+     on conflict (organization_id, company_id, account_id, currency, balance_date)
+     do update set foreign_net = cb.foreign_net + excluded.foreign_net,
+       functional_net = cb.functional_net + excluded.functional_net),
+   fx_monthly as (
+     insert into account_currency_month_balances as cm (organization_id, company_id, account_id, currency,
+       month_start, foreign_net, functional_net)
+     select ${organization}, ${u}.company_id, t.account_id, t.currency,
+       date_trunc('month', ${u}.transaction_date)::date, t.foreign_net, t.functional_net
+     from ${u}, fx_totals t order by t.account_id, t.currency
+     on conflict (organization_id, company_id, month_start, account_id, currency)
+     do update set foreign_net = cm.foreign_net + excluded.foreign_net,
+       functional_net = cm.functional_net + excluded.functional_net)`;
 }
 
 /**
@@ -94,4 +127,98 @@ export async function rebuildMonthBalances(db: Queryable, organizationId: string
       fiscal_period = ${sql.raw(String(ADJUSTMENT_PERIOD))}, sum(debit_total), sum(credit_total)
     from account_balances where organization_id = ${organizationId}
     group by 1, 2, 3, 4, 5, 6`);
+}
+
+/**
+ * Adds the lines of many stored entries of one organization to the balances in ONE statement (bulk
+ * creation with immediate posting): the same upserts as `balancePostingCtes`, with the lines first
+ * summed per balance key — company, account, date, fiscal period and closing flag for the daily rows,
+ * company, account, month, closing and adjustment flags for the monthly ones — since one statement
+ * may not update a row twice. Lines in a currency other than their company's functional one also
+ * enter the balances per transaction currency (summed per company, account, currency and day or
+ * month), as `balancePostingCtes` does for one entry. Keys are upserted in ascending company and account order, as single
+ * postings do, so that concurrent postings lock balance rows in one order.
+ */
+export async function addEntriesToBalances(
+  tx: Queryable,
+  organizationId: string,
+  entryIds: string[],
+  closingEntryType: string,
+): Promise<void> {
+  if (entryIds.length === 0) return;
+  await tx.execute(
+    sql`with u as (
+          select id, company_id, transaction_date, fiscal_year, fiscal_period,
+            entry_type = ${closingEntryType} as is_closing
+          from journal_entries
+          where organization_id = ${organizationId} and id = any(${`{${entryIds.join(',')}}`}::uuid[])),
+        totals as (
+          select u.company_id, l.account_id, u.transaction_date, u.fiscal_year, u.fiscal_period, u.is_closing,
+            coalesce(sum(l.functional_debit_amount), 0) as debit,
+            coalesce(sum(l.functional_credit_amount), 0) as credit
+          from u join journal_lines l on l.organization_id = ${organizationId} and l.journal_entry_id = u.id
+          group by 1, 2, 3, 4, 5, 6),
+        daily as (
+          insert into account_balances as b (organization_id, company_id, account_id, balance_date,
+            fiscal_year, fiscal_period, is_closing, debit_total, credit_total)
+          select ${organizationId}, t.company_id, t.account_id, t.transaction_date, t.fiscal_year,
+            t.fiscal_period, t.is_closing, t.debit, t.credit
+          from totals t order by t.company_id, t.account_id, t.transaction_date, t.fiscal_year,
+            t.fiscal_period, t.is_closing
+          on conflict (organization_id, company_id, account_id, balance_date, fiscal_year, fiscal_period,
+            is_closing)
+          do update set debit_total = b.debit_total + excluded.debit_total,
+            credit_total = b.credit_total + excluded.credit_total),
+        monthly as (
+          insert into account_month_balances as m (organization_id, company_id, account_id, month_start,
+            is_closing, is_adjustment, debit_total, credit_total)
+          select ${organizationId}, t.company_id, t.account_id, date_trunc('month', t.transaction_date)::date,
+            t.is_closing, t.fiscal_period = ${sql.raw(String(ADJUSTMENT_PERIOD))}, sum(t.debit), sum(t.credit)
+          from totals t group by 2, 3, 4, 5, 6 order by 2, 3, 4, 5, 6
+          on conflict (organization_id, company_id, account_id, month_start, is_closing, is_adjustment)
+          do update set debit_total = m.debit_total + excluded.debit_total,
+            credit_total = m.credit_total + excluded.credit_total),
+        fx_totals as (
+          select u.company_id, l.account_id, l.currency, u.transaction_date,
+            coalesce(sum(l.debit_amount), 0) - coalesce(sum(l.credit_amount), 0) as foreign_net,
+            coalesce(sum(l.functional_debit_amount), 0) - coalesce(sum(l.functional_credit_amount), 0)
+              as functional_net
+          from u join journal_lines l on l.organization_id = ${organizationId} and l.journal_entry_id = u.id
+          join companies c on c.organization_id = ${organizationId} and c.id = u.company_id
+          where l.currency <> c.functional_currency
+          group by 1, 2, 3, 4),
+        fx_daily as (
+          insert into account_currency_balances as cb (organization_id, company_id, account_id, currency,
+            balance_date, foreign_net, functional_net)
+          select ${organizationId}, t.company_id, t.account_id, t.currency, t.transaction_date,
+            t.foreign_net, t.functional_net
+          from fx_totals t order by t.company_id, t.account_id, t.currency, t.transaction_date
+          on conflict (organization_id, company_id, account_id, currency, balance_date)
+          do update set foreign_net = cb.foreign_net + excluded.foreign_net,
+            functional_net = cb.functional_net + excluded.functional_net),
+        fx_monthly as (
+          insert into account_currency_month_balances as cm (organization_id, company_id, account_id,
+            currency, month_start, foreign_net, functional_net)
+          select ${organizationId}, t.company_id, t.account_id, t.currency,
+            date_trunc('month', t.transaction_date)::date, sum(t.foreign_net), sum(t.functional_net)
+          from fx_totals t group by 2, 3, 4, 5 order by 2, 3, 4, 5
+          on conflict (organization_id, company_id, month_start, account_id, currency)
+          do update set foreign_net = cm.foreign_net + excluded.foreign_net,
+            functional_net = cm.functional_net + excluded.functional_net)
+        select 1`,
+  );
+}
+
+/** Rebuilds an organization's monthly roll-up of the balances per transaction currency. */
+export async function rebuildCurrencyMonthBalances(db: Queryable, organizationId: string): Promise<void> {
+  await db.execute(
+    sql`delete from account_currency_month_balances where organization_id = ${organizationId}`,
+  );
+  await db.execute(sql`
+    insert into account_currency_month_balances (organization_id, company_id, account_id, currency,
+      month_start, foreign_net, functional_net)
+    select organization_id, company_id, account_id, currency, date_trunc('month', balance_date)::date,
+      sum(foreign_net), sum(functional_net)
+    from account_currency_balances where organization_id = ${organizationId}
+    group by 1, 2, 3, 4, 5`);
 }

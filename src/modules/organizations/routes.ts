@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { pageParams } from '../../http/pagination.ts';
+import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
 import {
   CurrencyCode,
@@ -268,7 +268,8 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['Audit log'],
         summary: 'Read the audit log',
-        description: 'Admin. Newest first.',
+        description:
+          'Admin. Newest first (createdAt descending, then id). Page with `limit` and `offset`, or with `after` (the `nextCursor` of the previous page), which stays stable while entries are written.',
         querystring: Type.Object({
           organizationId: Uuid,
           entityType: Type.Optional(StringEnum(AUDIT_ENTITY_TYPES)),
@@ -278,8 +279,9 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
           fromDate: Type.Optional(IsoDate),
           toDate: Type.Optional(IsoDate),
           ...PageQuery,
+          ...CursorQuery,
         }),
-        response: responses({ 200: Page('entries', AuditEntry) }),
+        response: responses({ 200: CursorPage('entries', AuditEntry) }),
       },
     },
     async (request) => {

@@ -7,7 +7,7 @@ import { addDays } from '../../domain/dates.ts';
 import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
 import { type Access, organizationNotFound, type Role } from '../../http/access.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
+import { type KeyColumn, keyset, type PageParams, paged } from '../../http/pagination.ts';
 import { diffChanges, recordAudit } from '../audit/service.ts';
 
 export interface OrganizationSettings {
@@ -474,6 +474,12 @@ export interface AuditQuery {
   toDate?: string;
 }
 
+/** The audit log's total order, as a keyset for cursor paging. */
+const AUDIT_ORDER: KeyColumn[] = [
+  { column: auditLog.createdAt, kind: 'timestamp', direction: 'desc' },
+  { column: auditLog.id, kind: 'uuid', direction: 'asc' },
+];
+
 export async function listAudit(db: Db, access: Access, q: AuditQuery, page: PageParams) {
   if (q.fromDate && q.toDate && q.fromDate > q.toDate) {
     throw new ValidationError([{ path: '/query/fromDate', message: 'fromDate must not be after toDate' }]);
@@ -487,17 +493,19 @@ export async function listAudit(db: Db, access: Access, q: AuditQuery, page: Pag
   if (q.fromDate) conds.push(gte(auditLog.createdAt, new Date(`${q.fromDate}T00:00:00.000Z`)));
   if (q.toDate) conds.push(lt(auditLog.createdAt, new Date(`${addDays(q.toDate, 1)}T00:00:00.000Z`)));
   const where = and(...conds);
-  const [rows, [total]] = await Promise.all([
+  const ks = keyset<typeof auditLog.$inferSelect>(AUDIT_ORDER, page, (r) => [r.createdAt, r.id]);
+  const [read, [total]] = await Promise.all([
     db
       .select()
       .from(auditLog)
-      .where(where)
+      .where(ks.condition ? and(where, ks.condition) : where)
       .orderBy(desc(auditLog.createdAt), asc(auditLog.id))
-      .limit(page.limit)
-      .offset(page.offset),
+      .limit(ks.limit)
+      .offset(ks.offset),
     db.select({ n: count() }).from(auditLog).where(where),
   ]);
-  return paged(
+  const { rows, nextCursor } = ks.finish(read);
+  const answer = paged(
     'entries',
     rows.map((r) => ({
       id: r.id,
@@ -512,4 +520,5 @@ export async function listAudit(db: Db, access: Access, q: AuditQuery, page: Pag
     Number(total?.n ?? 0),
     page,
   );
+  return { ...answer, ...(nextCursor === undefined ? {} : { nextCursor }) };
 }

@@ -1,5 +1,6 @@
 /** Company reports (contract 3.13): trial balance, balance sheet, income statement, cash flow, equity. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../../domain/errors.ts';
 import { responses } from '../../http/responses.ts';
 import {
@@ -12,6 +13,16 @@ import {
   Type,
   Uuid,
 } from '../../http/schemas.ts';
+import {
+  consolidatedTrialBalanceTable,
+  equityStatementTable,
+  statementTable,
+  type Table,
+  trialBalanceTable,
+} from '../../domain/reports/tabular.ts';
+import { EXPORT_FORMATS, exportFormat, sendTable } from '../../http/export.ts';
+import { findCompany } from '../companies/lookup.ts';
+import { checkGeneralLedgerQuery, generalLedger, generalLedgerTable } from './general-ledger.ts';
 import * as reports from './service.ts';
 
 // ---------------------------------------------------------------------------------------------------
@@ -43,6 +54,7 @@ const ReportSection = Type.Object({
 
 const TrialBalanceReport = Type.Object({
   companyId: Id,
+  companyName: Type.String(),
   asOfDate: Day,
   periodStartDate: Nullable(Day),
   currency: Type.String(),
@@ -65,6 +77,7 @@ const TrialBalanceReport = Type.Object({
 
 const BalanceSheetReport = Type.Object({
   companyId: Id,
+  companyName: Type.String(),
   asOfDate: Day,
   comparativeDate: Nullable(Day),
   currency: Type.String(),
@@ -83,6 +96,7 @@ const BalanceSheetReport = Type.Object({
 
 const IncomeStatementReport = Type.Object({
   companyId: Id,
+  companyName: Type.String(),
   periodStartDate: Day,
   periodEndDate: Day,
   comparativeStartDate: Nullable(Day),
@@ -117,6 +131,7 @@ const CashFlowSection = Type.Object({
 
 const CashFlowStatementReport = Type.Object({
   companyId: Id,
+  companyName: Type.String(),
   periodStartDate: Day,
   periodEndDate: Day,
   currency: Type.String(),
@@ -154,6 +169,7 @@ const EquityRow = Type.Object({
 
 const EquityStatementReport = Type.Object({
   companyId: Id,
+  companyName: Type.String(),
   periodStartDate: Day,
   periodEndDate: Day,
   currency: Type.String(),
@@ -163,6 +179,51 @@ const EquityStatementReport = Type.Object({
   closingBalances: EquityRow,
 });
 
+const GeneralLedgerReport = Type.Object({
+  companyId: Id,
+  companyName: Type.String(),
+  currency: Type.String(),
+  startDate: Day,
+  endDate: Day,
+  generatedAt: Timestamp,
+  accounts: Type.Array(
+    Type.Object({
+      accountId: Id,
+      accountNumber: Type.String(),
+      accountName: Type.String(),
+      accountType: Type.String(),
+      openingBalance: Money,
+      totalDebits: Money,
+      totalCredits: Money,
+      closingBalance: Money,
+    }),
+    { description: 'Every selected account with an opening balance or activity (all pages).' },
+  ),
+  lines: Type.Array(
+    Type.Object({
+      accountId: Id,
+      accountNumber: Type.String(),
+      entryId: Id,
+      entryNumber: Type.String(),
+      transactionDate: Day,
+      description: Type.String(),
+      lineNumber: Type.Integer(),
+      memo: Nullable(Type.String()),
+      counterpartAccounts: Type.Array(Type.String(), {
+        description: 'Numbers of the other accounts of the entry',
+      }),
+      debit: Money,
+      credit: Money,
+      runningBalance: Money,
+    }),
+  ),
+  total: Type.Integer({ description: 'Number of lines of every page' }),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+});
+
+const AccountNumber = Type.String({ pattern: '^[1-9][0-9]{3,9}$', description: 'Account number' });
+
 // ---------------------------------------------------------------------------------------------------
 // Query schemas and step-5 cross-field checks
 // ---------------------------------------------------------------------------------------------------
@@ -170,7 +231,13 @@ const EquityStatementReport = Type.Object({
 const CommonQuery = {
   organizationId: Uuid,
   companyId: Uuid,
-  format: Type.Optional(StringEnum(['json'] as const, { description: 'Only `json` is offered' })),
+  format: Type.Optional(
+    StringEnum(EXPORT_FORMATS, {
+      description:
+        'Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses ' +
+        '(`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`).',
+    }),
+  ),
 };
 
 const PeriodQuery = Type.Object({
@@ -180,10 +247,44 @@ const PeriodQuery = Type.Object({
 });
 
 const tags = ['Company reports'];
+
+/** Report converters by report name (file names and sheet titles use the name). */
+export const REPORT_TABLES: Record<string, (title: string, report: Record<string, unknown>) => Table> = {
+  'trial-balance': trialBalanceTable,
+  'balance-sheet': statementTable,
+  'income-statement': statementTable,
+  'cash-flow': statementTable,
+  'equity-statement': equityStatementTable,
+  'consolidated-trial-balance': consolidatedTrialBalanceTable,
+};
+
+const TITLES: Record<string, string> = {
+  'trial-balance': 'Trial balance',
+  'balance-sheet': 'Balance sheet',
+  'income-statement': 'Income statement',
+  'cash-flow': 'Cash flow statement',
+  'equity-statement': 'Equity statement',
+};
 const ERRORS = 'Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.';
 
 export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.deps;
+
+  /** The report as JSON, or as the CSV or XLSX file the request asks for. */
+  async function answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    name: string,
+    report: object,
+    q: { organizationId: string; companyId: string; format?: string | undefined },
+    date: string,
+  ) {
+    const format = exportFormat(request, q.format);
+    if (format === 'json') return report;
+    const company = await findCompany(db, q.organizationId, q.companyId);
+    const table = REPORT_TABLES[name]!(TITLES[name]!, report as Record<string, unknown>);
+    return sendTable(reply, format, table, [company?.name ?? q.companyId, name, date]);
+  }
 
   app.get(
     '/api/v1/reports/trial-balance',
@@ -206,10 +307,10 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: TrialBalanceReport }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       if (q.periodStartDate !== undefined) reports.checkPeriod(q.periodStartDate, q.asOfDate);
-      return reports.trialBalance(db, request.access, {
+      const report = await reports.trialBalance(db, request.access, {
         organizationId: q.organizationId,
         companyId: q.companyId,
         asOfDate: q.asOfDate,
@@ -217,6 +318,60 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         excludeZeroBalances: q.excludeZeroBalances ?? true,
         excludeClosingEntries: q.excludeClosingEntries ?? false,
       });
+      return answer(request, reply, 'trial-balance', report, q, q.asOfDate);
+    },
+  );
+
+  app.get(
+    '/api/v1/reports/general-ledger',
+    {
+      schema: {
+        tags,
+        summary: 'General ledger (account activity)',
+        description:
+          'Viewer. The posted lines of one account (`accountId`), a range of account numbers ' +
+          '(`accountNumberFrom`/`accountNumberTo`, inclusive, numeric order) or every account of the company ' +
+          'from `startDate` to `endDate`: entry number, date, description, the other accounts of the entry, ' +
+          "debit, credit and running balance, with each account's opening and closing balance. Balances are " +
+          'debit-positive (debit − credit) in the functional currency. Lines are paginated (`limit`, ' +
+          '`offset`); CSV and XLSX exports hold every line. ' +
+          '400 InvalidReportPeriodError {periodStart, periodEnd} when startDate > endDate; ' +
+          "404 AccountNotFoundError {accountId} when the account is not one of the company's. " +
+          ERRORS,
+        querystring: Type.Object({
+          ...CommonQuery,
+          accountId: Type.Optional(Uuid),
+          accountNumberFrom: Type.Optional(AccountNumber),
+          accountNumberTo: Type.Optional(AccountNumber),
+          startDate: IsoDate,
+          endDate: IsoDate,
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+          offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+        }),
+        response: responses({ 200: GeneralLedgerReport }),
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const query = {
+        organizationId: q.organizationId,
+        companyId: q.companyId,
+        accountId: q.accountId,
+        accountNumberFrom: q.accountNumberFrom,
+        accountNumberTo: q.accountNumberTo,
+        startDate: q.startDate,
+        endDate: q.endDate,
+      };
+      checkGeneralLedgerQuery(query);
+      const format = exportFormat(request, q.format);
+      const page = format === 'json' ? { limit: q.limit ?? 100, offset: q.offset ?? 0 } : null;
+      const report = await generalLedger(db, request.access, query, page);
+      if (format === 'json') return report;
+      return sendTable(reply, format, generalLedgerTable(report), [
+        report.companyName,
+        'general-ledger',
+        q.endDate,
+      ]);
     },
   );
 
@@ -239,15 +394,16 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: BalanceSheetReport }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
-      return reports.balanceSheet(db, request.access, {
+      const report = await reports.balanceSheet(db, request.access, {
         organizationId: q.organizationId,
         companyId: q.companyId,
         asOfDate: q.asOfDate,
         comparativeDate: q.comparativeDate ?? null,
         includeZeroBalances: q.includeZeroBalances ?? false,
       });
+      return answer(request, reply, 'balance-sheet', report, q, q.asOfDate);
     },
   );
 
@@ -272,7 +428,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: IncomeStatementReport }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       const cs = q.comparativeStartDate;
       const ce = q.comparativeEndDate;
@@ -285,7 +441,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       reports.checkPeriod(q.periodStartDate, q.periodEndDate);
       if (cs !== undefined && ce !== undefined) reports.checkPeriod(cs, ce);
-      return reports.incomeStatement(db, request.access, {
+      const report = await reports.incomeStatement(db, request.access, {
         organizationId: q.organizationId,
         companyId: q.companyId,
         periodStartDate: q.periodStartDate,
@@ -293,6 +449,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         comparativeStartDate: cs ?? null,
         comparativeEndDate: ce ?? null,
       });
+      return answer(request, reply, 'income-statement', report, q, q.periodEndDate);
     },
   );
 
@@ -313,15 +470,16 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: CashFlowStatementReport }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       reports.checkPeriod(q.periodStartDate, q.periodEndDate);
-      return reports.cashFlow(db, request.access, {
+      const report = await reports.cashFlow(db, request.access, {
         organizationId: q.organizationId,
         companyId: q.companyId,
         periodStartDate: q.periodStartDate,
         periodEndDate: q.periodEndDate,
       });
+      return answer(request, reply, 'cash-flow', report, q, q.periodEndDate);
     },
   );
 
@@ -340,15 +498,16 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: EquityStatementReport }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       reports.checkPeriod(q.periodStartDate, q.periodEndDate);
-      return reports.equityStatement(db, request.access, {
+      const report = await reports.equityStatement(db, request.access, {
         organizationId: q.organizationId,
         companyId: q.companyId,
         periodStartDate: q.periodStartDate,
         periodEndDate: q.periodEndDate,
       });
+      return answer(request, reply, 'equity-statement', report, q, q.periodEndDate);
     },
   );
 };

@@ -63,6 +63,8 @@ interface ReportScope {
 interface Context {
   company: CompanyRow;
   header: { companyId: string; currency: string; generatedAt: string };
+  /** The company's name, which every company report carries besides its id. */
+  companyName: string;
 }
 
 /** Steps 7–10 shared by every report: organization and membership, role, then the company. */
@@ -71,6 +73,7 @@ async function enter(db: Db, access: Access, scope: ReportScope): Promise<Contex
   const company = await requireCompany(db, scope.organizationId, scope.companyId);
   return {
     company,
+    companyName: company.name,
     header: {
       companyId: company.id,
       currency: company.functionalCurrency,
@@ -78,6 +81,13 @@ async function enter(db: Db, access: Access, scope: ReportScope): Promise<Contex
     },
   };
 }
+
+/** A built report with the company's name after its id. */
+function named<R extends { companyId: string }>(ctx: Context, report: R): Named<R> {
+  const { companyId, ...rest } = report;
+  return { companyId, companyName: ctx.companyName, ...rest } as Named<R>;
+}
+export type Named<R> = R & { companyName: string };
 
 /**
  * Runs the report's single aggregation, then loads the chart of accounts. Accounts that were ever
@@ -124,20 +134,23 @@ export async function trialBalance(
   db: Db,
   access: Access,
   q: TrialBalanceQuery,
-): Promise<TrialBalanceReport> {
+): Promise<Named<TrialBalanceReport>> {
   const ctx = await enter(db, access, q);
   const conditions = [onOrBefore(q.asOfDate)];
   if (q.periodStartDate !== null) conditions.push(within(q.periodStartDate, q.asOfDate));
   if (q.excludeClosingEntries) conditions.push(notClosing);
   const { accounts, rows } = await figures(db, ctx, all(...conditions), { inScope: all() });
-  return buildTrialBalance({
-    ...ctx.header,
-    asOfDate: q.asOfDate,
-    periodStartDate: q.periodStartDate,
-    accounts,
-    figures: rows.inScope,
-    excludeZeroBalances: q.excludeZeroBalances,
-  });
+  return named(
+    ctx,
+    buildTrialBalance({
+      ...ctx.header,
+      asOfDate: q.asOfDate,
+      periodStartDate: q.periodStartDate,
+      accounts,
+      figures: rows.inScope,
+      excludeZeroBalances: q.excludeZeroBalances,
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -152,7 +165,7 @@ export async function balanceSheet(
   db: Db,
   access: Access,
   q: BalanceSheetQuery,
-): Promise<BalanceSheetReport> {
+): Promise<Named<BalanceSheetReport>> {
   const ctx = await enter(db, access, q);
   const fye = fiscalYearEndOf(ctx.company);
   const yearStart = (d: string) => fiscalYearStartDate(fye, fiscalYearOf(fye, d));
@@ -174,15 +187,18 @@ export async function balanceSheet(
       priorUnclosedEarnings: prior,
     };
   };
-  return buildBalanceSheet({
-    ...ctx.header,
-    asOfDate: q.asOfDate,
-    comparativeDate: q.comparativeDate,
-    ...at(0),
-    comparative: q.comparativeDate === null ? null : at(1),
-    accounts,
-    includeZeroBalances: q.includeZeroBalances,
-  });
+  return named(
+    ctx,
+    buildBalanceSheet({
+      ...ctx.header,
+      asOfDate: q.asOfDate,
+      comparativeDate: q.comparativeDate,
+      ...at(0),
+      comparative: q.comparativeDate === null ? null : at(1),
+      accounts,
+      includeZeroBalances: q.includeZeroBalances,
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -198,7 +214,7 @@ export async function incomeStatement(
   db: Db,
   access: Access,
   q: IncomeStatementQuery,
-): Promise<IncomeStatementReport> {
+): Promise<Named<IncomeStatementReport>> {
   const ctx = await enter(db, access, q);
   const comparative =
     q.comparativeStartDate !== null && q.comparativeEndDate !== null
@@ -209,16 +225,19 @@ export async function incomeStatement(
   if (comparative) buckets.comparative = within(comparative.start, comparative.end);
   const scope = all(notClosing, any(...Object.values(buckets)));
   const { accounts, rows } = await figures(db, ctx, scope, buckets);
-  return buildIncomeStatement({
-    ...ctx.header,
-    periodStartDate: q.periodStartDate,
-    periodEndDate: q.periodEndDate,
-    comparativeStartDate: comparative?.start ?? null,
-    comparativeEndDate: comparative?.end ?? null,
-    accounts,
-    activity: rows.current ?? [],
-    comparativeActivity: comparative ? (rows.comparative ?? []) : null,
-  });
+  return named(
+    ctx,
+    buildIncomeStatement({
+      ...ctx.header,
+      periodStartDate: q.periodStartDate,
+      periodEndDate: q.periodEndDate,
+      comparativeStartDate: comparative?.start ?? null,
+      comparativeEndDate: comparative?.end ?? null,
+      accounts,
+      activity: rows.current ?? [],
+      comparativeActivity: comparative ? (rows.comparative ?? []) : null,
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -228,7 +247,11 @@ export interface PeriodQuery extends ReportScope {
   periodEndDate: string;
 }
 
-export async function cashFlow(db: Db, access: Access, q: PeriodQuery): Promise<CashFlowStatementReport> {
+export async function cashFlow(
+  db: Db,
+  access: Access,
+  q: PeriodQuery,
+): Promise<Named<CashFlowStatementReport>> {
   const ctx = await enter(db, access, q);
   // Everything excludes closing-related entries (3.13.5).
   const { accounts, rows } = await figures(db, ctx, all(notClosing, onOrBefore(q.periodEndDate)), {
@@ -236,22 +259,25 @@ export async function cashFlow(db: Db, access: Access, q: PeriodQuery): Promise<
     beginning: onOrBefore(addDays(q.periodStartDate, -1)),
     ending: all(),
   });
-  return buildCashFlowStatement({
-    ...ctx.header,
-    periodStartDate: q.periodStartDate,
-    periodEndDate: q.periodEndDate,
-    accounts,
-    activity: rows.activity,
-    beginningBalances: rows.beginning,
-    endingBalances: rows.ending,
-  });
+  return named(
+    ctx,
+    buildCashFlowStatement({
+      ...ctx.header,
+      periodStartDate: q.periodStartDate,
+      periodEndDate: q.periodEndDate,
+      accounts,
+      activity: rows.activity,
+      beginningBalances: rows.beginning,
+      endingBalances: rows.ending,
+    }),
+  );
 }
 
 export async function equityStatement(
   db: Db,
   access: Access,
   q: PeriodQuery,
-): Promise<EquityStatementReport> {
+): Promise<Named<EquityStatementReport>> {
   const ctx = await enter(db, access, q);
   // Opening and closing balances include closing entries; movements exclude them (3.13.6).
   const { accounts, rows } = await figures(db, ctx, onOrBefore(q.periodEndDate), {
@@ -259,13 +285,16 @@ export async function equityStatement(
     closing: all(),
     activity: all(notClosing, within(q.periodStartDate, q.periodEndDate)),
   });
-  return buildEquityStatement({
-    ...ctx.header,
-    periodStartDate: q.periodStartDate,
-    periodEndDate: q.periodEndDate,
-    accounts,
-    openingBalances: rows.opening,
-    closingBalances: rows.closing,
-    activity: rows.activity,
-  });
+  return named(
+    ctx,
+    buildEquityStatement({
+      ...ctx.header,
+      periodStartDate: q.periodStartDate,
+      periodEndDate: q.periodEndDate,
+      accounts,
+      openingBalances: rows.opening,
+      closingBalances: rows.closing,
+      activity: rows.activity,
+    }),
+  );
 }

@@ -388,6 +388,8 @@ export class ViewComputation {
       if (!patternCache.has(text)) patternCache.set(text, parsePattern(text));
       return patternCache.get(text) ?? null;
     };
+    // Companies whose non-zero balances a rule's selectors matched (for IC_DIFFERENCE, added later).
+    let touched = new Set<string>();
     const matchedSum = (selectors: AccountSelectorInput[]): Decimal => {
       const seen = new Set<string>();
       let total = ZERO;
@@ -404,6 +406,7 @@ export class ViewComputation {
             if (seen.has(id)) continue;
             seen.add(id);
             total = total.plus(v);
+            if (!v.isZero()) touched.add(cid);
           }
         }
       }
@@ -413,8 +416,10 @@ export class ViewComputation {
     const received: IcItem[] = [];
 
     for (const rule of this.setup.rules) {
+      touched = new Set<string>();
       const S = matchedSum(rule.sourceAccounts);
       const T = rule.targetAccounts.length > 0 ? matchedSum(rule.targetAccounts) : ZERO;
+      const ruleCompanies = touched;
       const base = {
         eliminationRuleId: rule.id,
         ruleName: rule.name,
@@ -510,6 +515,27 @@ export class ViewComputation {
         amount: money(A, G),
         intercompanyTransactionIds: ids,
       });
+      // Added with the IC_DIFFERENCE warning: a balance-based rule whose sides differ.
+      if (mine.length === 0 && rule.targetAccounts.length > 0 && !S.abs().equals(T.abs())) {
+        const names = [...ruleCompanies]
+          .map((id) => this.setup.companies.get(id)!)
+          .sort(
+            (a, b) =>
+              cmpStr(a.companyName.toLowerCase(), b.companyName.toLowerCase()) ||
+              cmpStr(a.companyId, b.companyId),
+          )
+          .map((c) => c.companyName);
+        this.eliminationIssues.push({
+          severity: 'Warning',
+          code: 'IC_DIFFERENCE',
+          message:
+            `Rule '${rule.name}' eliminated ${money(A, G).value} ${G} of balances that differ: ` +
+            `source ${money(S, G).value}, target ${money(T, G).value}; a residual of ` +
+            `${money(S.abs().minus(T.abs()).abs(), G).value} ${G} remains on the consolidated statements ` +
+            `(companies: ${names.join(', ')})`,
+          entityReference: rule.id,
+        });
+      }
     }
     const receivedIds = new Set(received.map((r) => r.tx.id));
     for (const item of this.icItems) {

@@ -149,7 +149,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `PasswordWeakError` {requirements}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `PasswordWeakError` {requirements}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -280,7 +280,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -576,7 +576,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -784,7 +784,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `ChangePasswordError`, `PasswordWeakError` {requirements}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `ChangePasswordError`, `PasswordWeakError` {requirements}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -861,6 +861,7 @@ export interface paths {
             parameters: {
                 query?: {
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
                 };
                 header?: never;
@@ -908,7 +909,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -972,7 +973,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1002,6 +1006,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -1033,7 +1039,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1051,13 +1057,13 @@ export interface paths {
                         "application/json": components["schemas"]["UnauthorizedError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `OrganizationNameAlreadyExistsError` {name}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `OrganizationNameAlreadyExistsError` {name}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["OrganizationNameAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["OrganizationNameAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -1161,7 +1167,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1306,7 +1312,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1342,13 +1348,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `OrganizationNameAlreadyExistsError` {name}. */
+                /** @description Conflict. `_tag`: `OrganizationNameAlreadyExistsError` {name}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["OrganizationNameAlreadyExistsError"];
+                        "application/json": components["schemas"]["OrganizationNameAlreadyExistsError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -1413,7 +1419,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1517,6 +1523,7 @@ export interface paths {
                 query?: {
                     role?: "owner" | "admin" | "member" | "viewer";
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
                 };
                 header?: never;
@@ -1561,7 +1568,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1643,7 +1650,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 OrganizationNotFoundError */
                     organizationId: string;
@@ -1663,6 +1673,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -1688,7 +1700,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1724,13 +1736,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["UserNotFoundByEmailError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `UserAlreadyMemberError` {userId, organizationId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `UserAlreadyMemberError` {userId, organizationId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["UserAlreadyMemberError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["UserAlreadyMemberError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -1838,7 +1850,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1874,13 +1886,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["MembershipNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `OwnerCannotBeRemovedError` {organizationId}. */
+                /** @description Conflict. `_tag`: `OwnerCannotBeRemovedError` {organizationId}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["OwnerCannotBeRemovedError"];
+                        "application/json": components["schemas"]["OwnerCannotBeRemovedError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -1947,7 +1959,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2044,14 +2056,14 @@ export interface paths {
         };
         /**
          * Read the audit log
-         * @description Admin. Newest first.
+         * @description Admin. Newest first (createdAt descending, then id). Page with `limit` and `offset`, or with `after` (the `nextCursor` of the previous page), which stays stable while entries are written.
          */
         get: {
             parameters: {
                 query: {
                     /** @description UUID */
                     organizationId: string;
-                    entityType?: "Organization" | "Membership" | "Company" | "Account" | "FiscalYear" | "FiscalPeriod" | "JournalEntry" | "ExchangeRate" | "IntercompanyTransaction" | "ConsolidationGroup" | "ConsolidationMember" | "EliminationRule" | "ConsolidationRun";
+                    entityType?: "Organization" | "Membership" | "Company" | "Account" | "FiscalYear" | "FiscalPeriod" | "JournalEntry" | "ExchangeRate" | "IntercompanyTransaction" | "ConsolidationGroup" | "ConsolidationMember" | "EliminationRule" | "ConsolidationRun" | "GroupAccount" | "GroupAccountMapping" | "ConsolidationAdjustment" | "FxRevaluation" | "WebhookEndpoint";
                     entityId?: string;
                     /** @description UUID */
                     userId?: string;
@@ -2061,7 +2073,10 @@ export interface paths {
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     toDate?: string;
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
+                    /** @description The `nextCursor` of the previous page: the page starts right after that item. Not combinable with a non-zero `offset`. Stable while items are being added: nothing is skipped or repeated. */
+                    after?: string;
                 };
                 header?: never;
                 path?: never;
@@ -2098,10 +2113,12 @@ export interface paths {
                             total: number;
                             limit: number;
                             offset: number;
+                            /** @description Present when another page follows: pass it as `after` to read it. Absent on the last page. Opaque: do not parse it. */
+                            nextCursor?: string;
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2203,6 +2220,7 @@ export interface paths {
                     /** @description Country code, optionally followed by a subdivision (US-DE) */
                     jurisdiction?: string;
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
                 };
                 header?: never;
@@ -2247,6 +2265,8 @@ export interface paths {
                                     day: number;
                                 };
                                 retainedEarningsAccountId: string | null;
+                                unrealizedFxGainLossAccountId: string | null;
+                                realizedFxGainLossAccountId: string | null;
                                 isActive: boolean;
                                 /**
                                  * Format: date-time
@@ -2265,7 +2285,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2347,7 +2367,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2397,6 +2420,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -2429,6 +2454,8 @@ export interface paths {
                                 day: number;
                             };
                             retainedEarningsAccountId: string | null;
+                            unrealizedFxGainLossAccountId: string | null;
+                            realizedFxGainLossAccountId: string | null;
                             isActive: boolean;
                             /**
                              * Format: date-time
@@ -2443,7 +2470,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2479,13 +2506,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `CompanyNameAlreadyExistsError` {name, organizationId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `CompanyNameAlreadyExistsError` {name, organizationId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["CompanyNameAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["CompanyNameAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -2592,6 +2619,8 @@ export interface paths {
                                 day: number;
                             };
                             retainedEarningsAccountId: string | null;
+                            unrealizedFxGainLossAccountId: string | null;
+                            realizedFxGainLossAccountId: string | null;
                             isActive: boolean;
                             /**
                              * Format: date-time
@@ -2606,7 +2635,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2735,6 +2764,8 @@ export interface paths {
                             day: number;
                         };
                         retainedEarningsAccountId?: string | null;
+                        unrealizedFxGainLossAccountId?: string | null;
+                        realizedFxGainLossAccountId?: string | null;
                         isActive?: boolean | null;
                     };
                 };
@@ -2775,6 +2806,8 @@ export interface paths {
                                 day: number;
                             };
                             retainedEarningsAccountId: string | null;
+                            unrealizedFxGainLossAccountId: string | null;
+                            realizedFxGainLossAccountId: string | null;
                             isActive: boolean;
                             /**
                              * Format: date-time
@@ -2789,13 +2822,13 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidRetainedEarningsAccountError` {accountId, accountType, accountCategory}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidRetainedEarningsAccountError` {accountId, accountType, accountCategory}, `InvalidFxGainLossAccountError` {accountId, setting, accountType}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidRetainedEarningsAccountError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidRetainedEarningsAccountError"] | components["schemas"]["InvalidFxGainLossAccountError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -2825,13 +2858,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"] | components["schemas"]["AccountNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `CompanyNameAlreadyExistsError` {name, organizationId}, `FiscalYearEndChangeNotAllowedError` {companyId, fiscalYearCount}, `CompanyHasUnpostedEntriesError` {companyId, unpostedEntryCount}. */
+                /** @description Conflict. `_tag`: `CompanyNameAlreadyExistsError` {name, organizationId}, `FiscalYearEndChangeNotAllowedError` {companyId, fiscalYearCount}, `CompanyHasUnpostedEntriesError` {companyId, unpostedEntryCount}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["CompanyNameAlreadyExistsError"] | components["schemas"]["FiscalYearEndChangeNotAllowedError"] | components["schemas"]["CompanyHasUnpostedEntriesError"];
+                        "application/json": components["schemas"]["CompanyNameAlreadyExistsError"] | components["schemas"]["FiscalYearEndChangeNotAllowedError"] | components["schemas"]["CompanyHasUnpostedEntriesError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -2898,7 +2931,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3012,6 +3045,7 @@ export interface paths {
                     /** @description UUID */
                     parentAccountId?: string;
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
                 };
                 header?: never;
@@ -3069,7 +3103,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3151,7 +3185,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3185,6 +3222,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -3226,7 +3265,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `ParentAccountDifferentCompanyError` {accountCompanyId, parentAccountCompanyId}, `AccountTypeMismatchError` {accountType, parentAccountId, parentAccountType}, `InvalidRetainedEarningsAccountError` {accountId, accountType, accountCategory}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `ParentAccountDifferentCompanyError` {accountCompanyId, parentAccountCompanyId}, `AccountTypeMismatchError` {accountType, parentAccountId, parentAccountType}, `InvalidRetainedEarningsAccountError` {accountId, accountType, accountCategory}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3262,13 +3301,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"] | components["schemas"]["ParentAccountNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `AccountNumberAlreadyExistsError` {accountNumber, companyId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `AccountNumberAlreadyExistsError` {accountNumber, companyId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["AccountNumberAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["AccountNumberAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -3384,7 +3423,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3546,7 +3585,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `CircularAccountReferenceError` {accountId, parentAccountId}, `InvalidRetainedEarningsAccountError` {accountId, accountType, accountCategory}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `CircularAccountReferenceError` {accountId, parentAccountId}, `InvalidRetainedEarningsAccountError` {accountId, accountType, accountCategory}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3582,13 +3621,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["AccountNotFoundError"] | components["schemas"]["CompanyNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `HasActiveChildAccountsError` {accountId, childCount}, `AccountInUseError` {accountId, reason}. */
+                /** @description Conflict. `_tag`: `HasActiveChildAccountsError` {accountId, childCount}, `AccountInUseError` {accountId, reason}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["HasActiveChildAccountsError"] | components["schemas"]["AccountInUseError"];
+                        "application/json": components["schemas"]["HasActiveChildAccountsError"] | components["schemas"]["AccountInUseError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -3655,7 +3694,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3887,7 +3926,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3976,7 +4015,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description Template type: GeneralBusiness, Manufacturing, ServiceBusiness or HoldingCompany */
                     type: string;
@@ -3997,6 +4039,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -4010,7 +4054,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4046,13 +4090,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["AccountTemplateNotFoundError"] | components["schemas"]["CompanyNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `AccountsAlreadyExistError` {companyId, accountCount}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `AccountsAlreadyExistError` {companyId, accountCount}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["AccountsAlreadyExistError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["AccountsAlreadyExistError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -4115,6 +4159,7 @@ export interface paths {
                 query?: {
                     status?: "Open" | "Closed";
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
                 };
                 header?: never;
@@ -4198,7 +4243,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4280,7 +4325,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 OrganizationNotFoundError */
                     organizationId: string;
@@ -4311,6 +4359,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -4373,7 +4423,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4409,13 +4459,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"] | components["schemas"]["FiscalYearNotFoundError"] | components["schemas"]["FiscalPeriodNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `FiscalYearAlreadyExistsError` {companyId, year}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `FiscalYearAlreadyExistsError` {companyId, year}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["FiscalYearAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["FiscalYearAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -4554,7 +4604,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4652,6 +4702,7 @@ export interface paths {
                 query?: {
                     status?: "Open" | "Closed";
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
                 };
                 header?: never;
@@ -4710,7 +4761,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4859,7 +4910,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4957,7 +5008,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 OrganizationNotFoundError */
                     organizationId: string;
@@ -4975,6 +5029,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -5010,7 +5066,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidPeriodStatusTransitionError` {fiscalPeriodId, currentStatus, targetStatus}, `FiscalPeriodClosedError` {companyId, fiscalYear, periodNumber, periodStatus}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidPeriodStatusTransitionError` {fiscalPeriodId, currentStatus, targetStatus}, `FiscalPeriodClosedError` {companyId, fiscalYear, periodNumber, periodStatus}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5046,13 +5102,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"] | components["schemas"]["FiscalYearNotFoundError"] | components["schemas"]["FiscalPeriodNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -5115,7 +5171,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 OrganizationNotFoundError */
                     organizationId: string;
@@ -5139,6 +5198,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -5174,7 +5235,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidPeriodStatusTransitionError` {fiscalPeriodId, currentStatus, targetStatus}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidPeriodStatusTransitionError` {fiscalPeriodId, currentStatus, targetStatus}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5210,13 +5271,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"] | components["schemas"]["FiscalYearNotFoundError"] | components["schemas"]["FiscalPeriodNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `YearAlreadyClosedError` {fiscalYearId, year}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `YearAlreadyClosedError` {fiscalYearId, year}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["YearAlreadyClosedError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["YearAlreadyClosedError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -5278,6 +5339,7 @@ export interface paths {
             parameters: {
                 query?: {
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
                 };
                 header?: never;
@@ -5323,7 +5385,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5451,7 +5513,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5590,7 +5652,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5699,6 +5761,7 @@ export interface paths {
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     endDate?: string;
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
                 };
                 header?: never;
@@ -5748,7 +5811,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5830,7 +5893,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -5867,6 +5933,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -5900,7 +5968,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCurrencyExchangeRateError` {currency}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCurrencyExchangeRateError` {currency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5936,13 +6004,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `ExchangeRateAlreadyExistsError` {fromCurrency, toCurrency, effectiveDate, rateType}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `ExchangeRateAlreadyExistsError` {fromCurrency, toCurrency, effectiveDate, rateType}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ExchangeRateAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["ExchangeRateAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -6089,7 +6157,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCurrencyExchangeRateError` {currency}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCurrencyExchangeRateError` {currency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6269,7 +6337,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCurrencyExchangeRateError` {currency}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCurrencyExchangeRateError` {currency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6451,7 +6519,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCurrencyExchangeRateError` {currency}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCurrencyExchangeRateError` {currency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6634,7 +6702,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCurrencyExchangeRateError` {currency}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCurrencyExchangeRateError` {currency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6817,7 +6885,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCurrencyExchangeRateError` {currency}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCurrencyExchangeRateError` {currency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6961,7 +7029,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7063,7 +7131,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7167,7 +7235,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7206,6 +7277,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -7242,7 +7315,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCurrencyExchangeRateError` {currency}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCurrencyExchangeRateError` {currency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7278,13 +7351,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `ExchangeRateAlreadyExistsError` {fromCurrency, toCurrency, effectiveDate, rateType}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `ExchangeRateAlreadyExistsError` {fromCurrency, toCurrency, effectiveDate, rateType}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ExchangeRateAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["ExchangeRateAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -7349,8 +7422,8 @@ export interface paths {
                     organizationId: string;
                     /** @description UUID */
                     companyId: string;
-                    /** @description Only `json` is offered */
-                    format?: "json";
+                    /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
+                    format?: "json" | "csv" | "xlsx";
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     asOfDate: string;
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
@@ -7373,6 +7446,7 @@ export interface paths {
                         "application/json": {
                             /** @description UUID */
                             companyId: string;
+                            companyName: string;
                             /**
                              * Format: date
                              * @description Date YYYY-MM-DD
@@ -7417,7 +7491,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7499,6 +7573,221 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reports/general-ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * General ledger (account activity)
+         * @description Viewer. The posted lines of one account (`accountId`), a range of account numbers (`accountNumberFrom`/`accountNumberTo`, inclusive, numeric order) or every account of the company from `startDate` to `endDate`: entry number, date, description, the other accounts of the entry, debit, credit and running balance, with each account's opening and closing balance. Balances are debit-positive (debit − credit) in the functional currency. Lines are paginated (`limit`, `offset`); CSV and XLSX exports hold every line. 400 InvalidReportPeriodError {periodStart, periodEnd} when startDate > endDate; 404 AccountNotFoundError {accountId} when the account is not one of the company's. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description UUID */
+                    organizationId: string;
+                    /** @description UUID */
+                    companyId: string;
+                    /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
+                    format?: "json" | "csv" | "xlsx";
+                    /** @description UUID */
+                    accountId?: string;
+                    /** @description Account number */
+                    accountNumberFrom?: string;
+                    /** @description Account number */
+                    accountNumberTo?: string;
+                    /** @description Date YYYY-MM-DD (years 1900–2999) */
+                    startDate: string;
+                    /** @description Date YYYY-MM-DD (years 1900–2999) */
+                    endDate: string;
+                    limit?: number;
+                    offset?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            companyId: string;
+                            companyName: string;
+                            currency: string;
+                            /**
+                             * Format: date
+                             * @description Date YYYY-MM-DD
+                             */
+                            startDate: string;
+                            /**
+                             * Format: date
+                             * @description Date YYYY-MM-DD
+                             */
+                            endDate: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            generatedAt: string;
+                            /** @description Every selected account with an opening balance or activity (all pages). */
+                            accounts: {
+                                /** @description UUID */
+                                accountId: string;
+                                accountNumber: string;
+                                accountName: string;
+                                accountType: string;
+                                /** @description MonetaryAmount */
+                                openingBalance: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                totalDebits: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                totalCredits: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                closingBalance: {
+                                    value: string;
+                                    currency: string;
+                                };
+                            }[];
+                            lines: {
+                                /** @description UUID */
+                                accountId: string;
+                                accountNumber: string;
+                                /** @description UUID */
+                                entryId: string;
+                                entryNumber: string;
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD
+                                 */
+                                transactionDate: string;
+                                description: string;
+                                lineNumber: number;
+                                memo: string | null;
+                                /** @description Numbers of the other accounts of the entry */
+                                counterpartAccounts: string[];
+                                /** @description MonetaryAmount */
+                                debit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                credit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                runningBalance: {
+                                    value: string;
+                                    currency: string;
+                                };
+                            }[];
+                            /** @description Number of lines of every page */
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `CompanyNotFoundError` {companyId}, `AccountNotFoundError` {accountId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"] | components["schemas"]["AccountNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reports/balance-sheet": {
         parameters: {
             query?: never;
@@ -7517,8 +7806,8 @@ export interface paths {
                     organizationId: string;
                     /** @description UUID */
                     companyId: string;
-                    /** @description Only `json` is offered */
-                    format?: "json";
+                    /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
+                    format?: "json" | "csv" | "xlsx";
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     asOfDate: string;
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
@@ -7540,6 +7829,7 @@ export interface paths {
                         "application/json": {
                             /** @description UUID */
                             companyId: string;
+                            companyName: string;
                             /**
                              * Format: date
                              * @description Date YYYY-MM-DD
@@ -7746,7 +8036,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7846,8 +8136,8 @@ export interface paths {
                     organizationId: string;
                     /** @description UUID */
                     companyId: string;
-                    /** @description Only `json` is offered */
-                    format?: "json";
+                    /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
+                    format?: "json" | "csv" | "xlsx";
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     periodStartDate: string;
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
@@ -7872,6 +8162,7 @@ export interface paths {
                         "application/json": {
                             /** @description UUID */
                             companyId: string;
+                            companyName: string;
                             /**
                              * Format: date
                              * @description Date YYYY-MM-DD
@@ -8054,7 +8345,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8154,8 +8445,8 @@ export interface paths {
                     organizationId: string;
                     /** @description UUID */
                     companyId: string;
-                    /** @description Only `json` is offered */
-                    format?: "json";
+                    /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
+                    format?: "json" | "csv" | "xlsx";
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     periodStartDate: string;
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
@@ -8177,6 +8468,7 @@ export interface paths {
                         "application/json": {
                             /** @description UUID */
                             companyId: string;
+                            companyName: string;
                             /**
                              * Format: date
                              * @description Date YYYY-MM-DD
@@ -8282,7 +8574,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8382,8 +8674,8 @@ export interface paths {
                     organizationId: string;
                     /** @description UUID */
                     companyId: string;
-                    /** @description Only `json` is offered */
-                    format?: "json";
+                    /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
+                    format?: "json" | "csv" | "xlsx";
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     periodStartDate: string;
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
@@ -8404,6 +8696,7 @@ export interface paths {
                         "application/json": {
                             /** @description UUID */
                             companyId: string;
+                            companyName: string;
                             /**
                              * Format: date
                              * @description Date YYYY-MM-DD
@@ -8528,7 +8821,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8619,7 +8912,7 @@ export interface paths {
         };
         /**
          * List intercompany transactions
-         * @description Viewer. Without organizationId: every organization of the caller. Ordered by transactionDate desc, createdAt desc, id.
+         * @description Viewer. Without organizationId: every organization of the caller. Ordered by transactionDate desc, createdAt desc, id. Page with `limit` and `offset`, or with `after` (the `nextCursor` of the previous page), which stays stable while transactions are created.
          */
         get: {
             parameters: {
@@ -8642,7 +8935,10 @@ export interface paths {
                     unmatched?: boolean;
                     isEliminated?: boolean;
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
+                    /** @description The `nextCursor` of the previous page: the page starts right after that item. Not combinable with a non-zero `offset`. Stable while items are being added: nothing is skipped or repeated. */
+                    after?: string;
                 };
                 header?: never;
                 path?: never;
@@ -8716,10 +9012,12 @@ export interface paths {
                             total: number;
                             limit: number;
                             offset: number;
+                            /** @description Present when another page follows: pass it as `after` to read it. Absent on the last page. Opaque: do not parse it. */
+                            nextCursor?: string;
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8801,7 +9099,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -8840,6 +9141,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -8901,7 +9204,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCompanyIntercompanyError` {companyId}, `CompanyInactiveError` {companyId}, `IntercompanyJournalEntryMismatchError` {journalEntryId, expectedCompanyId, actualCompanyId}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `SameCompanyIntercompanyError` {companyId}, `CompanyInactiveError` {companyId}, `IntercompanyJournalEntryMismatchError` {journalEntryId, expectedCompanyId, actualCompanyId}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8937,13 +9240,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"] | components["schemas"]["JournalEntryNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -9080,7 +9383,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9275,7 +9578,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9311,13 +9614,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["IntercompanyTransactionNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IntercompanyTransactionNotEditableError` {transactionId, matchingStatus, isEliminated, fields}. */
+                /** @description Conflict. `_tag`: `IntercompanyTransactionNotEditableError` {transactionId, matchingStatus, isEliminated, fields}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IntercompanyTransactionNotEditableError"];
+                        "application/json": components["schemas"]["IntercompanyTransactionNotEditableError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -9385,7 +9688,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9492,7 +9795,10 @@ export interface paths {
                     /** @description UUID */
                     organizationId?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 IntercompanyTransactionNotFoundError */
                     id: string;
@@ -9521,6 +9827,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -9582,7 +9890,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9618,13 +9926,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["IntercompanyTransactionNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IntercompanyTransactionNotEditableError` {transactionId, matchingStatus, isEliminated, fields}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IntercompanyTransactionNotEditableError` {transactionId, matchingStatus, isEliminated, fields}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IntercompanyTransactionNotEditableError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IntercompanyTransactionNotEditableError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -9690,7 +9998,10 @@ export interface paths {
                     /** @description UUID */
                     organizationId?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 IntercompanyTransactionNotFoundError */
                     id: string;
@@ -9708,6 +10019,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -9769,7 +10082,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `IntercompanyJournalEntryMismatchError` {journalEntryId, expectedCompanyId, actualCompanyId}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `IntercompanyJournalEntryMismatchError` {journalEntryId, expectedCompanyId, actualCompanyId}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9805,13 +10118,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["IntercompanyTransactionNotFoundError"] | components["schemas"]["JournalEntryNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IntercompanyTransactionNotEditableError` {transactionId, matchingStatus, isEliminated, fields}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IntercompanyTransactionNotEditableError` {transactionId, matchingStatus, isEliminated, fields}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IntercompanyTransactionNotEditableError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IntercompanyTransactionNotEditableError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -9877,7 +10190,10 @@ export interface paths {
                     /** @description UUID */
                     organizationId?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 IntercompanyTransactionNotFoundError */
                     id: string;
@@ -9895,6 +10211,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -9956,7 +10274,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `IntercompanyJournalEntryMismatchError` {journalEntryId, expectedCompanyId, actualCompanyId}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `IntercompanyJournalEntryMismatchError` {journalEntryId, expectedCompanyId, actualCompanyId}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9992,13 +10310,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["IntercompanyTransactionNotFoundError"] | components["schemas"]["JournalEntryNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IntercompanyTransactionNotEditableError` {transactionId, matchingStatus, isEliminated, fields}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IntercompanyTransactionNotEditableError` {transactionId, matchingStatus, isEliminated, fields}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IntercompanyTransactionNotEditableError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IntercompanyTransactionNotEditableError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -10063,6 +10381,7 @@ export interface paths {
                     organizationId?: string;
                     isActive?: boolean;
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
                 };
                 header?: never;
@@ -10092,13 +10411,40 @@ export interface paths {
                                 members: {
                                     /** @description UUID */
                                     companyId: string;
+                                    heldByCompanyId: string | null;
                                     /** @description Percentage with two decimals */
                                     ownershipPercentage: string;
+                                    /** @description Product of the direct stakes from the parent down, 4 decimals ("48.0000") */
+                                    effectiveOwnershipPercentage: string;
                                     /** @enum {string} */
                                     consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                                     acquisitionDate: string | null;
-                                    /** @description Percentage with two decimals */
+                                    /** @description 100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed), "0.00" otherwise */
                                     nonControllingInterestPercentage: string;
+                                    acquisition: {
+                                        /** @description MonetaryAmount */
+                                        consideration: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                        /** @description UUID */
+                                        investmentAccountId: string;
+                                        /**
+                                         * @description How the non-controlling interest is measured at acquisition: its share of the net assets (partial goodwill) or its fair value (full goodwill)
+                                         * @enum {string}
+                                         */
+                                        nciMeasurement: "Proportionate" | "FairValue";
+                                        nciFairValue: {
+                                            value: string;
+                                            currency: string;
+                                        } | null;
+                                        fairValueAdjustments: {
+                                            /** @description UUID */
+                                            accountId: string;
+                                            amount: string;
+                                        }[];
+                                        goodwillAccountNumber: string | null;
+                                    } | null;
                                     /**
                                      * Format: date-time
                                      * @description UTC timestamp
@@ -10129,7 +10475,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10206,12 +10552,15 @@ export interface paths {
         put?: never;
         /**
          * Create a consolidation group
-         * @description Admin. The parent and every member must be companies of the organization; the parent cannot be a member; names are unique per organization (case-insensitive).
+         * @description Admin. The parent and every member must be companies of the organization; the parent cannot be a member; names are unique per organization (case-insensitive). A member may be held by another member (heldByCompanyId) and carry acquisition data.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -10238,6 +10587,42 @@ export interface paths {
                             /** @enum {string} */
                             consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                             acquisitionDate?: string | null;
+                            heldByCompanyId?: string | null;
+                            acquisition?: {
+                                /** @description What the holder paid, in the holder's functional currency (≥ 0) */
+                                consideration: {
+                                    /** @description Decimal string */
+                                    value: string;
+                                    /**
+                                     * @description ISO 4217 currency code (contract Appendix A)
+                                     * @enum {string}
+                                     */
+                                    currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                                };
+                                /** @description The Asset account of the holder that carries the investment */
+                                investmentAccountId: string;
+                                /**
+                                 * @description How the non-controlling interest is measured at acquisition: its share of the net assets (partial goodwill) or its fair value (full goodwill)
+                                 * @enum {string}
+                                 */
+                                nciMeasurement: "Proportionate" | "FairValue";
+                                nciFairValue?: {
+                                    /** @description Decimal string */
+                                    value: string;
+                                    /**
+                                     * @description ISO 4217 currency code (contract Appendix A)
+                                     * @enum {string}
+                                     */
+                                    currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                                } | null;
+                                fairValueAdjustments?: {
+                                    /** @description An Asset or Liability account of the member */
+                                    accountId: string;
+                                    /** @description Fair value − carrying amount at acquisition, debit-positive, in the member's functional currency */
+                                    amount: string;
+                                }[];
+                                goodwillAccountNumber?: string | null;
+                            } | null;
                         }[];
                     };
                 };
@@ -10246,6 +10631,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -10263,13 +10650,40 @@ export interface paths {
                             members: {
                                 /** @description UUID */
                                 companyId: string;
+                                heldByCompanyId: string | null;
                                 /** @description Percentage with two decimals */
                                 ownershipPercentage: string;
+                                /** @description Product of the direct stakes from the parent down, 4 decimals ("48.0000") */
+                                effectiveOwnershipPercentage: string;
                                 /** @enum {string} */
                                 consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                                 acquisitionDate: string | null;
-                                /** @description Percentage with two decimals */
+                                /** @description 100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed), "0.00" otherwise */
                                 nonControllingInterestPercentage: string;
+                                acquisition: {
+                                    /** @description MonetaryAmount */
+                                    consideration: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description UUID */
+                                    investmentAccountId: string;
+                                    /**
+                                     * @description How the non-controlling interest is measured at acquisition: its share of the net assets (partial goodwill) or its fair value (full goodwill)
+                                     * @enum {string}
+                                     */
+                                    nciMeasurement: "Proportionate" | "FairValue";
+                                    nciFairValue: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    fairValueAdjustments: {
+                                        /** @description UUID */
+                                        accountId: string;
+                                        amount: string;
+                                    }[];
+                                    goodwillAccountNumber: string | null;
+                                } | null;
                                 /**
                                  * Format: date-time
                                  * @description UTC timestamp
@@ -10296,7 +10710,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10332,13 +10746,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `ConsolidationGroupNameAlreadyExistsError` {name, organizationId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `ConsolidationGroupNameAlreadyExistsError` {name, organizationId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ConsolidationGroupNameAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["ConsolidationGroupNameAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -10431,13 +10845,40 @@ export interface paths {
                             members: {
                                 /** @description UUID */
                                 companyId: string;
+                                heldByCompanyId: string | null;
                                 /** @description Percentage with two decimals */
                                 ownershipPercentage: string;
+                                /** @description Product of the direct stakes from the parent down, 4 decimals ("48.0000") */
+                                effectiveOwnershipPercentage: string;
                                 /** @enum {string} */
                                 consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                                 acquisitionDate: string | null;
-                                /** @description Percentage with two decimals */
+                                /** @description 100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed), "0.00" otherwise */
                                 nonControllingInterestPercentage: string;
+                                acquisition: {
+                                    /** @description MonetaryAmount */
+                                    consideration: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description UUID */
+                                    investmentAccountId: string;
+                                    /**
+                                     * @description How the non-controlling interest is measured at acquisition: its share of the net assets (partial goodwill) or its fair value (full goodwill)
+                                     * @enum {string}
+                                     */
+                                    nciMeasurement: "Proportionate" | "FairValue";
+                                    nciFairValue: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    fairValueAdjustments: {
+                                        /** @description UUID */
+                                        accountId: string;
+                                        amount: string;
+                                    }[];
+                                    goodwillAccountNumber: string | null;
+                                } | null;
                                 /**
                                  * Format: date-time
                                  * @description UTC timestamp
@@ -10464,7 +10905,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10594,13 +11035,40 @@ export interface paths {
                             members: {
                                 /** @description UUID */
                                 companyId: string;
+                                heldByCompanyId: string | null;
                                 /** @description Percentage with two decimals */
                                 ownershipPercentage: string;
+                                /** @description Product of the direct stakes from the parent down, 4 decimals ("48.0000") */
+                                effectiveOwnershipPercentage: string;
                                 /** @enum {string} */
                                 consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                                 acquisitionDate: string | null;
-                                /** @description Percentage with two decimals */
+                                /** @description 100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed), "0.00" otherwise */
                                 nonControllingInterestPercentage: string;
+                                acquisition: {
+                                    /** @description MonetaryAmount */
+                                    consideration: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description UUID */
+                                    investmentAccountId: string;
+                                    /**
+                                     * @description How the non-controlling interest is measured at acquisition: its share of the net assets (partial goodwill) or its fair value (full goodwill)
+                                     * @enum {string}
+                                     */
+                                    nciMeasurement: "Proportionate" | "FairValue";
+                                    nciFairValue: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    fairValueAdjustments: {
+                                        /** @description UUID */
+                                        accountId: string;
+                                        amount: string;
+                                    }[];
+                                    goodwillAccountNumber: string | null;
+                                } | null;
                                 /**
                                  * Format: date-time
                                  * @description UTC timestamp
@@ -10627,7 +11095,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10663,13 +11131,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `ConsolidationGroupNameAlreadyExistsError` {name, organizationId}. */
+                /** @description Conflict. `_tag`: `ConsolidationGroupNameAlreadyExistsError` {name, organizationId}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ConsolidationGroupNameAlreadyExistsError"];
+                        "application/json": components["schemas"]["ConsolidationGroupNameAlreadyExistsError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -10737,7 +11205,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10844,7 +11312,10 @@ export interface paths {
                     /** @description UUID */
                     organizationId?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
                     id: string;
@@ -10856,6 +11327,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -10873,13 +11346,40 @@ export interface paths {
                             members: {
                                 /** @description UUID */
                                 companyId: string;
+                                heldByCompanyId: string | null;
                                 /** @description Percentage with two decimals */
                                 ownershipPercentage: string;
+                                /** @description Product of the direct stakes from the parent down, 4 decimals ("48.0000") */
+                                effectiveOwnershipPercentage: string;
                                 /** @enum {string} */
                                 consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                                 acquisitionDate: string | null;
-                                /** @description Percentage with two decimals */
+                                /** @description 100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed), "0.00" otherwise */
                                 nonControllingInterestPercentage: string;
+                                acquisition: {
+                                    /** @description MonetaryAmount */
+                                    consideration: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description UUID */
+                                    investmentAccountId: string;
+                                    /**
+                                     * @description How the non-controlling interest is measured at acquisition: its share of the net assets (partial goodwill) or its fair value (full goodwill)
+                                     * @enum {string}
+                                     */
+                                    nciMeasurement: "Proportionate" | "FairValue";
+                                    nciFairValue: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    fairValueAdjustments: {
+                                        /** @description UUID */
+                                        accountId: string;
+                                        amount: string;
+                                    }[];
+                                    goodwillAccountNumber: string | null;
+                                } | null;
                                 /**
                                  * Format: date-time
                                  * @description UTC timestamp
@@ -10906,7 +11406,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10942,13 +11442,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -11014,7 +11514,10 @@ export interface paths {
                     /** @description UUID */
                     organizationId?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
                     id: string;
@@ -11026,6 +11529,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -11043,13 +11548,40 @@ export interface paths {
                             members: {
                                 /** @description UUID */
                                 companyId: string;
+                                heldByCompanyId: string | null;
                                 /** @description Percentage with two decimals */
                                 ownershipPercentage: string;
+                                /** @description Product of the direct stakes from the parent down, 4 decimals ("48.0000") */
+                                effectiveOwnershipPercentage: string;
                                 /** @enum {string} */
                                 consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                                 acquisitionDate: string | null;
-                                /** @description Percentage with two decimals */
+                                /** @description 100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed), "0.00" otherwise */
                                 nonControllingInterestPercentage: string;
+                                acquisition: {
+                                    /** @description MonetaryAmount */
+                                    consideration: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description UUID */
+                                    investmentAccountId: string;
+                                    /**
+                                     * @description How the non-controlling interest is measured at acquisition: its share of the net assets (partial goodwill) or its fair value (full goodwill)
+                                     * @enum {string}
+                                     */
+                                    nciMeasurement: "Proportionate" | "FairValue";
+                                    nciFairValue: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    fairValueAdjustments: {
+                                        /** @description UUID */
+                                        accountId: string;
+                                        amount: string;
+                                    }[];
+                                    goodwillAccountNumber: string | null;
+                                } | null;
                                 /**
                                  * Format: date-time
                                  * @description UTC timestamp
@@ -11076,7 +11608,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11112,13 +11644,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -11165,6 +11697,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/consolidation/groups/{id}/structure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the ownership structure
+         * @description Viewer. The ownership tree: the parent, then each member below its holder, with its direct, effective and non-controlling percentages, method, functional currency and acquisition date.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            groupId: string;
+                            /** @description UUID */
+                            parentCompanyId: string;
+                            reportingCurrency: string;
+                            /** @description The parent first, then each member below its holder, depth first */
+                            nodes: {
+                                /** @description UUID */
+                                companyId: string;
+                                companyName: string;
+                                /** @enum {string} */
+                                role: "Parent" | "Member";
+                                heldByCompanyId: string | null;
+                                /** @description 0 for the parent, 1 for a member it holds, … */
+                                depth: number;
+                                /** @enum {string} */
+                                consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
+                                /** @description Percentage with two decimals */
+                                ownershipPercentage: string;
+                                effectiveOwnershipPercentage: string;
+                                nonControllingInterestPercentage: string;
+                                functionalCurrency: string;
+                                acquisitionDate: string | null;
+                                hasAcquisitionData: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/consolidation/groups/{id}/members": {
         parameters: {
             query?: never;
@@ -11184,7 +11859,10 @@ export interface paths {
                     /** @description UUID */
                     organizationId?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
                     id: string;
@@ -11201,6 +11879,42 @@ export interface paths {
                         /** @enum {string} */
                         consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                         acquisitionDate?: string | null;
+                        heldByCompanyId?: string | null;
+                        acquisition?: {
+                            /** @description What the holder paid, in the holder's functional currency (≥ 0) */
+                            consideration: {
+                                /** @description Decimal string */
+                                value: string;
+                                /**
+                                 * @description ISO 4217 currency code (contract Appendix A)
+                                 * @enum {string}
+                                 */
+                                currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            };
+                            /** @description The Asset account of the holder that carries the investment */
+                            investmentAccountId: string;
+                            /**
+                             * @description How the non-controlling interest is measured at acquisition: its share of the net assets (partial goodwill) or its fair value (full goodwill)
+                             * @enum {string}
+                             */
+                            nciMeasurement: "Proportionate" | "FairValue";
+                            nciFairValue?: {
+                                /** @description Decimal string */
+                                value: string;
+                                /**
+                                 * @description ISO 4217 currency code (contract Appendix A)
+                                 * @enum {string}
+                                 */
+                                currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            } | null;
+                            fairValueAdjustments?: {
+                                /** @description An Asset or Liability account of the member */
+                                accountId: string;
+                                /** @description Fair value − carrying amount at acquisition, debit-positive, in the member's functional currency */
+                                amount: string;
+                            }[];
+                            goodwillAccountNumber?: string | null;
+                        } | null;
                     };
                 };
             };
@@ -11208,6 +11922,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -11225,13 +11941,40 @@ export interface paths {
                             members: {
                                 /** @description UUID */
                                 companyId: string;
+                                heldByCompanyId: string | null;
                                 /** @description Percentage with two decimals */
                                 ownershipPercentage: string;
+                                /** @description Product of the direct stakes from the parent down, 4 decimals ("48.0000") */
+                                effectiveOwnershipPercentage: string;
                                 /** @enum {string} */
                                 consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                                 acquisitionDate: string | null;
-                                /** @description Percentage with two decimals */
+                                /** @description 100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed), "0.00" otherwise */
                                 nonControllingInterestPercentage: string;
+                                acquisition: {
+                                    /** @description MonetaryAmount */
+                                    consideration: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description UUID */
+                                    investmentAccountId: string;
+                                    /**
+                                     * @description How the non-controlling interest is measured at acquisition: its share of the net assets (partial goodwill) or its fair value (full goodwill)
+                                     * @enum {string}
+                                     */
+                                    nciMeasurement: "Proportionate" | "FairValue";
+                                    nciFairValue: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    fairValueAdjustments: {
+                                        /** @description UUID */
+                                        accountId: string;
+                                        amount: string;
+                                    }[];
+                                    goodwillAccountNumber: string | null;
+                                } | null;
                                 /**
                                  * Format: date-time
                                  * @description UTC timestamp
@@ -11258,7 +12001,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11294,13 +12037,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["CompanyNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `ConsolidationMemberAlreadyExistsError` {groupId, companyId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `ConsolidationMemberAlreadyExistsError` {groupId, companyId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ConsolidationMemberAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["ConsolidationMemberAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -11357,7 +12100,7 @@ export interface paths {
         get?: never;
         /**
          * Update a member
-         * @description Admin. ownershipPercentage, consolidationMethod, acquisitionDate (null clears).
+         * @description Admin. ownershipPercentage, consolidationMethod, acquisitionDate (null clears), heldByCompanyId (null = the parent), acquisition (null clears). The structure after the change must be valid.
          */
         put: {
             parameters: {
@@ -11382,6 +12125,42 @@ export interface paths {
                         /** @enum {string} */
                         consolidationMethod?: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                         acquisitionDate?: string | null;
+                        heldByCompanyId?: string | null;
+                        acquisition?: {
+                            /** @description What the holder paid, in the holder's functional currency (≥ 0) */
+                            consideration: {
+                                /** @description Decimal string */
+                                value: string;
+                                /**
+                                 * @description ISO 4217 currency code (contract Appendix A)
+                                 * @enum {string}
+                                 */
+                                currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            };
+                            /** @description The Asset account of the holder that carries the investment */
+                            investmentAccountId: string;
+                            /**
+                             * @description How the non-controlling interest is measured at acquisition: its share of the net assets (partial goodwill) or its fair value (full goodwill)
+                             * @enum {string}
+                             */
+                            nciMeasurement: "Proportionate" | "FairValue";
+                            nciFairValue?: {
+                                /** @description Decimal string */
+                                value: string;
+                                /**
+                                 * @description ISO 4217 currency code (contract Appendix A)
+                                 * @enum {string}
+                                 */
+                                currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            } | null;
+                            fairValueAdjustments?: {
+                                /** @description An Asset or Liability account of the member */
+                                accountId: string;
+                                /** @description Fair value − carrying amount at acquisition, debit-positive, in the member's functional currency */
+                                amount: string;
+                            }[];
+                            goodwillAccountNumber?: string | null;
+                        } | null;
                     };
                 };
             };
@@ -11406,13 +12185,40 @@ export interface paths {
                             members: {
                                 /** @description UUID */
                                 companyId: string;
+                                heldByCompanyId: string | null;
                                 /** @description Percentage with two decimals */
                                 ownershipPercentage: string;
+                                /** @description Product of the direct stakes from the parent down, 4 decimals ("48.0000") */
+                                effectiveOwnershipPercentage: string;
                                 /** @enum {string} */
                                 consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                                 acquisitionDate: string | null;
-                                /** @description Percentage with two decimals */
+                                /** @description 100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed), "0.00" otherwise */
                                 nonControllingInterestPercentage: string;
+                                acquisition: {
+                                    /** @description MonetaryAmount */
+                                    consideration: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description UUID */
+                                    investmentAccountId: string;
+                                    /**
+                                     * @description How the non-controlling interest is measured at acquisition: its share of the net assets (partial goodwill) or its fair value (full goodwill)
+                                     * @enum {string}
+                                     */
+                                    nciMeasurement: "Proportionate" | "FairValue";
+                                    nciFairValue: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    fairValueAdjustments: {
+                                        /** @description UUID */
+                                        accountId: string;
+                                        amount: string;
+                                    }[];
+                                    goodwillAccountNumber: string | null;
+                                } | null;
                                 /**
                                  * Format: date-time
                                  * @description UTC timestamp
@@ -11439,7 +12245,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11473,6 +12279,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["ConsolidationMemberNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -11516,7 +12331,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a member
-         * @description Admin. Completed runs keep their member snapshot.
+         * @description Admin. Completed runs keep their member snapshot. A member that holds others cannot be removed (409).
          */
         delete: {
             parameters: {
@@ -11542,7 +12357,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11576,6 +12391,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["ConsolidationMemberNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `ConsolidationMemberHoldsOthersError` {groupId, companyId, heldCompanyIds}. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ConsolidationMemberHoldsOthersError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -11621,6 +12445,3494 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/consolidation/groups/{id}/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the group chart of accounts
+         * @description Viewer. Ordered by account number. A group without accounts has no group chart.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                    limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            accounts: {
+                                /** @description UUID */
+                                id: string;
+                                /** @description UUID */
+                                organizationId: string;
+                                /** @description UUID */
+                                consolidationGroupId: string;
+                                accountNumber: string;
+                                name: string;
+                                /** @enum {string} */
+                                accountType: "Asset" | "Liability" | "Equity" | "Revenue" | "Expense";
+                                /** @enum {string} */
+                                accountCategory: "CurrentAsset" | "NonCurrentAsset" | "FixedAsset" | "IntangibleAsset" | "CurrentLiability" | "NonCurrentLiability" | "ContributedCapital" | "TreasuryStock" | "RetainedEarnings" | "OtherComprehensiveIncome" | "OperatingRevenue" | "OtherRevenue" | "CostOfGoodsSold" | "OperatingExpense" | "DepreciationAmortization" | "InterestExpense" | "TaxExpense" | "OtherExpense";
+                                cashFlowCategory: ("Operating" | "Investing" | "Financing" | "NonCash") | null;
+                                isCashEquivalent: boolean;
+                                isNonMonetary: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                updatedAt: string;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a group account
+         * @description Admin. The first account gives the group a chart: its runs then aggregate by group account, and every member account with a balance must be mapped. Same rules as company accounts for categories, cash-flow category, cash equivalents and non-monetary accounts.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 4–10 digits, no leading zero */
+                        accountNumber: string;
+                        name: string;
+                        /** @enum {string} */
+                        accountType: "Asset" | "Liability" | "Equity" | "Revenue" | "Expense";
+                        /** @enum {string} */
+                        accountCategory: "CurrentAsset" | "NonCurrentAsset" | "FixedAsset" | "IntangibleAsset" | "CurrentLiability" | "NonCurrentLiability" | "ContributedCapital" | "TreasuryStock" | "RetainedEarnings" | "OtherComprehensiveIncome" | "OperatingRevenue" | "OtherRevenue" | "CostOfGoodsSold" | "OperatingExpense" | "DepreciationAmortization" | "InterestExpense" | "TaxExpense" | "OtherExpense";
+                        cashFlowCategory?: ("Operating" | "Investing" | "Financing" | "NonCash") | null;
+                        isCashEquivalent?: boolean;
+                        isNonMonetary?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            accountNumber: string;
+                            name: string;
+                            /** @enum {string} */
+                            accountType: "Asset" | "Liability" | "Equity" | "Revenue" | "Expense";
+                            /** @enum {string} */
+                            accountCategory: "CurrentAsset" | "NonCurrentAsset" | "FixedAsset" | "IntangibleAsset" | "CurrentLiability" | "NonCurrentLiability" | "ContributedCapital" | "TreasuryStock" | "RetainedEarnings" | "OtherComprehensiveIncome" | "OperatingRevenue" | "OtherRevenue" | "CostOfGoodsSold" | "OperatingExpense" | "DepreciationAmortization" | "InterestExpense" | "TaxExpense" | "OtherExpense";
+                            cashFlowCategory: ("Operating" | "Investing" | "Financing" | "NonCash") | null;
+                            isCashEquivalent: boolean;
+                            isNonMonetary: boolean;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `GroupAccountNumberAlreadyExistsError` {accountNumber, groupId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GroupAccountNumberAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/groups/{id}/accounts/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create group accounts in bulk
+         * @description Admin. 1–500 accounts; all or nothing.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        accounts: {
+                            /** @description 4–10 digits, no leading zero */
+                            accountNumber: string;
+                            name: string;
+                            /** @enum {string} */
+                            accountType: "Asset" | "Liability" | "Equity" | "Revenue" | "Expense";
+                            /** @enum {string} */
+                            accountCategory: "CurrentAsset" | "NonCurrentAsset" | "FixedAsset" | "IntangibleAsset" | "CurrentLiability" | "NonCurrentLiability" | "ContributedCapital" | "TreasuryStock" | "RetainedEarnings" | "OtherComprehensiveIncome" | "OperatingRevenue" | "OtherRevenue" | "CostOfGoodsSold" | "OperatingExpense" | "DepreciationAmortization" | "InterestExpense" | "TaxExpense" | "OtherExpense";
+                            cashFlowCategory?: ("Operating" | "Investing" | "Financing" | "NonCash") | null;
+                            isCashEquivalent?: boolean;
+                            isNonMonetary?: boolean;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            created: {
+                                /** @description UUID */
+                                id: string;
+                                /** @description UUID */
+                                organizationId: string;
+                                /** @description UUID */
+                                consolidationGroupId: string;
+                                accountNumber: string;
+                                name: string;
+                                /** @enum {string} */
+                                accountType: "Asset" | "Liability" | "Equity" | "Revenue" | "Expense";
+                                /** @enum {string} */
+                                accountCategory: "CurrentAsset" | "NonCurrentAsset" | "FixedAsset" | "IntangibleAsset" | "CurrentLiability" | "NonCurrentLiability" | "ContributedCapital" | "TreasuryStock" | "RetainedEarnings" | "OtherComprehensiveIncome" | "OperatingRevenue" | "OtherRevenue" | "CostOfGoodsSold" | "OperatingExpense" | "DepreciationAmortization" | "InterestExpense" | "TaxExpense" | "OtherExpense";
+                                cashFlowCategory: ("Operating" | "Investing" | "Financing" | "NonCash") | null;
+                                isCashEquivalent: boolean;
+                                isNonMonetary: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                updatedAt: string;
+                            }[];
+                            count: number;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `GroupAccountNumberAlreadyExistsError` {accountNumber, groupId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GroupAccountNumberAlreadyExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/groups/{id}/accounts/{accountId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a group account
+         * @description Viewer.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                    /** @description UUID; an unknown or malformed value answers 404 GroupAccountNotFoundError */
+                    accountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            accountNumber: string;
+                            name: string;
+                            /** @enum {string} */
+                            accountType: "Asset" | "Liability" | "Equity" | "Revenue" | "Expense";
+                            /** @enum {string} */
+                            accountCategory: "CurrentAsset" | "NonCurrentAsset" | "FixedAsset" | "IntangibleAsset" | "CurrentLiability" | "NonCurrentLiability" | "ContributedCapital" | "TreasuryStock" | "RetainedEarnings" | "OtherComprehensiveIncome" | "OperatingRevenue" | "OtherRevenue" | "CostOfGoodsSold" | "OperatingExpense" | "DepreciationAmortization" | "InterestExpense" | "TaxExpense" | "OtherExpense";
+                            cashFlowCategory: ("Operating" | "Investing" | "Financing" | "NonCash") | null;
+                            isCashEquivalent: boolean;
+                            isNonMonetary: boolean;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}, `GroupAccountNotFoundError` {groupAccountId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["GroupAccountNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        /**
+         * Update a group account
+         * @description Admin. Fields left out keep their value. The account type and monetary nature cannot change while accounts are mapped to it, nor the number while it is the intercompany-difference account (409).
+         */
+        put: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                    /** @description UUID; an unknown or malformed value answers 404 GroupAccountNotFoundError */
+                    accountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 4–10 digits, no leading zero */
+                        accountNumber?: string;
+                        name?: string;
+                        /** @enum {string} */
+                        accountType?: "Asset" | "Liability" | "Equity" | "Revenue" | "Expense";
+                        /** @enum {string} */
+                        accountCategory?: "CurrentAsset" | "NonCurrentAsset" | "FixedAsset" | "IntangibleAsset" | "CurrentLiability" | "NonCurrentLiability" | "ContributedCapital" | "TreasuryStock" | "RetainedEarnings" | "OtherComprehensiveIncome" | "OperatingRevenue" | "OtherRevenue" | "CostOfGoodsSold" | "OperatingExpense" | "DepreciationAmortization" | "InterestExpense" | "TaxExpense" | "OtherExpense";
+                        cashFlowCategory?: ("Operating" | "Investing" | "Financing" | "NonCash") | null;
+                        isCashEquivalent?: boolean;
+                        isNonMonetary?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            accountNumber: string;
+                            name: string;
+                            /** @enum {string} */
+                            accountType: "Asset" | "Liability" | "Equity" | "Revenue" | "Expense";
+                            /** @enum {string} */
+                            accountCategory: "CurrentAsset" | "NonCurrentAsset" | "FixedAsset" | "IntangibleAsset" | "CurrentLiability" | "NonCurrentLiability" | "ContributedCapital" | "TreasuryStock" | "RetainedEarnings" | "OtherComprehensiveIncome" | "OperatingRevenue" | "OtherRevenue" | "CostOfGoodsSold" | "OperatingExpense" | "DepreciationAmortization" | "InterestExpense" | "TaxExpense" | "OtherExpense";
+                            cashFlowCategory: ("Operating" | "Investing" | "Financing" | "NonCash") | null;
+                            isCashEquivalent: boolean;
+                            isNonMonetary: boolean;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}, `GroupAccountNotFoundError` {groupAccountId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["GroupAccountNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `GroupAccountNumberAlreadyExistsError` {accountNumber, groupId}, `GroupAccountInUseError` {groupAccountId, reason}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GroupAccountNumberAlreadyExistsError"] | components["schemas"]["GroupAccountInUseError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Delete a group account
+         * @description Admin. Refused (409) while mappings name it or it is the intercompany-difference account.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                    /** @description UUID; an unknown or malformed value answers 404 GroupAccountNotFoundError */
+                    accountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}, `GroupAccountNotFoundError` {groupAccountId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["GroupAccountNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `GroupAccountInUseError` {groupAccountId, reason}. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GroupAccountInUseError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/groups/{id}/mappings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List account mappings
+         * @description Viewer. In creation order.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                    limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            mappings: {
+                                /** @description UUID */
+                                id: string;
+                                /** @description UUID */
+                                organizationId: string;
+                                /** @description UUID */
+                                consolidationGroupId: string;
+                                /** @description UUID */
+                                groupAccountId: string;
+                                groupAccountNumber: string;
+                                /** @enum {string} */
+                                kind: "Explicit" | "Pattern";
+                                companyId: string | null;
+                                accountId: string | null;
+                                accountNumber: string | null;
+                                pattern: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                createdAt: string;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Map company accounts to a group account
+         * @description Admin. Either `accountId` (an explicit mapping of one account of the parent or a member) or `pattern` (a selector pattern, for `companyId` or, without it, for every member). Explicit mappings win over patterns; a company’s own patterns over patterns for every member; then the most specific pattern (exact, narrower range, longer prefix), then the oldest. A mapping applies only to accounts of the group account’s type and monetary nature.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description UUID */
+                        groupAccountId: string;
+                        accountId?: string | null;
+                        pattern?: string | null;
+                        companyId?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            /** @description UUID */
+                            groupAccountId: string;
+                            groupAccountNumber: string;
+                            /** @enum {string} */
+                            kind: "Explicit" | "Pattern";
+                            companyId: string | null;
+                            accountId: string | null;
+                            accountNumber: string | null;
+                            pattern: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}, `GroupAccountNotFoundError` {groupAccountId}, `AccountNotFoundError` {accountId}, `CompanyNotFoundError` {companyId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["GroupAccountNotFoundError"] | components["schemas"]["AccountNotFoundError"] | components["schemas"]["CompanyNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `GroupAccountMappingExistsError` {accountId, mappingId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GroupAccountMappingExistsError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/groups/{id}/mappings/{mappingId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an account mapping
+         * @description Admin.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                    /** @description UUID; an unknown or malformed value answers 404 GroupAccountMappingNotFoundError */
+                    mappingId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}, `GroupAccountMappingNotFoundError` {mappingId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["GroupAccountMappingNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/groups/{id}/mappings/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview the account mappings
+         * @description Viewer. Every account of the parent and of every member with the group account a run maps it to, and the accounts left unmapped (a run fails with UNMAPPED_ACCOUNT when one of them has a balance).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            hasGroupChart: boolean;
+                            accounts: {
+                                /** @description UUID */
+                                companyId: string;
+                                companyName: string;
+                                /** @description UUID */
+                                accountId: string;
+                                accountNumber: string;
+                                accountName: string;
+                                /** @enum {string} */
+                                accountType: "Asset" | "Liability" | "Equity" | "Revenue" | "Expense";
+                                groupAccountId: string | null;
+                                groupAccountNumber: string | null;
+                                mappedBy: ("Explicit" | "Pattern") | null;
+                                pattern: string | null;
+                            }[];
+                            unmapped: {
+                                /** @description UUID */
+                                companyId: string;
+                                companyName: string;
+                                /** @description UUID */
+                                accountId: string;
+                                accountNumber: string;
+                                accountName: string;
+                                /** @enum {string} */
+                                accountType: "Asset" | "Liability" | "Equity" | "Revenue" | "Expense";
+                                groupAccountId: string | null;
+                                groupAccountNumber: string | null;
+                                mappedBy: ("Explicit" | "Pattern") | null;
+                                pattern: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/groups/{id}/intercompany-difference": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the intercompany-difference setting
+         * @description Viewer. accountNumber null: residuals of reciprocal rules are only reported (IC_DIFFERENCE).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            accountNumber: string | null;
+                            tolerance: string | null;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        /**
+         * Set the intercompany-difference account and tolerance
+         * @description Admin. A group account (with a group chart) or an account number of the parent. Residuals of reciprocal (balance-based) rules up to the tolerance, in the reporting currency, are booked to it as part of the rule’s elimination; larger ones are reported as IC_DIFFERENCE warnings. accountNumber null clears the setting.
+         */
+        put: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        accountNumber: string | null;
+                        tolerance?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            accountNumber: string | null;
+                            tolerance: string | null;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/groups/{id}/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List top-side adjustments
+         * @description Viewer. Ordered by period, then id.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                    year?: number;
+                    period?: number;
+                    status?: "Draft" | "PendingApproval" | "Approved" | "Posted" | "Reversed";
+                    limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            adjustments: {
+                                /** @description UUID */
+                                id: string;
+                                /** @description UUID */
+                                organizationId: string;
+                                /** @description UUID */
+                                consolidationGroupId: string;
+                                periodRef: {
+                                    year: number;
+                                    period: number;
+                                };
+                                description: string;
+                                /** @enum {string} */
+                                status: "Draft" | "PendingApproval" | "Approved" | "Posted" | "Reversed";
+                                recurring: boolean;
+                                lines: {
+                                    accountNumber: string;
+                                    companyId: string | null;
+                                    /** @description MonetaryAmount */
+                                    debit: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    credit: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    description: string | null;
+                                }[];
+                                /** @description MonetaryAmount */
+                                totalDebit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                totalCredit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description UUID */
+                                createdBy: string;
+                                approvedBy: string | null;
+                                postedBy: string | null;
+                                postedAt: string | null;
+                                reversalOfId: string | null;
+                                reversedById: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                updatedAt: string;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a top-side adjustment
+         * @description Admin. A consolidation-only entry of the group for one period, in its reporting currency: balanced lines, each a debit or a credit, on group accounts (or account numbers of the group’s companies when it has no group chart), optionally attributed to a member. Created as Draft.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        periodRef: {
+                            year: number;
+                            period: number;
+                        };
+                        description: string;
+                        /** @description Once posted, the adjustment also counts in every later period of its year */
+                        recurring?: boolean;
+                        lines: {
+                            /** @description A group account (with a group chart) or an account number of a company of the group */
+                            accountNumber: string;
+                            companyId?: string | null;
+                            debit?: string | null;
+                            credit?: string | null;
+                            description?: string | null;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            periodRef: {
+                                year: number;
+                                period: number;
+                            };
+                            description: string;
+                            /** @enum {string} */
+                            status: "Draft" | "PendingApproval" | "Approved" | "Posted" | "Reversed";
+                            recurring: boolean;
+                            lines: {
+                                accountNumber: string;
+                                companyId: string | null;
+                                /** @description MonetaryAmount */
+                                debit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                credit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                description: string | null;
+                            }[];
+                            /** @description MonetaryAmount */
+                            totalDebit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description MonetaryAmount */
+                            totalCredit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description UUID */
+                            createdBy: string;
+                            approvedBy: string | null;
+                            postedBy: string | null;
+                            postedAt: string | null;
+                            reversalOfId: string | null;
+                            reversedById: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `ConsolidationAdjustmentUnbalancedError` {totalDebit, totalCredit}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ConsolidationAdjustmentUnbalancedError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a top-side adjustment
+         * @description Viewer.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationAdjustmentNotFoundError */
+                    adjustmentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            periodRef: {
+                                year: number;
+                                period: number;
+                            };
+                            description: string;
+                            /** @enum {string} */
+                            status: "Draft" | "PendingApproval" | "Approved" | "Posted" | "Reversed";
+                            recurring: boolean;
+                            lines: {
+                                accountNumber: string;
+                                companyId: string | null;
+                                /** @description MonetaryAmount */
+                                debit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                credit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                description: string | null;
+                            }[];
+                            /** @description MonetaryAmount */
+                            totalDebit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description MonetaryAmount */
+                            totalCredit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description UUID */
+                            createdBy: string;
+                            approvedBy: string | null;
+                            postedBy: string | null;
+                            postedAt: string | null;
+                            reversalOfId: string | null;
+                            reversedById: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}, `ConsolidationAdjustmentNotFoundError` {adjustmentId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["ConsolidationAdjustmentNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        /**
+         * Update a draft adjustment
+         * @description Admin. Drafts only; fields left out keep their value.
+         */
+        put: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationAdjustmentNotFoundError */
+                    adjustmentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        periodRef?: {
+                            year: number;
+                            period: number;
+                        };
+                        description?: string;
+                        recurring?: boolean;
+                        lines?: {
+                            /** @description A group account (with a group chart) or an account number of a company of the group */
+                            accountNumber: string;
+                            companyId?: string | null;
+                            debit?: string | null;
+                            credit?: string | null;
+                            description?: string | null;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            periodRef: {
+                                year: number;
+                                period: number;
+                            };
+                            description: string;
+                            /** @enum {string} */
+                            status: "Draft" | "PendingApproval" | "Approved" | "Posted" | "Reversed";
+                            recurring: boolean;
+                            lines: {
+                                accountNumber: string;
+                                companyId: string | null;
+                                /** @description MonetaryAmount */
+                                debit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                credit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                description: string | null;
+                            }[];
+                            /** @description MonetaryAmount */
+                            totalDebit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description MonetaryAmount */
+                            totalCredit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description UUID */
+                            createdBy: string;
+                            approvedBy: string | null;
+                            postedBy: string | null;
+                            postedAt: string | null;
+                            reversalOfId: string | null;
+                            reversedById: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `ConsolidationAdjustmentUnbalancedError` {totalDebit, totalCredit}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ConsolidationAdjustmentUnbalancedError"] | components["schemas"]["InvalidStatusTransitionError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}, `ConsolidationAdjustmentNotFoundError` {adjustmentId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["ConsolidationAdjustmentNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Delete a draft adjustment
+         * @description Admin. Drafts only.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationAdjustmentNotFoundError */
+                    adjustmentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidStatusTransitionError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}, `ConsolidationAdjustmentNotFoundError` {adjustmentId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["ConsolidationAdjustmentNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit an adjustment for approval
+         * @description Admin. Draft → PendingApproval.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationAdjustmentNotFoundError */
+                    adjustmentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            periodRef: {
+                                year: number;
+                                period: number;
+                            };
+                            description: string;
+                            /** @enum {string} */
+                            status: "Draft" | "PendingApproval" | "Approved" | "Posted" | "Reversed";
+                            recurring: boolean;
+                            lines: {
+                                accountNumber: string;
+                                companyId: string | null;
+                                /** @description MonetaryAmount */
+                                debit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                credit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                description: string | null;
+                            }[];
+                            /** @description MonetaryAmount */
+                            totalDebit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description MonetaryAmount */
+                            totalCredit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description UUID */
+                            createdBy: string;
+                            approvedBy: string | null;
+                            postedBy: string | null;
+                            postedAt: string | null;
+                            reversalOfId: string | null;
+                            reversedById: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidStatusTransitionError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}, `ConsolidationAdjustmentNotFoundError` {adjustmentId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["ConsolidationAdjustmentNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve an adjustment
+         * @description Admin. PendingApproval → Approved; with segregation of duties, not by its creator.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationAdjustmentNotFoundError */
+                    adjustmentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            periodRef: {
+                                year: number;
+                                period: number;
+                            };
+                            description: string;
+                            /** @enum {string} */
+                            status: "Draft" | "PendingApproval" | "Approved" | "Posted" | "Reversed";
+                            recurring: boolean;
+                            lines: {
+                                accountNumber: string;
+                                companyId: string | null;
+                                /** @description MonetaryAmount */
+                                debit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                credit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                description: string | null;
+                            }[];
+                            /** @description MonetaryAmount */
+                            totalDebit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description MonetaryAmount */
+                            totalCredit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description UUID */
+                            createdBy: string;
+                            approvedBy: string | null;
+                            postedBy: string | null;
+                            postedAt: string | null;
+                            reversalOfId: string | null;
+                            reversedById: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidStatusTransitionError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}, `SegregationOfDutiesViolationError` {entryId, userId}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["SegregationOfDutiesViolationError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}, `ConsolidationAdjustmentNotFoundError` {adjustmentId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["ConsolidationAdjustmentNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject an adjustment
+         * @description Admin. PendingApproval → Draft.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationAdjustmentNotFoundError */
+                    adjustmentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            periodRef: {
+                                year: number;
+                                period: number;
+                            };
+                            description: string;
+                            /** @enum {string} */
+                            status: "Draft" | "PendingApproval" | "Approved" | "Posted" | "Reversed";
+                            recurring: boolean;
+                            lines: {
+                                accountNumber: string;
+                                companyId: string | null;
+                                /** @description MonetaryAmount */
+                                debit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                credit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                description: string | null;
+                            }[];
+                            /** @description MonetaryAmount */
+                            totalDebit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description MonetaryAmount */
+                            totalCredit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description UUID */
+                            createdBy: string;
+                            approvedBy: string | null;
+                            postedBy: string | null;
+                            postedAt: string | null;
+                            reversalOfId: string | null;
+                            reversedById: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidStatusTransitionError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}, `ConsolidationAdjustmentNotFoundError` {adjustmentId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["ConsolidationAdjustmentNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/post": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post an adjustment
+         * @description Admin. Approved → Posted (from any unposted status when the organization does not require approval); runs of its period (and of later periods of its year when recurring) include it.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationAdjustmentNotFoundError */
+                    adjustmentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            periodRef: {
+                                year: number;
+                                period: number;
+                            };
+                            description: string;
+                            /** @enum {string} */
+                            status: "Draft" | "PendingApproval" | "Approved" | "Posted" | "Reversed";
+                            recurring: boolean;
+                            lines: {
+                                accountNumber: string;
+                                companyId: string | null;
+                                /** @description MonetaryAmount */
+                                debit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                credit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                description: string | null;
+                            }[];
+                            /** @description MonetaryAmount */
+                            totalDebit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description MonetaryAmount */
+                            totalCredit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description UUID */
+                            createdBy: string;
+                            approvedBy: string | null;
+                            postedBy: string | null;
+                            postedAt: string | null;
+                            reversalOfId: string | null;
+                            reversedById: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidStatusTransitionError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}, `SegregationOfDutiesViolationError` {entryId, userId}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["SegregationOfDutiesViolationError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}, `ConsolidationAdjustmentNotFoundError` {adjustmentId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["ConsolidationAdjustmentNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/reverse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse an adjustment
+         * @description Admin. Posted → Reversed: a new posted adjustment with the lines swapped, for the same period (and as recurring as the original), cancels it.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationAdjustmentNotFoundError */
+                    adjustmentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            periodRef: {
+                                year: number;
+                                period: number;
+                            };
+                            description: string;
+                            /** @enum {string} */
+                            status: "Draft" | "PendingApproval" | "Approved" | "Posted" | "Reversed";
+                            recurring: boolean;
+                            lines: {
+                                accountNumber: string;
+                                companyId: string | null;
+                                /** @description MonetaryAmount */
+                                debit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                credit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                description: string | null;
+                            }[];
+                            /** @description MonetaryAmount */
+                            totalDebit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description MonetaryAmount */
+                            totalCredit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description UUID */
+                            createdBy: string;
+                            approvedBy: string | null;
+                            postedBy: string | null;
+                            postedAt: string | null;
+                            reversalOfId: string | null;
+                            reversedById: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidStatusTransitionError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}, `ConsolidationAdjustmentNotFoundError` {adjustmentId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["ConsolidationAdjustmentNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `JournalEntryAlreadyReversedError` {entryId, reversingEntryId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JournalEntryAlreadyReversedError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/elimination-rules": {
         parameters: {
             query?: never;
@@ -11644,6 +15956,7 @@ export interface paths {
                     isAutomatic?: boolean;
                     highPriorityOnly?: boolean;
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
                 };
                 header?: never;
@@ -11710,7 +16023,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11792,7 +16105,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -11840,6 +16156,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -11890,7 +16208,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `EliminationRuleOperationFailedError` {operation, reason}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `EliminationRuleOperationFailedError` {operation, reason}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11926,13 +16244,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["AccountNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -11997,6 +16315,7 @@ export interface paths {
                     consolidationGroupId: string;
                     eliminationType: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
                 };
                 header?: never;
@@ -12063,7 +16382,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12224,7 +16543,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12409,7 +16728,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `EliminationRuleOperationFailedError` {operation, reason}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `EliminationRuleOperationFailedError` {operation, reason}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12443,6 +16762,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["EliminationRuleNotFoundError"] | components["schemas"]["AccountNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -12510,7 +16838,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12614,7 +16942,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -12664,6 +16995,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -12717,7 +17050,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `EliminationRuleOperationFailedError` {operation, reason}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `EliminationRuleOperationFailedError` {operation, reason}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12753,13 +17086,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["AccountNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -12825,7 +17158,10 @@ export interface paths {
                     /** @description UUID */
                     organizationId?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 EliminationRuleNotFoundError */
                     id: string;
@@ -12837,6 +17173,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -12887,7 +17225,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12923,13 +17261,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["EliminationRuleNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -12995,7 +17333,10 @@ export interface paths {
                     /** @description UUID */
                     organizationId?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 EliminationRuleNotFoundError */
                     id: string;
@@ -13007,6 +17348,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -13057,7 +17400,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13093,13 +17436,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["EliminationRuleNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -13165,7 +17508,10 @@ export interface paths {
                     /** @description UUID */
                     organizationId?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 EliminationRuleNotFoundError */
                     id: string;
@@ -13183,6 +17529,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -13233,7 +17581,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13269,13 +17617,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["EliminationRuleNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -13344,6 +17692,7 @@ export interface paths {
                     year?: number;
                     period?: number;
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
                 };
                 header?: never;
@@ -13421,10 +17770,14 @@ export interface paths {
                                     consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                                     /** @description Percentage with two decimals */
                                     ownershipPercentage: string;
-                                    /** @description Percentage with two decimals */
+                                    /** @description 100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed) */
                                     nonControllingInterestPercentage: string;
                                     functionalCurrency: string;
+                                    /** @description false for equity-method members when includeEquityMethodInvestments is false, and for members the group acquires after the run date */
                                     included: boolean;
+                                    heldByCompanyId: string | null;
+                                    /** @description Product of the direct stakes, 4 decimals */
+                                    effectiveOwnershipPercentage: string;
                                 }[];
                                 eliminations: {
                                     /** @description UUID */
@@ -13453,6 +17806,15 @@ export interface paths {
                                     debitAccountNumber: string;
                                     creditAccountNumber: string;
                                     intercompanyTransactionIds: string[];
+                                    /** @description Only on a reciprocal rule whose residual (|S| − |T|) was within the group tolerance and booked to its intercompany-difference account */
+                                    intercompanyDifference?: {
+                                        /** @description MonetaryAmount */
+                                        amount: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                        accountNumber: string;
+                                    };
                                 }[];
                                 exchangeRatesUsed: {
                                     /** @description UUID */
@@ -13475,6 +17837,151 @@ export interface paths {
                                     legIds: string[];
                                     /** @enum {string} */
                                     purpose: "Closing" | "Average" | "Historical";
+                                }[];
+                                /** @description One per member with acquisition data consolidated in the closing view, in structure order */
+                                acquisitionAnalysis: {
+                                    /** @description UUID */
+                                    companyId: string;
+                                    companyName: string;
+                                    heldByCompanyId: string | null;
+                                    /**
+                                     * Format: date
+                                     * @description Date YYYY-MM-DD
+                                     */
+                                    acquisitionDate: string;
+                                    /**
+                                     * Format: date
+                                     * @description The date the group obtained control: the latest acquisition date on the chain of holders
+                                     */
+                                    groupAcquisitionDate: string;
+                                    functionalCurrency: string;
+                                    /** @enum {string} */
+                                    consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
+                                    /** @enum {string} */
+                                    nciMeasurement: "Proportionate" | "FairValue";
+                                    /** @description Percentage with two decimals */
+                                    ownershipPercentage: string;
+                                    /** @description Functional → reporting currency at the group acquisition date */
+                                    acquisitionRate: string;
+                                    /** @description Exchange rate decimal string */
+                                    closingRate: string;
+                                    consideration: {
+                                        /** @description MonetaryAmount */
+                                        functional: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                        /** @description MonetaryAmount */
+                                        reporting: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                    };
+                                    netAssetsAtAcquisition: {
+                                        /** @description MonetaryAmount */
+                                        functional: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                        /** @description MonetaryAmount */
+                                        reporting: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                    };
+                                    fairValueAdjustments: {
+                                        /** @description MonetaryAmount */
+                                        functional: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                        /** @description MonetaryAmount */
+                                        reporting: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                    };
+                                    nciAtAcquisition: {
+                                        /** @description MonetaryAmount */
+                                        functional: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                        /** @description MonetaryAmount */
+                                        reporting: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                    };
+                                    /** @description Held through a holder with outside shareholders, NCI at its proportionate share: those shareholders' share of the consideration (otherwise zero) */
+                                    indirectHoldingAdjustment: {
+                                        /** @description MonetaryAmount */
+                                        functional: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                        /** @description MonetaryAmount */
+                                        reporting: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                    };
+                                    goodwill: {
+                                        /** @description MonetaryAmount */
+                                        functional: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                        /** @description MonetaryAmount */
+                                        reporting: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                    };
+                                    bargainPurchaseGain: {
+                                        /** @description MonetaryAmount */
+                                        functional: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                        /** @description MonetaryAmount */
+                                        reporting: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                    };
+                                    /** @description MonetaryAmount */
+                                    goodwillAtClosingRate: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    preAcquisitionResultsOfYear: {
+                                        /** @description MonetaryAmount */
+                                        functional: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                        /** @description MonetaryAmount */
+                                        reporting: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                    };
+                                    /** @description The elimination the run booked for this acquisition (closing view), balanced */
+                                    entries: {
+                                        accountNumber: string;
+                                        companyId: string | null;
+                                        /** @description MonetaryAmount */
+                                        debit: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                        /** @description MonetaryAmount */
+                                        credit: {
+                                            value: string;
+                                            currency: string;
+                                        };
+                                    }[];
                                 }[];
                                 totals: {
                                     /** @description MonetaryAmount */
@@ -13524,6 +18031,9 @@ export interface paths {
                                 completedAt: string | null;
                                 totalDurationMs: number | null;
                                 errorMessage: string | null;
+                                inputDigest?: string | null;
+                                /** @description The top-side adjustments the run included (only when it included some) */
+                                adjustmentIds?: string[];
                                 /**
                                  * Format: date-time
                                  * @description UTC timestamp
@@ -13541,7 +18051,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13717,10 +18227,14 @@ export interface paths {
                                 consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                                 /** @description Percentage with two decimals */
                                 ownershipPercentage: string;
-                                /** @description Percentage with two decimals */
+                                /** @description 100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed) */
                                 nonControllingInterestPercentage: string;
                                 functionalCurrency: string;
+                                /** @description false for equity-method members when includeEquityMethodInvestments is false, and for members the group acquires after the run date */
                                 included: boolean;
+                                heldByCompanyId: string | null;
+                                /** @description Product of the direct stakes, 4 decimals */
+                                effectiveOwnershipPercentage: string;
                             }[];
                             eliminations: {
                                 /** @description UUID */
@@ -13749,6 +18263,15 @@ export interface paths {
                                 debitAccountNumber: string;
                                 creditAccountNumber: string;
                                 intercompanyTransactionIds: string[];
+                                /** @description Only on a reciprocal rule whose residual (|S| − |T|) was within the group tolerance and booked to its intercompany-difference account */
+                                intercompanyDifference?: {
+                                    /** @description MonetaryAmount */
+                                    amount: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    accountNumber: string;
+                                };
                             }[];
                             exchangeRatesUsed: {
                                 /** @description UUID */
@@ -13771,6 +18294,151 @@ export interface paths {
                                 legIds: string[];
                                 /** @enum {string} */
                                 purpose: "Closing" | "Average" | "Historical";
+                            }[];
+                            /** @description One per member with acquisition data consolidated in the closing view, in structure order */
+                            acquisitionAnalysis: {
+                                /** @description UUID */
+                                companyId: string;
+                                companyName: string;
+                                heldByCompanyId: string | null;
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD
+                                 */
+                                acquisitionDate: string;
+                                /**
+                                 * Format: date
+                                 * @description The date the group obtained control: the latest acquisition date on the chain of holders
+                                 */
+                                groupAcquisitionDate: string;
+                                functionalCurrency: string;
+                                /** @enum {string} */
+                                consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
+                                /** @enum {string} */
+                                nciMeasurement: "Proportionate" | "FairValue";
+                                /** @description Percentage with two decimals */
+                                ownershipPercentage: string;
+                                /** @description Functional → reporting currency at the group acquisition date */
+                                acquisitionRate: string;
+                                /** @description Exchange rate decimal string */
+                                closingRate: string;
+                                consideration: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                netAssetsAtAcquisition: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                fairValueAdjustments: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                nciAtAcquisition: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                /** @description Held through a holder with outside shareholders, NCI at its proportionate share: those shareholders' share of the consideration (otherwise zero) */
+                                indirectHoldingAdjustment: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                goodwill: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                bargainPurchaseGain: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                /** @description MonetaryAmount */
+                                goodwillAtClosingRate: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                preAcquisitionResultsOfYear: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                /** @description The elimination the run booked for this acquisition (closing view), balanced */
+                                entries: {
+                                    accountNumber: string;
+                                    companyId: string | null;
+                                    /** @description MonetaryAmount */
+                                    debit: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    credit: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                }[];
                             }[];
                             totals: {
                                 /** @description MonetaryAmount */
@@ -13820,6 +18488,9 @@ export interface paths {
                             completedAt: string | null;
                             totalDurationMs: number | null;
                             errorMessage: string | null;
+                            inputDigest?: string | null;
+                            /** @description The top-side adjustments the run included (only when it included some) */
+                            adjustmentIds?: string[];
                             /**
                              * Format: date-time
                              * @description UTC timestamp
@@ -13833,7 +18504,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -13935,7 +18606,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14045,6 +18716,8 @@ export interface paths {
                 header?: {
                     /** @description `respond-async` to execute in the background */
                     prefer?: string;
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
                 };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
@@ -14081,6 +18754,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -14146,10 +18821,14 @@ export interface paths {
                                 consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                                 /** @description Percentage with two decimals */
                                 ownershipPercentage: string;
-                                /** @description Percentage with two decimals */
+                                /** @description 100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed) */
                                 nonControllingInterestPercentage: string;
                                 functionalCurrency: string;
+                                /** @description false for equity-method members when includeEquityMethodInvestments is false, and for members the group acquires after the run date */
                                 included: boolean;
+                                heldByCompanyId: string | null;
+                                /** @description Product of the direct stakes, 4 decimals */
+                                effectiveOwnershipPercentage: string;
                             }[];
                             eliminations: {
                                 /** @description UUID */
@@ -14178,6 +18857,15 @@ export interface paths {
                                 debitAccountNumber: string;
                                 creditAccountNumber: string;
                                 intercompanyTransactionIds: string[];
+                                /** @description Only on a reciprocal rule whose residual (|S| − |T|) was within the group tolerance and booked to its intercompany-difference account */
+                                intercompanyDifference?: {
+                                    /** @description MonetaryAmount */
+                                    amount: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    accountNumber: string;
+                                };
                             }[];
                             exchangeRatesUsed: {
                                 /** @description UUID */
@@ -14200,6 +18888,151 @@ export interface paths {
                                 legIds: string[];
                                 /** @enum {string} */
                                 purpose: "Closing" | "Average" | "Historical";
+                            }[];
+                            /** @description One per member with acquisition data consolidated in the closing view, in structure order */
+                            acquisitionAnalysis: {
+                                /** @description UUID */
+                                companyId: string;
+                                companyName: string;
+                                heldByCompanyId: string | null;
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD
+                                 */
+                                acquisitionDate: string;
+                                /**
+                                 * Format: date
+                                 * @description The date the group obtained control: the latest acquisition date on the chain of holders
+                                 */
+                                groupAcquisitionDate: string;
+                                functionalCurrency: string;
+                                /** @enum {string} */
+                                consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
+                                /** @enum {string} */
+                                nciMeasurement: "Proportionate" | "FairValue";
+                                /** @description Percentage with two decimals */
+                                ownershipPercentage: string;
+                                /** @description Functional → reporting currency at the group acquisition date */
+                                acquisitionRate: string;
+                                /** @description Exchange rate decimal string */
+                                closingRate: string;
+                                consideration: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                netAssetsAtAcquisition: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                fairValueAdjustments: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                nciAtAcquisition: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                /** @description Held through a holder with outside shareholders, NCI at its proportionate share: those shareholders' share of the consideration (otherwise zero) */
+                                indirectHoldingAdjustment: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                goodwill: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                bargainPurchaseGain: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                /** @description MonetaryAmount */
+                                goodwillAtClosingRate: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                preAcquisitionResultsOfYear: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                /** @description The elimination the run booked for this acquisition (closing view), balanced */
+                                entries: {
+                                    accountNumber: string;
+                                    companyId: string | null;
+                                    /** @description MonetaryAmount */
+                                    debit: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    credit: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                }[];
                             }[];
                             totals: {
                                 /** @description MonetaryAmount */
@@ -14249,6 +19082,9 @@ export interface paths {
                             completedAt: string | null;
                             totalDurationMs: number | null;
                             errorMessage: string | null;
+                            inputDigest?: string | null;
+                            /** @description The top-side adjustments the run included (only when it included some) */
+                            adjustmentIds?: string[];
                             /**
                              * Format: date-time
                              * @description UTC timestamp
@@ -14262,7 +19098,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `ConsolidationGroupInactiveError` {groupId}, `UserNotMemberOfOrganizationError` {userId, organizationId}, `UserRoleInsufficientError` {userId, organizationId, requiredRole, currentRole}, `EliminationRuleOperationFailedError` {operation, reason}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `ConsolidationGroupInactiveError` {groupId}, `UserNotMemberOfOrganizationError` {userId, organizationId}, `UserRoleInsufficientError` {userId, organizationId, requiredRole, currentRole}, `EliminationRuleOperationFailedError` {operation, reason}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14298,13 +19134,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `ConsolidationRunInProgressError` {groupId, existingRunId}, `ConsolidationRunExistsForPeriodError` {groupId, year, period, existingRunId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `ConsolidationRunInProgressError` {groupId, existingRunId}, `ConsolidationRunExistsForPeriodError` {groupId, year, period, existingRunId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ConsolidationRunInProgressError"] | components["schemas"]["ConsolidationRunExistsForPeriodError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["ConsolidationRunInProgressError"] | components["schemas"]["ConsolidationRunExistsForPeriodError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -14370,7 +19206,10 @@ export interface paths {
                     /** @description UUID */
                     organizationId?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 ConsolidationRunNotFoundError */
                     id: string;
@@ -14382,6 +19221,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -14447,10 +19288,14 @@ export interface paths {
                                 consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                                 /** @description Percentage with two decimals */
                                 ownershipPercentage: string;
-                                /** @description Percentage with two decimals */
+                                /** @description 100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed) */
                                 nonControllingInterestPercentage: string;
                                 functionalCurrency: string;
+                                /** @description false for equity-method members when includeEquityMethodInvestments is false, and for members the group acquires after the run date */
                                 included: boolean;
+                                heldByCompanyId: string | null;
+                                /** @description Product of the direct stakes, 4 decimals */
+                                effectiveOwnershipPercentage: string;
                             }[];
                             eliminations: {
                                 /** @description UUID */
@@ -14479,6 +19324,15 @@ export interface paths {
                                 debitAccountNumber: string;
                                 creditAccountNumber: string;
                                 intercompanyTransactionIds: string[];
+                                /** @description Only on a reciprocal rule whose residual (|S| − |T|) was within the group tolerance and booked to its intercompany-difference account */
+                                intercompanyDifference?: {
+                                    /** @description MonetaryAmount */
+                                    amount: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    accountNumber: string;
+                                };
                             }[];
                             exchangeRatesUsed: {
                                 /** @description UUID */
@@ -14501,6 +19355,151 @@ export interface paths {
                                 legIds: string[];
                                 /** @enum {string} */
                                 purpose: "Closing" | "Average" | "Historical";
+                            }[];
+                            /** @description One per member with acquisition data consolidated in the closing view, in structure order */
+                            acquisitionAnalysis: {
+                                /** @description UUID */
+                                companyId: string;
+                                companyName: string;
+                                heldByCompanyId: string | null;
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD
+                                 */
+                                acquisitionDate: string;
+                                /**
+                                 * Format: date
+                                 * @description The date the group obtained control: the latest acquisition date on the chain of holders
+                                 */
+                                groupAcquisitionDate: string;
+                                functionalCurrency: string;
+                                /** @enum {string} */
+                                consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
+                                /** @enum {string} */
+                                nciMeasurement: "Proportionate" | "FairValue";
+                                /** @description Percentage with two decimals */
+                                ownershipPercentage: string;
+                                /** @description Functional → reporting currency at the group acquisition date */
+                                acquisitionRate: string;
+                                /** @description Exchange rate decimal string */
+                                closingRate: string;
+                                consideration: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                netAssetsAtAcquisition: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                fairValueAdjustments: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                nciAtAcquisition: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                /** @description Held through a holder with outside shareholders, NCI at its proportionate share: those shareholders' share of the consideration (otherwise zero) */
+                                indirectHoldingAdjustment: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                goodwill: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                bargainPurchaseGain: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                /** @description MonetaryAmount */
+                                goodwillAtClosingRate: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                preAcquisitionResultsOfYear: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                /** @description The elimination the run booked for this acquisition (closing view), balanced */
+                                entries: {
+                                    accountNumber: string;
+                                    companyId: string | null;
+                                    /** @description MonetaryAmount */
+                                    debit: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    credit: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                }[];
                             }[];
                             totals: {
                                 /** @description MonetaryAmount */
@@ -14550,6 +19549,9 @@ export interface paths {
                             completedAt: string | null;
                             totalDurationMs: number | null;
                             errorMessage: string | null;
+                            inputDigest?: string | null;
+                            /** @description The top-side adjustments the run included (only when it included some) */
+                            adjustmentIds?: string[];
                             /**
                              * Format: date-time
                              * @description UTC timestamp
@@ -14563,7 +19565,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `ConsolidationRunCannotBeCancelledError` {runId, currentStatus}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `ConsolidationRunCannotBeCancelledError` {runId, currentStatus}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14599,13 +19601,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationRunNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -14746,10 +19748,14 @@ export interface paths {
                                 consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
                                 /** @description Percentage with two decimals */
                                 ownershipPercentage: string;
-                                /** @description Percentage with two decimals */
+                                /** @description 100 − effective ownership for FullConsolidation ("20.00", or 4 decimals where needed) */
                                 nonControllingInterestPercentage: string;
                                 functionalCurrency: string;
+                                /** @description false for equity-method members when includeEquityMethodInvestments is false, and for members the group acquires after the run date */
                                 included: boolean;
+                                heldByCompanyId: string | null;
+                                /** @description Product of the direct stakes, 4 decimals */
+                                effectiveOwnershipPercentage: string;
                             }[];
                             eliminations: {
                                 /** @description UUID */
@@ -14778,6 +19784,15 @@ export interface paths {
                                 debitAccountNumber: string;
                                 creditAccountNumber: string;
                                 intercompanyTransactionIds: string[];
+                                /** @description Only on a reciprocal rule whose residual (|S| − |T|) was within the group tolerance and booked to its intercompany-difference account */
+                                intercompanyDifference?: {
+                                    /** @description MonetaryAmount */
+                                    amount: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    accountNumber: string;
+                                };
                             }[];
                             exchangeRatesUsed: {
                                 /** @description UUID */
@@ -14800,6 +19815,151 @@ export interface paths {
                                 legIds: string[];
                                 /** @enum {string} */
                                 purpose: "Closing" | "Average" | "Historical";
+                            }[];
+                            /** @description One per member with acquisition data consolidated in the closing view, in structure order */
+                            acquisitionAnalysis: {
+                                /** @description UUID */
+                                companyId: string;
+                                companyName: string;
+                                heldByCompanyId: string | null;
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD
+                                 */
+                                acquisitionDate: string;
+                                /**
+                                 * Format: date
+                                 * @description The date the group obtained control: the latest acquisition date on the chain of holders
+                                 */
+                                groupAcquisitionDate: string;
+                                functionalCurrency: string;
+                                /** @enum {string} */
+                                consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
+                                /** @enum {string} */
+                                nciMeasurement: "Proportionate" | "FairValue";
+                                /** @description Percentage with two decimals */
+                                ownershipPercentage: string;
+                                /** @description Functional → reporting currency at the group acquisition date */
+                                acquisitionRate: string;
+                                /** @description Exchange rate decimal string */
+                                closingRate: string;
+                                consideration: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                netAssetsAtAcquisition: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                fairValueAdjustments: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                nciAtAcquisition: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                /** @description Held through a holder with outside shareholders, NCI at its proportionate share: those shareholders' share of the consideration (otherwise zero) */
+                                indirectHoldingAdjustment: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                goodwill: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                bargainPurchaseGain: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                /** @description MonetaryAmount */
+                                goodwillAtClosingRate: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                preAcquisitionResultsOfYear: {
+                                    /** @description MonetaryAmount */
+                                    functional: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    reporting: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                };
+                                /** @description The elimination the run booked for this acquisition (closing view), balanced */
+                                entries: {
+                                    accountNumber: string;
+                                    companyId: string | null;
+                                    /** @description MonetaryAmount */
+                                    debit: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    credit: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                }[];
                             }[];
                             totals: {
                                 /** @description MonetaryAmount */
@@ -14849,6 +20009,9 @@ export interface paths {
                             completedAt: string | null;
                             totalDurationMs: number | null;
                             errorMessage: string | null;
+                            inputDigest?: string | null;
+                            /** @description The top-side adjustments the run included (only when it included some) */
+                            adjustmentIds?: string[];
                             /**
                              * Format: date-time
                              * @description UTC timestamp
@@ -14862,7 +20025,7 @@ export interface paths {
                         } | null;
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14953,7 +20116,7 @@ export interface paths {
         };
         /**
          * Consolidated trial balance of a run
-         * @description Viewer. view=closing (default; as of asOfDate) or view=opening (as of the day before yearStartDate). 409 ConsolidationRunNotCompletedError unless the run is Completed.
+         * @description Viewer. view=closing (default; as of asOfDate) or view=opening (as of the day before yearStartDate). 409 ConsolidationRunNotCompletedError unless the run is Completed. In a run that included top-side adjustments every line also carries adjustmentAmount (consolidatedBalance = aggregatedBalance + eliminationAmount + adjustmentAmount + nciAmount).
          */
         get: {
             parameters: {
@@ -14961,6 +20124,8 @@ export interface paths {
                     /** @description UUID */
                     organizationId?: string;
                     view?: "closing" | "opening";
+                    /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
+                    format?: "json" | "csv" | "xlsx";
                 };
                 header?: never;
                 path: {
@@ -15011,7 +20176,7 @@ export interface paths {
                                 accountType: "Asset" | "Liability" | "Equity" | "Revenue" | "Expense";
                                 accountCategory: string;
                                 /** @enum {string} */
-                                lineType: "Account" | "RetainedEarnings" | "CurrencyTranslationAdjustment" | "NonControllingInterest" | "EquityMethodInvestment" | "EquityMethodIncome" | "EquityMethodReserve";
+                                lineType: "Account" | "RetainedEarnings" | "CurrencyTranslationAdjustment" | "NonControllingInterest" | "EquityMethodInvestment" | "EquityMethodIncome" | "EquityMethodReserve" | "Goodwill" | "BargainPurchaseGain";
                                 companyId: string | null;
                                 isCashEquivalent: boolean;
                                 cashFlowCategory: string | null;
@@ -15022,6 +20187,11 @@ export interface paths {
                                 };
                                 /** @description MonetaryAmount */
                                 eliminationAmount: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                adjustmentAmount?: {
                                     value: string;
                                     currency: string;
                                 };
@@ -15086,7 +20256,6 @@ export interface paths {
                                 /** @description UUID */
                                 companyId: string;
                                 companyName: string;
-                                /** @description Percentage with two decimals */
                                 nonControllingInterestPercentage: string;
                                 /** @description MonetaryAmount */
                                 netAssets: {
@@ -15112,13 +20281,350 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationRunNotFoundError` {runId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationRunNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `ConsolidationRunNotCompletedError` {runId, currentStatus}. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ConsolidationRunNotCompletedError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/runs/{id}/elimination-entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Elimination journal of a run
+         * @description Viewer. The closing view’s eliminations as balanced journal entries: one per applied rule (its debit and credit account, and the intercompany-difference lines it booked) in processing order, then one per acquisition elimination. 409 unless the run is Completed.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationRunNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            runId: string;
+                            /** @description UUID */
+                            groupId: string;
+                            currency: string;
+                            entries: {
+                                /** @enum {string} */
+                                source: "Rule" | "Acquisition";
+                                eliminationRuleId: string | null;
+                                ruleName: string | null;
+                                companyId: string | null;
+                                lines: {
+                                    accountNumber: string;
+                                    companyId: string | null;
+                                    /** @description MonetaryAmount */
+                                    debit: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    credit: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                }[];
+                                /** @description MonetaryAmount */
+                                totalDebit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                totalCredit: {
+                                    value: string;
+                                    currency: string;
+                                };
+                            }[];
+                            /** @description MonetaryAmount */
+                            totalDebit: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description MonetaryAmount */
+                            totalCredit: {
+                                value: string;
+                                currency: string;
+                            };
+                            isBalanced: boolean;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationRunNotFoundError` {runId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationRunNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `ConsolidationRunNotCompletedError` {runId, currentStatus}. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ConsolidationRunNotCompletedError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consolidation/runs/{id}/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two runs
+         * @description Viewer. Line-by-line differences (balances and each component) between this run and otherRunId, both completed runs of the same group, in both views; lines without differences are left out. A rerun over unchanged inputs answers no differences and sameInputs true.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description UUID */
+                    organizationId?: string;
+                    /** @description UUID */
+                    otherRunId: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationRunNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            runId: string;
+                            /** @description UUID */
+                            otherRunId: string;
+                            /** @description UUID */
+                            groupId: string;
+                            inputDigest: string | null;
+                            otherInputDigest: string | null;
+                            sameInputs: boolean;
+                            periodRef: {
+                                year: number;
+                                period: number;
+                            };
+                            otherPeriodRef: {
+                                year: number;
+                                period: number;
+                            };
+                            differences: {
+                                /** @enum {string} */
+                                view: "closing" | "opening";
+                                accountNumber: string;
+                                accountName: string;
+                                lineType: string;
+                                companyId: string | null;
+                                currency: string;
+                                changes: {
+                                    /** @enum {string} */
+                                    field: "aggregatedBalance" | "eliminationAmount" | "adjustmentAmount" | "nciAmount" | "consolidatedBalance";
+                                    value: string;
+                                    otherValue: string;
+                                    /** @description value − otherValue */
+                                    difference: string;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `ConsolidationRunComparisonError` {runId, otherRunId}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ConsolidationRunComparisonError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -15219,6 +20725,8 @@ export interface paths {
                 query?: {
                     /** @description UUID */
                     organizationId?: string;
+                    /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
+                    format?: "json" | "csv" | "xlsx";
                 };
                 header?: never;
                 path: {
@@ -15406,7 +20914,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -15513,6 +21021,8 @@ export interface paths {
                 query?: {
                     /** @description UUID */
                     organizationId?: string;
+                    /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
+                    format?: "json" | "csv" | "xlsx";
                 };
                 header?: never;
                 path: {
@@ -15693,7 +21203,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -15800,6 +21310,8 @@ export interface paths {
                 query?: {
                     /** @description UUID */
                     organizationId?: string;
+                    /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
+                    format?: "json" | "csv" | "xlsx";
                 };
                 header?: never;
                 path: {
@@ -15931,7 +21443,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -16038,6 +21550,8 @@ export interface paths {
                 query?: {
                     /** @description UUID */
                     organizationId?: string;
+                    /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
+                    format?: "json" | "csv" | "xlsx";
                 };
                 header?: never;
                 path: {
@@ -16188,7 +21702,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -16288,7 +21802,7 @@ export interface paths {
         };
         /**
          * List journal entries
-         * @description Viewer. Without organizationId: every organization of the caller. Ordered by transactionDate descending, then entry number descending, then id.
+         * @description Viewer. Without organizationId: every organization of the caller. Ordered by transactionDate descending, then entry number descending, then id. Page with `limit` and `offset`, or with `after` (the `nextCursor` of the previous page), which stays stable while entries are created. Entries are returned with their lines; a page embeds at most 2,000 lines: when the entries of the requested page hold more, the page ends early (never before its first entry), `limit` echoes the number of entries it holds — the next page starts at offset + limit — and `nextCursor` continues after its last entry. `accountId`: only entries with a line on that account (404 AccountNotFoundError when it is not an account of the organizations listed). With `format=csv|xlsx` (or an Accept header naming `text/csv` or the XLSX type) the answer is a file with one row per line of every matching entry, streamed; `limit`, `offset` and `after` do not apply.
          */
         get: {
             parameters: {
@@ -16306,8 +21820,15 @@ export interface paths {
                     fromDate?: string;
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     toDate?: string;
+                    /** @description UUID */
+                    accountId?: string;
+                    /** @description Answer format: `json` (default, one page), `csv` or `xlsx` (one row per line of every matching entry, streamed; `limit` and `offset` do not apply). Without it the Accept header chooses. */
+                    format?: "json" | "csv" | "xlsx";
                     limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
                     offset?: number;
+                    /** @description The `nextCursor` of the previous page: the page starts right after that item. Not combinable with a non-zero `offset`. Stable while items are being added: nothing is skipped or repeated. */
+                    after?: string;
                 };
                 header?: never;
                 path?: never;
@@ -16422,10 +21943,12 @@ export interface paths {
                             total: number;
                             limit: number;
                             offset: number;
+                            /** @description Present when another page follows: pass it as `after` to read it. Absent on the last page. Opaque: do not parse it. */
+                            nextCursor?: string;
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -16452,13 +21975,13 @@ export interface paths {
                         "application/json": components["schemas"]["ForbiddenError"];
                     };
                 };
-                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `CompanyNotFoundError` {companyId}. */
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `CompanyNotFoundError` {companyId}, `AccountNotFoundError` {accountId}. */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"];
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"] | components["schemas"]["AccountNotFoundError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -16507,7 +22030,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -16570,6 +22096,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -16672,7 +22200,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `CompanyInactiveError` {companyId}, `InvalidJournalLineAccountError` {lineNumber, accountId, reason}, `FiscalPeriodMismatchError` {transactionDate, fiscalPeriod, expectedFiscalPeriod}, `FiscalPeriodClosedError` {companyId, fiscalYear, periodNumber, periodStatus}, `ExchangeRateNotFoundError` {fromCurrency, toCurrency, date, rateType}, `UnbalancedJournalEntryError` {basis, totalDebits, totalCredits, difference}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `CompanyInactiveError` {companyId}, `InvalidJournalLineAccountError` {lineNumber, accountId, reason}, `FiscalPeriodMismatchError` {transactionDate, fiscalPeriod, expectedFiscalPeriod}, `FiscalPeriodClosedError` {companyId, fiscalYear, periodNumber, periodStatus}, `ExchangeRateNotFoundError` {fromCurrency, toCurrency, date, rateType}, `UnbalancedJournalEntryError` {basis, totalDebits, totalCredits, difference}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -16708,13 +22236,294 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/journal-entries/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create journal entries in bulk
+         * @description Member (admin with postImmediately). Up to 1000 entries and 50000 lines in all (body up to 64 MiB), each checked as by a single create (rules R1–R6), written in ONE transaction: all or none. The first refusal is answered with its usual `_tag` and `entryIndex` (0-based); validation paths start with `/entries/{index}`. Entry numbers of a company are consecutive in request order. With `postImmediately: true` the entries are created and posted together (the organization must not require approval: else 400 InvalidStatusTransitionError). Answer: the entries in request order.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        entries: {
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            companyId: string;
+                            description: string;
+                            /**
+                             * Format: date
+                             * @description Date YYYY-MM-DD (years 1900–2999)
+                             */
+                            transactionDate: string;
+                            documentDate?: string | null;
+                            fiscalPeriod?: {
+                                year: number;
+                                period: number;
+                            } | null;
+                            /** @enum {string} */
+                            entryType?: "Standard" | "Adjusting" | "Closing" | "Reversing" | "Recurring";
+                            /** @enum {string} */
+                            sourceModule?: "GeneralLedger" | "AccountsPayable" | "AccountsReceivable" | "Payroll" | "Inventory" | "FixedAssets";
+                            referenceNumber?: string | null;
+                            sourceDocumentRef?: string | null;
+                            lines: {
+                                /** @description UUID */
+                                accountId: string;
+                                debitAmount?: {
+                                    /** @description Decimal string */
+                                    value: string;
+                                    /**
+                                     * @description ISO 4217 currency code (contract Appendix A)
+                                     * @enum {string}
+                                     */
+                                    currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                                } | null;
+                                creditAmount?: {
+                                    /** @description Decimal string */
+                                    value: string;
+                                    /**
+                                     * @description ISO 4217 currency code (contract Appendix A)
+                                     * @enum {string}
+                                     */
+                                    currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                                } | null;
+                                exchangeRate?: string | null;
+                                memo?: string | null;
+                                dimensions?: {
+                                    [key: string]: string;
+                                } | null;
+                                intercompanyPartnerId?: string | null;
+                            }[];
+                        }[];
+                        /** @description Post every entry in the same transaction (admin; organizations that do not require approval) */
+                        postImmediately?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            entries: {
+                                /** @description UUID */
+                                id: string;
+                                /** @description UUID */
+                                organizationId: string;
+                                /** @description UUID */
+                                companyId: string;
+                                entryNumber: string;
+                                referenceNumber: string | null;
+                                description: string;
+                                /** @description Date YYYY-MM-DD */
+                                transactionDate: string;
+                                documentDate: string | null;
+                                postingDate: string | null;
+                                fiscalPeriod: {
+                                    year: number;
+                                    period: number;
+                                };
+                                /** @enum {string} */
+                                entryType: "Standard" | "Adjusting" | "Closing" | "Reversing" | "Recurring";
+                                /** @enum {string} */
+                                sourceModule: "GeneralLedger" | "AccountsPayable" | "AccountsReceivable" | "Payroll" | "Inventory" | "FixedAssets";
+                                sourceDocumentRef: string | null;
+                                isMultiCurrency: boolean;
+                                /** @enum {string} */
+                                status: "Draft" | "PendingApproval" | "Approved" | "Posted" | "Reversed";
+                                isReversing: boolean;
+                                reversedEntryId: string | null;
+                                reversingEntryId: string | null;
+                                /** @description MonetaryAmount */
+                                totalDebits: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                totalCredits: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description UUID */
+                                createdBy: string;
+                                submittedBy: string | null;
+                                submittedAt: string | null;
+                                approvedBy: string | null;
+                                approvedAt: string | null;
+                                rejectedBy: string | null;
+                                rejectedAt: string | null;
+                                rejectionReason: string | null;
+                                postedBy: string | null;
+                                postedAt: string | null;
+                                reversedBy: string | null;
+                                reversedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                updatedAt: string;
+                                lines: {
+                                    /** @description UUID */
+                                    id: string;
+                                    /** @description UUID */
+                                    journalEntryId: string;
+                                    lineNumber: number;
+                                    /** @description UUID */
+                                    accountId: string;
+                                    debitAmount: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    creditAmount: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    functionalCurrencyDebitAmount: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    functionalCurrencyCreditAmount: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    /** @description Exchange rate decimal string */
+                                    exchangeRate: string;
+                                    exchangeRateId: string | null;
+                                    exchangeRateLegIds: string[];
+                                    memo: string | null;
+                                    dimensions: {
+                                        [key: string]: string;
+                                    } | null;
+                                    intercompanyPartnerId: string | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `CompanyInactiveError` {companyId}, `InvalidJournalLineAccountError` {lineNumber, accountId, reason}, `FiscalPeriodMismatchError` {transactionDate, fiscalPeriod, expectedFiscalPeriod}, `FiscalPeriodClosedError` {companyId, fiscalYear, periodNumber, periodStatus}, `ExchangeRateNotFoundError` {fromCurrency, toCurrency, date, rateType}, `UnbalancedJournalEntryError` {basis, totalDebits, totalCredits, difference}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CompanyInactiveError"] | components["schemas"]["InvalidJournalLineAccountError"] | components["schemas"]["FiscalPeriodMismatchError"] | components["schemas"]["FiscalPeriodClosedError"] | components["schemas"]["ExchangeRateNotFoundError"] | components["schemas"]["UnbalancedJournalEntryError"] | components["schemas"]["InvalidStatusTransitionError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}, `SegregationOfDutiesViolationError` {entryId, userId}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["SegregationOfDutiesViolationError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `CompanyNotFoundError` {companyId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -16892,7 +22701,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -17139,7 +22948,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}, `CompanyInactiveError` {companyId}, `InvalidJournalLineAccountError` {lineNumber, accountId, reason}, `FiscalPeriodMismatchError` {transactionDate, fiscalPeriod, expectedFiscalPeriod}, `FiscalPeriodClosedError` {companyId, fiscalYear, periodNumber, periodStatus}, `ExchangeRateNotFoundError` {fromCurrency, toCurrency, date, rateType}, `UnbalancedJournalEntryError` {basis, totalDebits, totalCredits, difference}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}, `CompanyInactiveError` {companyId}, `InvalidJournalLineAccountError` {lineNumber, accountId, reason}, `FiscalPeriodMismatchError` {transactionDate, fiscalPeriod, expectedFiscalPeriod}, `FiscalPeriodClosedError` {companyId, fiscalYear, periodNumber, periodStatus}, `ExchangeRateNotFoundError` {fromCurrency, toCurrency, date, rateType}, `UnbalancedJournalEntryError` {basis, totalDebits, totalCredits, difference}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -17173,6 +22982,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["JournalEntryNotFoundError"] | components["schemas"]["CompanyNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -17240,7 +23058,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -17338,7 +23156,10 @@ export interface paths {
                     /** @description UUID */
                     organizationId?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 JournalEntryNotFoundError */
                     id: string;
@@ -17350,6 +23171,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -17452,7 +23275,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -17488,13 +23311,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["JournalEntryNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -17560,7 +23383,10 @@ export interface paths {
                     /** @description UUID */
                     organizationId?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 JournalEntryNotFoundError */
                     id: string;
@@ -17572,6 +23398,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -17674,7 +23502,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -17710,13 +23538,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["JournalEntryNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -17782,7 +23610,10 @@ export interface paths {
                     /** @description UUID */
                     organizationId?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 JournalEntryNotFoundError */
                     id: string;
@@ -17800,6 +23631,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -17902,7 +23735,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -17938,13 +23771,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["JournalEntryNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -18007,7 +23840,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 JournalEntryNotFoundError */
                     id: string;
@@ -18028,6 +23864,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -18130,7 +23968,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}, `UserNotMemberOfOrganizationError` {userId, organizationId}, `UserRoleInsufficientError` {userId, organizationId, requiredRole, currentRole}, `CompanyInactiveError` {companyId}, `InvalidJournalLineAccountError` {lineNumber, accountId, reason}, `FiscalPeriodClosedError` {companyId, fiscalYear, periodNumber, periodStatus}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}, `UserNotMemberOfOrganizationError` {userId, organizationId}, `UserRoleInsufficientError` {userId, organizationId, requiredRole, currentRole}, `CompanyInactiveError` {companyId}, `InvalidJournalLineAccountError` {lineNumber, accountId, reason}, `FiscalPeriodClosedError` {companyId, fiscalYear, periodNumber, periodStatus}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -18166,13 +24004,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["JournalEntryNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -18235,7 +24073,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 JournalEntryNotFoundError */
                     id: string;
@@ -18261,6 +24102,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -18363,7 +24206,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}, `ClosingEntryReversalNotAllowedError` {entryId, fiscalYearId}, `UserNotMemberOfOrganizationError` {userId, organizationId}, `UserRoleInsufficientError` {userId, organizationId, requiredRole, currentRole}, `CompanyInactiveError` {companyId}, `FiscalPeriodClosedError` {companyId, fiscalYear, periodNumber, periodStatus}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidStatusTransitionError` {entryId, operation, currentStatus, allowedStatuses}, `ClosingEntryReversalNotAllowedError` {entryId, fiscalYearId}, `UserNotMemberOfOrganizationError` {userId, organizationId}, `UserRoleInsufficientError` {userId, organizationId, requiredRole, currentRole}, `CompanyInactiveError` {companyId}, `FiscalPeriodClosedError` {companyId, fiscalYear, periodNumber, periodStatus}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -18399,13 +24242,515 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["JournalEntryNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `JournalEntryAlreadyReversedError` {entryId, reversingEntryId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `JournalEntryAlreadyReversedError` {entryId, reversingEntryId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["JournalEntryAlreadyReversedError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["JournalEntryAlreadyReversedError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/companies/{id}/trial-balance-imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the trial-balance imports of a company
+         * @description Viewer. Newest first.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                    limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 CompanyNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            imports: {
+                                /** @description UUID */
+                                id: string;
+                                /** @description UUID */
+                                organizationId: string;
+                                /** @description UUID */
+                                companyId: string;
+                                /**
+                                 * @description Opening: posts the balances as given; Periodic: posts the changes that bring the books to them
+                                 * @enum {string}
+                                 */
+                                mode: "Opening" | "Periodic";
+                                /** @description Date YYYY-MM-DD */
+                                asOfDate: string;
+                                /** @enum {string} */
+                                sourceFormat: "csv" | "json";
+                                /** @description SHA-256 (hex) of the CSV file, or of the canonical JSON rows */
+                                fileDigest: string;
+                                rowCount: number;
+                                createdAccountCount: number;
+                                /** @description MonetaryAmount */
+                                totalDebits: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                totalCredits: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                journalEntryId: string | null;
+                                /** @description Every entry posted, in number order: one, or several balanced entries of up to 10,000 lines each */
+                                journalEntryIds: string[];
+                                /** @description UUID */
+                                createdBy: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                createdAt: string;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `CompanyNotFoundError` {companyId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Import a trial balance
+         * @description Admin. A CSV file (`text/csv`: header row naming accountNumber, accountName, debit, credit and optionally currency and category, case-insensitive; `,` or `;` separated; UTF-8 byte-order mark accepted; options in the query string) or JSON (options and rows in the body). Balances are in the company's functional currency. `Opening` posts an entry of the balances as given; `Periodic` posts the entry that moves the company's balances at `asOfDate` to the file's (accounts missing from the file go to zero). `dryRun` answers the entry and the per-account differences and writes nothing (200). Unknown account numbers are errors unless `createMissingAccounts`, with a category per row or by `categoryRules`. Nothing is written when any row fails: 400 TrialBalanceImportError {errors: [{row, column, message}], errorCount} (rows 1-based, header excluded; 0 is the header); 400 UnbalancedTrialBalanceError {totalDebits, totalCredits, difference}; 400 FiscalPeriodClosedError. The import is recorded (201) with the posted entry (null when the books already matched). With the same Idempotency-Key, the same upload creates one entry.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                    /** @description Date YYYY-MM-DD (years 1900–2999) */
+                    asOfDate?: string;
+                    /** @description Opening: posts the balances as given; Periodic: posts the changes that bring the books to them */
+                    mode?: "Opening" | "Periodic";
+                    dryRun?: boolean;
+                    createMissingAccounts?: boolean;
+                    /** @description CSV uploads: rules `from-to:Category`, comma-separated, e.g. `1000-1999:CurrentAsset` */
+                    categoryRules?: string;
+                };
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 CompanyNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description UUID */
+                        organizationId?: string;
+                        /**
+                         * Format: date
+                         * @description Date YYYY-MM-DD (years 1900–2999)
+                         */
+                        asOfDate?: string;
+                        /**
+                         * @description Opening: posts the balances as given; Periodic: posts the changes that bring the books to them
+                         * @enum {string}
+                         */
+                        mode?: "Opening" | "Periodic";
+                        dryRun?: boolean;
+                        createMissingAccounts?: boolean;
+                        categoryRules?: {
+                            from: string;
+                            to: string;
+                            /** @enum {string} */
+                            category: "CurrentAsset" | "NonCurrentAsset" | "FixedAsset" | "IntangibleAsset" | "CurrentLiability" | "NonCurrentLiability" | "ContributedCapital" | "TreasuryStock" | "RetainedEarnings" | "OtherComprehensiveIncome" | "OperatingRevenue" | "OtherRevenue" | "CostOfGoodsSold" | "OperatingExpense" | "DepreciationAmortization" | "InterestExpense" | "TaxExpense" | "OtherExpense";
+                        }[];
+                        rows: {
+                            accountNumber?: string | null;
+                            accountName?: string | null;
+                            debit?: string | null;
+                            credit?: string | null;
+                            currency?: string | null;
+                            category?: string | null;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            dryRun: boolean;
+                            import: {
+                                /** @description UUID */
+                                id: string;
+                                /** @description UUID */
+                                organizationId: string;
+                                /** @description UUID */
+                                companyId: string;
+                                /**
+                                 * @description Opening: posts the balances as given; Periodic: posts the changes that bring the books to them
+                                 * @enum {string}
+                                 */
+                                mode: "Opening" | "Periodic";
+                                /** @description Date YYYY-MM-DD */
+                                asOfDate: string;
+                                /** @enum {string} */
+                                sourceFormat: "csv" | "json";
+                                /** @description SHA-256 (hex) of the CSV file, or of the canonical JSON rows */
+                                fileDigest: string;
+                                rowCount: number;
+                                createdAccountCount: number;
+                                /** @description MonetaryAmount */
+                                totalDebits: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                totalCredits: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                journalEntryId: string | null;
+                                /** @description Every entry posted, in number order: one, or several balanced entries of up to 10,000 lines each */
+                                journalEntryIds: string[];
+                                /** @description UUID */
+                                createdBy: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                createdAt: string;
+                            } | null;
+                            entry: {
+                                transactionDate: string;
+                                description: string;
+                                lines: {
+                                    accountId: string | null;
+                                    accountNumber: string;
+                                    debit: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    credit: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                }[];
+                            } | null;
+                            differences: {
+                                row: number | null;
+                                accountId: string | null;
+                                accountNumber: string;
+                                /** @description MonetaryAmount */
+                                currentBalance: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                importedBalance: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                difference: {
+                                    value: string;
+                                    currency: string;
+                                };
+                            }[];
+                            accountsToCreate: {
+                                row: number;
+                                accountNumber: string;
+                                accountName: string;
+                                category: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            dryRun: boolean;
+                            import: {
+                                /** @description UUID */
+                                id: string;
+                                /** @description UUID */
+                                organizationId: string;
+                                /** @description UUID */
+                                companyId: string;
+                                /**
+                                 * @description Opening: posts the balances as given; Periodic: posts the changes that bring the books to them
+                                 * @enum {string}
+                                 */
+                                mode: "Opening" | "Periodic";
+                                /** @description Date YYYY-MM-DD */
+                                asOfDate: string;
+                                /** @enum {string} */
+                                sourceFormat: "csv" | "json";
+                                /** @description SHA-256 (hex) of the CSV file, or of the canonical JSON rows */
+                                fileDigest: string;
+                                rowCount: number;
+                                createdAccountCount: number;
+                                /** @description MonetaryAmount */
+                                totalDebits: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                totalCredits: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                journalEntryId: string | null;
+                                /** @description Every entry posted, in number order: one, or several balanced entries of up to 10,000 lines each */
+                                journalEntryIds: string[];
+                                /** @description UUID */
+                                createdBy: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                createdAt: string;
+                            } | null;
+                            entry: {
+                                transactionDate: string;
+                                description: string;
+                                lines: {
+                                    accountId: string | null;
+                                    accountNumber: string;
+                                    debit: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    credit: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                }[];
+                            } | null;
+                            differences: {
+                                row: number | null;
+                                accountId: string | null;
+                                accountNumber: string;
+                                /** @description MonetaryAmount */
+                                currentBalance: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                importedBalance: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                difference: {
+                                    value: string;
+                                    currency: string;
+                                };
+                            }[];
+                            accountsToCreate: {
+                                row: number;
+                                accountNumber: string;
+                                accountName: string;
+                                category: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `CompanyInactiveError` {companyId}, `TrialBalanceImportError` {errors, errorCount}, `UnbalancedTrialBalanceError` {totalDebits, totalCredits, difference}, `FiscalPeriodClosedError` {companyId, fiscalYear, periodNumber, periodStatus}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CompanyInactiveError"] | components["schemas"]["TrialBalanceImportError"] | components["schemas"]["UnbalancedTrialBalanceError"] | components["schemas"]["FiscalPeriodClosedError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `CompanyNotFoundError` {companyId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -18516,7 +24861,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -18614,7 +24959,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 OrganizationNotFoundError */
                     organizationId: string;
@@ -18630,6 +24978,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -18703,7 +25053,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `RetainedEarningsNotConfiguredError` {companyId}, `InvalidRetainedEarningsAccountError` {accountId, accountType, accountCategory}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `RetainedEarningsNotConfiguredError` {companyId}, `InvalidRetainedEarningsAccountError` {accountId, accountType, accountCategory}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -18739,13 +25089,13 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"] | components["schemas"]["FiscalYearNotFoundError"] | components["schemas"]["FiscalPeriodNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `YearAlreadyClosedError` {fiscalYearId, year}, `UnpostedEntriesInPeriodError` {companyId, fiscalYear, periodNumber, unpostedEntryCount}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `YearAlreadyClosedError` {fiscalYearId, year}, `UnpostedEntriesInPeriodError` {companyId, fiscalYear, periodNumber, unpostedEntryCount}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["YearAlreadyClosedError"] | components["schemas"]["UnpostedEntriesInPeriodError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["YearAlreadyClosedError"] | components["schemas"]["UnpostedEntriesInPeriodError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -18808,7 +25158,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description UUID; an unknown or malformed value answers 404 OrganizationNotFoundError */
                     organizationId: string;
@@ -18830,6 +25183,8 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -18899,7 +25254,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed or a business rule refused the request. `_tag`: `ValidationError` {issues}, `YearNotClosedError` {fiscalYearId, year, currentStatus}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `YearNotClosedError` {fiscalYearId, year, currentStatus}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -18935,13 +25290,2068 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"] | components["schemas"]["FiscalYearNotFoundError"] | components["schemas"]["FiscalPeriodNotFoundError"];
                     };
                 };
-                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}. */
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"];
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/companies/{companyId}/foreign-currency-balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open foreign-currency balances
+         * @description Viewer. For every monetary account (asset or liability not marked non-monetary) and foreign transaction currency with an open balance on `asOfDate`: the foreign amount, its carrying amount in the functional currency (posted lines and earlier revaluations), the closing rate (by default the latest YearEnd, else Spot rate on or before the date; `rateType` to choose one type), the revalued amount and the difference a revaluation would book. A balance whose foreign amount is zero but whose carrying amount is not was settled: its difference is `Realized`. Currencies without a rate are listed in `missingRates` and their lines carry null figures.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Date YYYY-MM-DD (years 1900–2999) */
+                    asOfDate: string;
+                    rateType?: "Spot" | "Average" | "Historical" | "YearEnd";
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 OrganizationNotFoundError */
+                    organizationId: string;
+                    /** @description UUID; an unknown or malformed value answers 404 CompanyNotFoundError */
+                    companyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            companyId: string;
+                            /**
+                             * Format: date
+                             * @description Date YYYY-MM-DD (years 1900–2999)
+                             */
+                            asOfDate: string;
+                            functionalCurrency: string;
+                            rateTypes: ("Spot" | "Average" | "Historical" | "YearEnd")[];
+                            balances: {
+                                /** @description UUID */
+                                accountId: string;
+                                accountNumber: string;
+                                accountName: string;
+                                accountType: string;
+                                /** @description The transaction (foreign) currency of the balance */
+                                currency: string;
+                                /** @description MonetaryAmount */
+                                foreignAmount: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                carryingAmount: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                closingRate: string | null;
+                                exchangeRateIds: string[];
+                                revaluedAmount: {
+                                    value: string;
+                                    currency: string;
+                                } | null;
+                                difference: {
+                                    value: string;
+                                    currency: string;
+                                } | null;
+                                differenceKind: ("Unrealized" | "Realized") | null;
+                            }[];
+                            rates: {
+                                currency: string;
+                                /** @description Exchange rate decimal string */
+                                rate: string;
+                                derivation: string;
+                                exchangeRateIds: string[];
+                            }[];
+                            missingRates: string[];
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `CompanyNotFoundError` {companyId}, `FxRevaluationNotFoundError` {revaluationId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"] | components["schemas"]["FxRevaluationNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/companies/{companyId}/fx-revaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List revaluation runs
+         * @description Viewer. Newest `asOfDate` first.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 OrganizationNotFoundError */
+                    organizationId: string;
+                    /** @description UUID; an unknown or malformed value answers 404 CompanyNotFoundError */
+                    companyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            revaluations: {
+                                id: string | null;
+                                /** @description UUID */
+                                organizationId: string;
+                                /** @description UUID */
+                                companyId: string;
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD (years 1900–2999)
+                                 */
+                                asOfDate: string;
+                                rateType: ("Spot" | "Average" | "Historical" | "YearEnd") | null;
+                                rateTypes: ("Spot" | "Average" | "Historical" | "YearEnd")[];
+                                autoReverse: boolean;
+                                dryRun: boolean;
+                                entryId: string | null;
+                                entryStatus: string | null;
+                                reversalEntryId: string | null;
+                                reversalDate: string | null;
+                                functionalCurrency: string;
+                                lines: {
+                                    /** @description UUID */
+                                    accountId: string;
+                                    accountNumber: string;
+                                    accountName: string;
+                                    accountType: string;
+                                    /** @description The transaction (foreign) currency of the balance */
+                                    currency: string;
+                                    /** @description MonetaryAmount */
+                                    foreignAmount: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    carryingAmount: {
+                                        value: string;
+                                        currency: string;
+                                    };
+                                    closingRate: string | null;
+                                    exchangeRateIds: string[];
+                                    revaluedAmount: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    difference: {
+                                        value: string;
+                                        currency: string;
+                                    } | null;
+                                    differenceKind: ("Unrealized" | "Realized") | null;
+                                }[];
+                                rates: {
+                                    currency: string;
+                                    /** @description Exchange rate decimal string */
+                                    rate: string;
+                                    derivation: string;
+                                    exchangeRateIds: string[];
+                                }[];
+                                /** @description MonetaryAmount */
+                                totalUnrealized: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                totalRealized: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description UUID */
+                                createdBy: string;
+                                createdAt: string | null;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `CompanyNotFoundError` {companyId}, `FxRevaluationNotFoundError` {revaluationId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"] | components["schemas"]["FxRevaluationNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Run a foreign-currency revaluation
+         * @description Admin. Restates every open foreign-currency balance of the monetary accounts at the closing rate of `asOfDate` and books the differences in ONE `Adjusting` entry (source `GeneralLedger`) dated `asOfDate`: one line per (account, currency) with a zero foreign amount and the difference in functional currency, against the unrealised gain/loss account (settled balances: the realised one). Posted directly when the organization does not require approval, otherwise a `Draft` that follows the journal workflow; with `autoReverse` (default) the unrealised lines are reversed by a second entry dated the next day. `dryRun` answers the same figures without writing anything. 400 ExchangeRateNotFoundError names a currency without rate; 400 FiscalPeriodClosedError when the period of the date (or of the reversal) is closed; 400 FxGainLossAccountNotConfiguredError when the company lacks the account a difference needs; 409 FxRevaluationPendingError while an earlier run of the company is not posted. Deleting the draft entry (DELETE /journal-entries/{id}) deletes the run and its draft reversal.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 OrganizationNotFoundError */
+                    organizationId: string;
+                    /** @description UUID; an unknown or malformed value answers 404 CompanyNotFoundError */
+                    companyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date
+                         * @description Date YYYY-MM-DD (years 1900–2999)
+                         */
+                        asOfDate: string;
+                        /** @enum {string} */
+                        rateType?: "Spot" | "Average" | "Historical" | "YearEnd";
+                        /** @default false */
+                        dryRun?: boolean;
+                        /** @default true */
+                        autoReverse?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string | null;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            companyId: string;
+                            /**
+                             * Format: date
+                             * @description Date YYYY-MM-DD (years 1900–2999)
+                             */
+                            asOfDate: string;
+                            rateType: ("Spot" | "Average" | "Historical" | "YearEnd") | null;
+                            rateTypes: ("Spot" | "Average" | "Historical" | "YearEnd")[];
+                            autoReverse: boolean;
+                            dryRun: boolean;
+                            entryId: string | null;
+                            entryStatus: string | null;
+                            reversalEntryId: string | null;
+                            reversalDate: string | null;
+                            functionalCurrency: string;
+                            lines: {
+                                /** @description UUID */
+                                accountId: string;
+                                accountNumber: string;
+                                accountName: string;
+                                accountType: string;
+                                /** @description The transaction (foreign) currency of the balance */
+                                currency: string;
+                                /** @description MonetaryAmount */
+                                foreignAmount: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                carryingAmount: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                closingRate: string | null;
+                                exchangeRateIds: string[];
+                                revaluedAmount: {
+                                    value: string;
+                                    currency: string;
+                                } | null;
+                                difference: {
+                                    value: string;
+                                    currency: string;
+                                } | null;
+                                differenceKind: ("Unrealized" | "Realized") | null;
+                            }[];
+                            rates: {
+                                currency: string;
+                                /** @description Exchange rate decimal string */
+                                rate: string;
+                                derivation: string;
+                                exchangeRateIds: string[];
+                            }[];
+                            /** @description MonetaryAmount */
+                            totalUnrealized: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description MonetaryAmount */
+                            totalRealized: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description UUID */
+                            createdBy: string;
+                            createdAt: string | null;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `CompanyInactiveError` {companyId}, `FiscalPeriodClosedError` {companyId, fiscalYear, periodNumber, periodStatus}, `ExchangeRateNotFoundError` {fromCurrency, toCurrency, date, rateType}, `FxGainLossAccountNotConfiguredError` {companyId, setting}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CompanyInactiveError"] | components["schemas"]["FiscalPeriodClosedError"] | components["schemas"]["ExchangeRateNotFoundError"] | components["schemas"]["FxGainLossAccountNotConfiguredError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `CompanyNotFoundError` {companyId}, `FxRevaluationNotFoundError` {revaluationId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"] | components["schemas"]["FxRevaluationNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `FxRevaluationPendingError` {companyId, revaluationId, entryId}, `ExchangeRateChangedError` {companyId}, `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FxRevaluationPendingError"] | components["schemas"]["ExchangeRateChangedError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/companies/{companyId}/fx-revaluations/{revaluationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a revaluation run
+         * @description Viewer. The rates used (with their ids) and the figures per account and currency.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 OrganizationNotFoundError */
+                    organizationId: string;
+                    /** @description UUID; an unknown or malformed value answers 404 CompanyNotFoundError */
+                    companyId: string;
+                    /** @description UUID; an unknown or malformed value answers 404 FxRevaluationNotFoundError */
+                    revaluationId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string | null;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            companyId: string;
+                            /**
+                             * Format: date
+                             * @description Date YYYY-MM-DD (years 1900–2999)
+                             */
+                            asOfDate: string;
+                            rateType: ("Spot" | "Average" | "Historical" | "YearEnd") | null;
+                            rateTypes: ("Spot" | "Average" | "Historical" | "YearEnd")[];
+                            autoReverse: boolean;
+                            dryRun: boolean;
+                            entryId: string | null;
+                            entryStatus: string | null;
+                            reversalEntryId: string | null;
+                            reversalDate: string | null;
+                            functionalCurrency: string;
+                            lines: {
+                                /** @description UUID */
+                                accountId: string;
+                                accountNumber: string;
+                                accountName: string;
+                                accountType: string;
+                                /** @description The transaction (foreign) currency of the balance */
+                                currency: string;
+                                /** @description MonetaryAmount */
+                                foreignAmount: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                /** @description MonetaryAmount */
+                                carryingAmount: {
+                                    value: string;
+                                    currency: string;
+                                };
+                                closingRate: string | null;
+                                exchangeRateIds: string[];
+                                revaluedAmount: {
+                                    value: string;
+                                    currency: string;
+                                } | null;
+                                difference: {
+                                    value: string;
+                                    currency: string;
+                                } | null;
+                                differenceKind: ("Unrealized" | "Realized") | null;
+                            }[];
+                            rates: {
+                                currency: string;
+                                /** @description Exchange rate decimal string */
+                                rate: string;
+                                derivation: string;
+                                exchangeRateIds: string[];
+                            }[];
+                            /** @description MonetaryAmount */
+                            totalUnrealized: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description MonetaryAmount */
+                            totalRealized: {
+                                value: string;
+                                currency: string;
+                            };
+                            /** @description UUID */
+                            createdBy: string;
+                            createdAt: string | null;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `CompanyNotFoundError` {companyId}, `FxRevaluationNotFoundError` {revaluationId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["CompanyNotFoundError"] | components["schemas"]["FxRevaluationNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Viewer. Oldest first. Pass the last event id you processed as `after` to read what came since; an event becomes visible once every transaction that started before it has ended, so no event ever appears behind a cursor already returned.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description UUID */
+                    organizationId: string;
+                    /** @description UUID */
+                    after?: string;
+                    /** @description Event type, or several separated by commas: JournalEntryCreated, JournalEntrySubmitted, JournalEntryApproved, JournalEntryRejected, JournalEntryPosted, JournalEntryReversed, FiscalPeriodClosed, FiscalPeriodReopened, FiscalYearClosed, ExchangeRateCreated, IntercompanyTransactionMatchingStatusChanged, ConsolidationRunCompleted, ConsolidationRunFailed, CompanyCreated, CompanyDeactivated, WebhookEndpointDisabled */
+                    type?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            events: {
+                                /** @description UUID */
+                                id: string;
+                                /** @description One of the event types, e.g. `JournalEntryPosted` */
+                                type: string;
+                                /** @description UUID */
+                                organizationId: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                occurredAt: string;
+                                actorId: string | null;
+                                resourceType: string;
+                                /** @description UUID */
+                                resourceId: string;
+                                /** @description The resource as the API returns it; for journal entries and consolidation runs a summary (read the whole resource by its id) */
+                                data: unknown;
+                            }[];
+                            /** @description Pass as `after` to continue; the given cursor when nothing new was listed */
+                            nextCursor: string | null;
+                            hasMore: boolean;
+                            limit: number;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Admin. Oldest first.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description UUID */
+                    organizationId: string;
+                    limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
+                    offset?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            endpoints: {
+                                /** @description UUID */
+                                id: string;
+                                /** @description UUID */
+                                organizationId: string;
+                                url: string;
+                                description: string | null;
+                                /** @description Types delivered; empty: every type */
+                                eventTypes: string[];
+                                enabled: boolean;
+                                disabledReason: string | null;
+                                failingSince: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                updatedAt: string;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Admin. The answer carries the signing secret, shown this once. Only https:// URLs (http:// when the service allows it); private, loopback and link-local addresses are refused.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description UUID */
+                        organizationId: string;
+                        /** @description https:// URL */
+                        url: string;
+                        description?: string | null;
+                        eventTypes?: ("JournalEntryCreated" | "JournalEntrySubmitted" | "JournalEntryApproved" | "JournalEntryRejected" | "JournalEntryPosted" | "JournalEntryReversed" | "FiscalPeriodClosed" | "FiscalPeriodReopened" | "FiscalYearClosed" | "ExchangeRateCreated" | "IntercompanyTransactionMatchingStatusChanged" | "ConsolidationRunCompleted" | "ConsolidationRunFailed" | "CompanyCreated" | "CompanyDeactivated" | "WebhookEndpointDisabled")[];
+                        enabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            url: string;
+                            description: string | null;
+                            /** @description Types delivered; empty: every type */
+                            eventTypes: string[];
+                            enabled: boolean;
+                            disabledReason: string | null;
+                            failingSince: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                            /** @description Signing secret (`whsec_…`), shown only in this response */
+                            secret: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Admin. The secret is never shown again.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description UUID */
+                    organizationId: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 WebhookEndpointNotFoundError */
+                    endpointId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            url: string;
+                            description: string | null;
+                            /** @description Types delivered; empty: every type */
+                            eventTypes: string[];
+                            enabled: boolean;
+                            disabledReason: string | null;
+                            failingSince: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `WebhookEndpointNotFoundError` {endpointId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["WebhookEndpointNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        /**
+         * Update a webhook endpoint
+         * @description Admin. Omitted fields are unchanged. Enabling a disabled endpoint clears its failure state; its pending deliveries resume.
+         */
+        put: {
+            parameters: {
+                query: {
+                    /** @description UUID */
+                    organizationId: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 WebhookEndpointNotFoundError */
+                    endpointId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description https:// URL */
+                        url?: string;
+                        description?: string | null;
+                        eventTypes?: ("JournalEntryCreated" | "JournalEntrySubmitted" | "JournalEntryApproved" | "JournalEntryRejected" | "JournalEntryPosted" | "JournalEntryReversed" | "FiscalPeriodClosed" | "FiscalPeriodReopened" | "FiscalYearClosed" | "ExchangeRateCreated" | "IntercompanyTransactionMatchingStatusChanged" | "ConsolidationRunCompleted" | "ConsolidationRunFailed" | "CompanyCreated" | "CompanyDeactivated" | "WebhookEndpointDisabled")[];
+                        enabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            url: string;
+                            description: string | null;
+                            /** @description Types delivered; empty: every type */
+                            eventTypes: string[];
+                            enabled: boolean;
+                            disabledReason: string | null;
+                            failingSince: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `WebhookEndpointNotFoundError` {endpointId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["WebhookEndpointNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Admin. Its delivery records go with it.
+         */
+        delete: {
+            parameters: {
+                query: {
+                    /** @description UUID */
+                    organizationId: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 WebhookEndpointNotFoundError */
+                    endpointId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `WebhookEndpointNotFoundError` {endpointId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["WebhookEndpointNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deliveries of a webhook endpoint
+         * @description Admin. Newest first, with every attempt (time, response status, duration, error).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description UUID */
+                    organizationId: string;
+                    status?: "Pending" | "Succeeded" | "Failed";
+                    limit?: number;
+                    /** @description Records to skip (at most 2147483647) */
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 WebhookEndpointNotFoundError */
+                    endpointId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveries: {
+                                /** @description UUID */
+                                id: string;
+                                /** @description UUID */
+                                organizationId: string;
+                                /** @description UUID */
+                                endpointId: string;
+                                eventId: string | null;
+                                eventType: string;
+                                /** @enum {string} */
+                                status: "Pending" | "Succeeded" | "Failed";
+                                attemptCount: number;
+                                nextAttemptAt: string | null;
+                                lastAttemptAt: string | null;
+                                responseStatus: number | null;
+                                durationMs: number | null;
+                                lastError: string | null;
+                                deliveredAt: string | null;
+                                attempts: {
+                                    attemptedAt: string;
+                                    responseStatus: number | null;
+                                    durationMs: number | null;
+                                    error: string | null;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC timestamp
+                                 */
+                                updatedAt: string;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `WebhookEndpointNotFoundError` {endpointId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["WebhookEndpointNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a delivery
+         * @description Admin. The delivery is sent again as soon as possible, whatever its status.
+         */
+        post: {
+            parameters: {
+                query: {
+                    /** @description UUID */
+                    organizationId: string;
+                };
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 WebhookEndpointNotFoundError */
+                    endpointId: string;
+                    /** @description UUID; an unknown or malformed value answers 404 WebhookDeliveryNotFoundError */
+                    deliveryId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                202: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            endpointId: string;
+                            eventId: string | null;
+                            eventType: string;
+                            /** @enum {string} */
+                            status: "Pending" | "Succeeded" | "Failed";
+                            attemptCount: number;
+                            nextAttemptAt: string | null;
+                            lastAttemptAt: string | null;
+                            responseStatus: number | null;
+                            durationMs: number | null;
+                            lastError: string | null;
+                            deliveredAt: string | null;
+                            attempts: {
+                                attemptedAt: string;
+                                responseStatus: number | null;
+                                durationMs: number | null;
+                                error: string | null;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `WebhookEndpointNotFoundError` {endpointId}, `WebhookDeliveryNotFoundError` {deliveryId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["WebhookEndpointNotFoundError"] | components["schemas"]["WebhookDeliveryNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpointId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test ping
+         * @description Admin. Sends a signed `WebhookTest` message to the endpoint now and answers with the delivery and the outcome of that attempt.
+         */
+        post: {
+            parameters: {
+                query: {
+                    /** @description UUID */
+                    organizationId: string;
+                };
+                header?: {
+                    /** @description Optional. 1–255 visible ASCII characters chosen by the client (a UUID is a good choice). The first request with a key runs normally and its answer is stored for 24 hours; a retry with the same key, the same method, path, query and body within that time gets the stored status and body again, with the header `Idempotent-Replayed: true`, and nothing runs twice. The same key with a different request answers `409 IdempotencyKeyReusedError`; a key whose first request is still running answers `409 IdempotencyKeyInProgressError`. 5xx and 429 answers are not stored, so such a request can be retried with the same key. Keys are per user. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 WebhookEndpointNotFoundError */
+                    endpointId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UUID */
+                            id: string;
+                            /** @description UUID */
+                            organizationId: string;
+                            /** @description UUID */
+                            endpointId: string;
+                            eventId: string | null;
+                            eventType: string;
+                            /** @enum {string} */
+                            status: "Pending" | "Succeeded" | "Failed";
+                            attemptCount: number;
+                            nextAttemptAt: string | null;
+                            lastAttemptAt: string | null;
+                            responseStatus: number | null;
+                            durationMs: number | null;
+                            lastError: string | null;
+                            deliveredAt: string | null;
+                            attempts: {
+                                attemptedAt: string;
+                                responseStatus: number | null;
+                                durationMs: number | null;
+                                error: string | null;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `WebhookEndpointNotFoundError` {endpointId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["WebhookEndpointNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `IdempotencyKeyReusedError` {idempotencyKey}, `IdempotencyKeyInProgressError` {idempotencyKey}, `AmountOutOfRangeError`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["IdempotencyKeyInProgressError"] | components["schemas"]["AmountOutOfRangeError"];
                     };
                 };
                 /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
@@ -19123,6 +27533,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description 409 AmountOutOfRangeError */
+        AmountOutOfRangeError: {
+            /** @constant */
+            _tag: "AmountOutOfRangeError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description 403 ForbiddenError */
         ForbiddenError: {
             /** @constant */
@@ -19232,6 +27651,19 @@ export interface components {
             accountId: string;
             accountType: string;
             accountCategory: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 400 InvalidFxGainLossAccountError */
+        InvalidFxGainLossAccountError: {
+            /** @constant */
+            _tag: "InvalidFxGainLossAccountError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            accountId: string;
+            /** @description the company setting */
+            setting: string;
+            accountType: string;
         } & {
             [key: string]: unknown;
         };
@@ -19633,6 +28065,128 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description 409 ConsolidationMemberHoldsOthersError */
+        ConsolidationMemberHoldsOthersError: {
+            /** @constant */
+            _tag: "ConsolidationMemberHoldsOthersError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            groupId: string;
+            companyId: string;
+            heldCompanyIds: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 409 GroupAccountNumberAlreadyExistsError */
+        GroupAccountNumberAlreadyExistsError: {
+            /** @constant */
+            _tag: "GroupAccountNumberAlreadyExistsError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            accountNumber: string;
+            groupId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 404 GroupAccountNotFoundError */
+        GroupAccountNotFoundError: {
+            /** @constant */
+            _tag: "GroupAccountNotFoundError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            groupAccountId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 409 GroupAccountInUseError */
+        GroupAccountInUseError: {
+            /** @constant */
+            _tag: "GroupAccountInUseError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            groupAccountId: string;
+            /** @description Mappings, IntercompanyDifferenceAccount */
+            reason: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 409 GroupAccountMappingExistsError */
+        GroupAccountMappingExistsError: {
+            /** @constant */
+            _tag: "GroupAccountMappingExistsError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            accountId: string;
+            mappingId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 404 GroupAccountMappingNotFoundError */
+        GroupAccountMappingNotFoundError: {
+            /** @constant */
+            _tag: "GroupAccountMappingNotFoundError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            mappingId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 400 ConsolidationAdjustmentUnbalancedError */
+        ConsolidationAdjustmentUnbalancedError: {
+            /** @constant */
+            _tag: "ConsolidationAdjustmentUnbalancedError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            totalDebit: string;
+            totalCredit: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 404 ConsolidationAdjustmentNotFoundError */
+        ConsolidationAdjustmentNotFoundError: {
+            /** @constant */
+            _tag: "ConsolidationAdjustmentNotFoundError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            adjustmentId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 400 InvalidStatusTransitionError */
+        InvalidStatusTransitionError: {
+            /** @constant */
+            _tag: "InvalidStatusTransitionError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            entryId: string;
+            operation: string;
+            currentStatus: string;
+            allowedStatuses: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 403 SegregationOfDutiesViolationError */
+        SegregationOfDutiesViolationError: {
+            /** @constant */
+            _tag: "SegregationOfDutiesViolationError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            entryId: string;
+            userId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 409 JournalEntryAlreadyReversedError */
+        JournalEntryAlreadyReversedError: {
+            /** @constant */
+            _tag: "JournalEntryAlreadyReversedError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            entryId: string;
+            reversingEntryId: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description 400 EliminationRuleOperationFailedError */
         EliminationRuleOperationFailedError: {
             /** @constant */
@@ -19757,6 +28311,17 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description 400 ConsolidationRunComparisonError */
+        ConsolidationRunComparisonError: {
+            /** @constant */
+            _tag: "ConsolidationRunComparisonError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            runId: string;
+            otherRunId: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description 400 InvalidJournalLineAccountError */
         InvalidJournalLineAccountError: {
             /** @constant */
@@ -19818,30 +28383,6 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description 400 InvalidStatusTransitionError */
-        InvalidStatusTransitionError: {
-            /** @constant */
-            _tag: "InvalidStatusTransitionError";
-            /** @description Human-readable English text; not stable */
-            message: string;
-            entryId: string;
-            operation: string;
-            currentStatus: string;
-            allowedStatuses: string[];
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description 403 SegregationOfDutiesViolationError */
-        SegregationOfDutiesViolationError: {
-            /** @constant */
-            _tag: "SegregationOfDutiesViolationError";
-            /** @description Human-readable English text; not stable */
-            message: string;
-            entryId: string;
-            userId: string;
-        } & {
-            [key: string]: unknown;
-        };
         /** @description 400 ClosingEntryReversalNotAllowedError */
         ClosingEntryReversalNotAllowedError: {
             /** @constant */
@@ -19853,14 +28394,36 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description 409 JournalEntryAlreadyReversedError */
-        JournalEntryAlreadyReversedError: {
+        /** @description 400 TrialBalanceImportError */
+        TrialBalanceImportError: {
             /** @constant */
-            _tag: "JournalEntryAlreadyReversedError";
+            _tag: "TrialBalanceImportError";
             /** @description Human-readable English text; not stable */
             message: string;
-            entryId: string;
-            reversingEntryId: string;
+            /** @description array of {row (1-based, header excluded; 0: the header), column, message} */
+            errors: string;
+            errorCount: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 400 UnbalancedTrialBalanceError */
+        UnbalancedTrialBalanceError: {
+            /** @constant */
+            _tag: "UnbalancedTrialBalanceError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            totalDebits: {
+                value: string;
+                currency: string;
+            };
+            totalCredits: {
+                value: string;
+                currency: string;
+            };
+            difference: {
+                value: string;
+                currency: string;
+            };
         } & {
             [key: string]: unknown;
         };
@@ -19896,6 +28459,70 @@ export interface components {
             fiscalYearId: string;
             year: number;
             currentStatus: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 404 FxRevaluationNotFoundError */
+        FxRevaluationNotFoundError: {
+            /** @constant */
+            _tag: "FxRevaluationNotFoundError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            revaluationId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 400 FxGainLossAccountNotConfiguredError */
+        FxGainLossAccountNotConfiguredError: {
+            /** @constant */
+            _tag: "FxGainLossAccountNotConfiguredError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            companyId: string;
+            /** @description unrealizedFxGainLossAccountId | realizedFxGainLossAccountId */
+            setting: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 409 FxRevaluationPendingError */
+        FxRevaluationPendingError: {
+            /** @constant */
+            _tag: "FxRevaluationPendingError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            companyId: string;
+            revaluationId: string;
+            entryId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 409 ExchangeRateChangedError */
+        ExchangeRateChangedError: {
+            /** @constant */
+            _tag: "ExchangeRateChangedError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            companyId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 404 WebhookEndpointNotFoundError */
+        WebhookEndpointNotFoundError: {
+            /** @constant */
+            _tag: "WebhookEndpointNotFoundError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            endpointId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 404 WebhookDeliveryNotFoundError */
+        WebhookDeliveryNotFoundError: {
+            /** @constant */
+            _tag: "WebhookDeliveryNotFoundError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            deliveryId: string;
         } & {
             [key: string]: unknown;
         };

@@ -1,0 +1,292 @@
+/** Routes of top-side adjustments of a consolidation group, with the journal's workflow as sub-paths. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { pageParams } from '../../http/pagination.ts';
+import { NoContent, responses } from '../../http/responses.ts';
+import {
+  Money,
+  Nullable,
+  Page,
+  PageQuery,
+  PeriodRef,
+  StringEnum,
+  Text,
+  Timestamp,
+  Type,
+  Uuid,
+} from '../../http/schemas.ts';
+import * as adjustments from './adjustments.service.ts';
+
+const STATUSES = ['Draft', 'PendingApproval', 'Approved', 'Posted', 'Reversed'] as const;
+const Amount = Type.String({
+  pattern: '^[0-9]{1,20}(\\.[0-9]{1,8})?$',
+  description: 'Positive amount in the group reporting currency (at most its minor-unit digits)',
+});
+
+const LineInput = Type.Object({
+  accountNumber: Type.String({
+    pattern: '^[1-9][0-9]{3,9}$',
+    description: 'A group account (with a group chart) or an account number of a company of the group',
+  }),
+  /** the member the line belongs to: its non-controlling interest takes its share */
+  companyId: Type.Optional(Nullable(Uuid)),
+  debit: Type.Optional(Nullable(Amount)),
+  credit: Type.Optional(Nullable(Amount)),
+  description: Type.Optional(Nullable(Text(500))),
+});
+const CreateBody = Type.Object({
+  periodRef: PeriodRef,
+  description: Text(500),
+  recurring: Type.Optional(
+    Type.Boolean({
+      description: 'Once posted, the adjustment also counts in every later period of its year',
+    }),
+  ),
+  lines: Type.Array(LineInput, { minItems: 2, maxItems: 500 }),
+});
+const UpdateBody = Type.Object({
+  periodRef: Type.Optional(PeriodRef),
+  description: Type.Optional(Text(500)),
+  recurring: Type.Optional(Type.Boolean()),
+  lines: Type.Optional(Type.Array(LineInput, { minItems: 2, maxItems: 500 })),
+});
+const Adjustment = Type.Object({
+  id: Uuid,
+  organizationId: Uuid,
+  consolidationGroupId: Uuid,
+  periodRef: PeriodRef,
+  description: Type.String(),
+  status: StringEnum(STATUSES),
+  recurring: Type.Boolean(),
+  lines: Type.Array(
+    Type.Object({
+      accountNumber: Type.String(),
+      companyId: Nullable(Uuid),
+      debit: Money,
+      credit: Money,
+      description: Nullable(Type.String()),
+    }),
+  ),
+  totalDebit: Money,
+  totalCredit: Money,
+  createdBy: Uuid,
+  approvedBy: Nullable(Uuid),
+  postedBy: Nullable(Uuid),
+  postedAt: Nullable(Timestamp),
+  reversalOfId: Nullable(Uuid),
+  reversedById: Nullable(Uuid),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const groupPath = {
+  id: {
+    tag: 'ConsolidationGroupNotFoundError',
+    field: 'consolidationGroupId',
+    message: 'Consolidation group not found',
+  },
+};
+const adjustmentPath = {
+  ...groupPath,
+  adjustmentId: {
+    tag: 'ConsolidationAdjustmentNotFoundError',
+    field: 'adjustmentId',
+    message: 'Adjustment not found',
+  },
+};
+const IdParams = Type.Object({ id: Type.String() });
+const AdjustmentParams = Type.Object({ id: Type.String(), adjustmentId: Type.String() });
+const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
+const tags = ['Top-side adjustments'];
+
+const ACTIONS: { path: adjustments.WorkflowAction; summary: string; description: string }[] = [
+  {
+    path: 'submit',
+    summary: 'Submit an adjustment for approval',
+    description: 'Admin. Draft → PendingApproval.',
+  },
+  {
+    path: 'approve',
+    summary: 'Approve an adjustment',
+    description: 'Admin. PendingApproval → Approved; with segregation of duties, not by its creator.',
+  },
+  { path: 'reject', summary: 'Reject an adjustment', description: 'Admin. PendingApproval → Draft.' },
+  {
+    path: 'post',
+    summary: 'Post an adjustment',
+    description:
+      'Admin. Approved → Posted (from any unposted status when the organization does not require approval); runs of its period (and of later periods of its year when recurring) include it.',
+  },
+  {
+    path: 'reverse',
+    summary: 'Reverse an adjustment',
+    description:
+      'Admin. Posted → Reversed: a new posted adjustment with the lines swapped, for the same period (and as recurring as the original), cancels it.',
+  },
+];
+
+export const adjustmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps;
+  const base = '/api/v1/consolidation/groups/:id/adjustments';
+
+  app.get(
+    base,
+    {
+      config: { pathIds: groupPath },
+      schema: {
+        tags,
+        summary: 'List top-side adjustments',
+        description: 'Viewer. Ordered by period, then id.',
+        params: IdParams,
+        querystring: Type.Object({
+          organizationId: Type.Optional(Uuid),
+          year: Type.Optional(Type.Integer({ minimum: 1900, maximum: 2999 })),
+          period: Type.Optional(Type.Integer({ minimum: 1, maximum: 13 })),
+          status: Type.Optional(StringEnum(STATUSES)),
+          ...PageQuery,
+        }),
+        response: responses({ 200: Page('adjustments', Adjustment) }),
+      },
+    },
+    async (request) =>
+      adjustments.listAdjustments(
+        db,
+        request.access,
+        request.params.id,
+        {
+          organizationId: request.query.organizationId,
+          year: request.query.year,
+          period: request.query.period,
+          status: request.query.status,
+        },
+        pageParams(request.query),
+      ),
+  );
+
+  app.post(
+    base,
+    {
+      config: { pathIds: groupPath },
+      schema: {
+        tags,
+        summary: 'Create a top-side adjustment',
+        description:
+          'Admin. A consolidation-only entry of the group for one period, in its reporting currency: balanced lines, each a debit or a credit, on group accounts (or account numbers of the group’s companies when it has no group chart), optionally attributed to a member. Created as Draft.',
+        params: IdParams,
+        querystring: OrgQuery,
+        body: CreateBody,
+        response: responses({ 201: Adjustment }),
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(
+          await adjustments.createAdjustment(
+            db,
+            request.access,
+            request.params.id,
+            request.query.organizationId,
+            request.body,
+          ),
+        ),
+  );
+
+  app.get(
+    `${base}/:adjustmentId`,
+    {
+      config: { pathIds: adjustmentPath },
+      schema: {
+        tags,
+        summary: 'Get a top-side adjustment',
+        description: 'Viewer.',
+        params: AdjustmentParams,
+        querystring: OrgQuery,
+        response: responses({ 200: Adjustment }),
+      },
+    },
+    async (request) =>
+      adjustments.getAdjustment(
+        db,
+        request.access,
+        request.params.id,
+        request.params.adjustmentId,
+        request.query.organizationId,
+      ),
+  );
+
+  app.put(
+    `${base}/:adjustmentId`,
+    {
+      config: { pathIds: adjustmentPath },
+      schema: {
+        tags,
+        summary: 'Update a draft adjustment',
+        description: 'Admin. Drafts only; fields left out keep their value.',
+        params: AdjustmentParams,
+        querystring: OrgQuery,
+        body: UpdateBody,
+        response: responses({ 200: Adjustment }),
+      },
+    },
+    async (request) =>
+      adjustments.updateAdjustment(
+        db,
+        request.access,
+        request.params.id,
+        request.params.adjustmentId,
+        request.query.organizationId,
+        request.body,
+      ),
+  );
+
+  app.delete(
+    `${base}/:adjustmentId`,
+    {
+      config: { pathIds: adjustmentPath },
+      schema: {
+        tags,
+        summary: 'Delete a draft adjustment',
+        description: 'Admin. Drafts only.',
+        params: AdjustmentParams,
+        querystring: OrgQuery,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      await adjustments.deleteAdjustment(
+        db,
+        request.access,
+        request.params.id,
+        request.params.adjustmentId,
+        request.query.organizationId,
+      );
+      return reply.code(204).send();
+    },
+  );
+
+  for (const a of ACTIONS) {
+    app.post(
+      `${base}/:adjustmentId/${a.path}`,
+      {
+        config: { pathIds: adjustmentPath },
+        schema: {
+          tags,
+          summary: a.summary,
+          description: a.description,
+          params: AdjustmentParams,
+          querystring: OrgQuery,
+          response: responses({ 200: Adjustment }),
+        },
+      },
+      async (request) =>
+        adjustments.actOnAdjustment(
+          db,
+          request.access,
+          request.params.id,
+          request.params.adjustmentId,
+          request.query.organizationId,
+          a.path,
+        ),
+    );
+  }
+};

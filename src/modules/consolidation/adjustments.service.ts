@@ -1,0 +1,505 @@
+/**
+ * Top-side adjustments: consolidation-only journal entries of a group for one period of the group
+ * calendar, on group accounts (or, without a group chart, account numbers of the group's companies),
+ * each line optionally attributed to a member so that its non-controlling interest takes its share.
+ *
+ * Workflow as for company journal entries (the same tables of moves and segregation of duties, and
+ * the organization's `requireApproval` / `enforceSegregationOfDuties`): Draft → PendingApproval →
+ * Approved → Posted; reject returns to Draft; a posted adjustment is immutable and is undone by a
+ * reversal — a new posted adjustment with the lines swapped, for the same period, marking the original
+ * Reversed. A `recurring` adjustment counts in its period and every later period of the same year.
+ * Every change is audited.
+ */
+import { and, asc, count, eq, type SQL, sql } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
+import { type Db, inTransaction, type Queryable, type Tx } from '../../db/client.ts';
+import { accounts, consolidationAdjustments, groupAccounts } from '../../db/schema/index.ts';
+import { minorUnits } from '../../domain/codes.ts';
+import type { AdjustmentInput } from '../../domain/consolidation/types.ts';
+import { DomainError, invalid } from '../../domain/errors.ts';
+import { type Operation, segregationRefusal, transitionRefusal } from '../../domain/journal/workflow.ts';
+import { dec, fractionDigits, ZERO } from '../../domain/money.ts';
+import type { Access } from '../../http/access.ts';
+import { type PageParams, paged } from '../../http/pagination.ts';
+import { recordAudit } from '../audit/service.ts';
+import { refused } from '../journal/checks.ts';
+import { organizationSettings } from '../organizations/service.ts';
+import { type GroupRow, loadMembers } from './groups.repo.ts';
+import { authorizeGroup } from './groups.service.ts';
+
+type Row = typeof consolidationAdjustments.$inferSelect;
+
+export interface AdjustmentLine {
+  accountNumber: string;
+  companyId: string | null;
+  debit: string;
+  credit: string;
+  description: string | null;
+}
+
+export interface AdjustmentLineInput {
+  accountNumber: string;
+  companyId?: string | null;
+  debit?: string | null;
+  credit?: string | null;
+  description?: string | null;
+}
+
+export interface AdjustmentBody {
+  periodRef: { year: number; period: number };
+  description: string;
+  recurring?: boolean;
+  lines: AdjustmentLineInput[];
+}
+
+const money = (value: string, currency: string) => ({ value, currency });
+
+function record(r: Row, currency: string) {
+  const minor = minorUnits(currency);
+  const lines = (r.lines as AdjustmentLine[]).map((l) => ({
+    accountNumber: l.accountNumber,
+    companyId: l.companyId,
+    debit: money(dec(l.debit).toFixed(minor), currency),
+    credit: money(dec(l.credit).toFixed(minor), currency),
+    description: l.description,
+  }));
+  const total = (r.lines as AdjustmentLine[]).reduce((s, l) => s.plus(l.debit), ZERO);
+  return {
+    id: r.id,
+    organizationId: r.organizationId,
+    consolidationGroupId: r.groupId,
+    periodRef: { year: r.year, period: r.period },
+    description: r.description,
+    status: r.status,
+    recurring: r.recurring,
+    lines,
+    totalDebit: money(total.toFixed(minor), currency),
+    totalCredit: money(total.toFixed(minor), currency),
+    createdBy: r.createdBy,
+    approvedBy: r.approvedBy ?? null,
+    postedBy: r.postedBy ?? null,
+    postedAt: r.postedAt?.toISOString() ?? null,
+    reversalOfId: r.reversalOfId ?? null,
+    reversedById: r.reversedById ?? null,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
+
+export type AdjustmentRecord = ReturnType<typeof record>;
+
+export function adjustmentNotFound(adjustmentId: string): DomainError {
+  return new DomainError(404, 'ConsolidationAdjustmentNotFoundError', 'Adjustment not found', {
+    adjustmentId,
+  });
+}
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+async function find(q: Queryable, group: GroupRow, id: string, lock = false): Promise<Row | null> {
+  if (!UUID.test(id)) return null;
+  const query = q
+    .select()
+    .from(consolidationAdjustments)
+    .where(
+      and(
+        eq(consolidationAdjustments.organizationId, group.organizationId),
+        eq(consolidationAdjustments.groupId, group.id),
+        eq(consolidationAdjustments.id, id.toLowerCase()),
+      ),
+    );
+  const [row] = lock ? await query.for('update') : await query;
+  return row ?? null;
+}
+
+/** Lines checked and normalized: balanced, one side each, accounts the group knows, members of the group. */
+async function checkedLines(
+  q: Queryable,
+  group: GroupRow,
+  input: AdjustmentLineInput[],
+): Promise<AdjustmentLine[]> {
+  const minor = minorUnits(group.reportingCurrency);
+  const orgId = group.organizationId;
+  const memberRows = (await loadMembers(q, orgId, [group.id])).get(group.id) ?? [];
+  const companyIds = new Set([group.parentCompanyId, ...memberRows.map((m) => m.companyId)]);
+  const chart = await q
+    .select({ n: groupAccounts.accountNumber })
+    .from(groupAccounts)
+    .where(and(eq(groupAccounts.organizationId, orgId), eq(groupAccounts.groupId, group.id)));
+  let known: Set<string>;
+  if (chart.length > 0) known = new Set(chart.map((r) => r.n));
+  else {
+    const rows = await q
+      .selectDistinct({ n: accounts.accountNumber })
+      .from(accounts)
+      .where(
+        and(
+          eq(accounts.organizationId, orgId),
+          sql`${accounts.companyId} in (${sql.join(
+            [...companyIds].map((id) => sql`${id}::uuid`),
+            sql`, `,
+          )})`,
+        ),
+      );
+    known = new Set(rows.map((r) => r.n));
+  }
+  let debits = ZERO;
+  let credits = ZERO;
+  const out = input.map((l, i) => {
+    const at = `/lines/${i}`;
+    const d = l.debit ?? null;
+    const c = l.credit ?? null;
+    if ((d === null) === (c === null)) throw invalid(at, 'Give either debit or credit');
+    const value = (d ?? c)!;
+    if (fractionDigits(value) > minor) {
+      throw invalid(at, `At most ${minor} decimals for ${group.reportingCurrency}`);
+    }
+    if (!dec(value).greaterThan(0)) throw invalid(at, 'The amount must be positive');
+    if (!known.has(l.accountNumber)) {
+      throw invalid(
+        `${at}/accountNumber`,
+        chart.length > 0
+          ? `${l.accountNumber} is not an account of the group chart`
+          : `${l.accountNumber} is not an account of a company of the group`,
+      );
+    }
+    const companyId = l.companyId ? l.companyId.toLowerCase() : null;
+    if (companyId !== null && !companyIds.has(companyId)) {
+      throw invalid(`${at}/companyId`, 'The company is not in the group');
+    }
+    if (d !== null) debits = debits.plus(d);
+    else credits = credits.plus(c!);
+    return {
+      accountNumber: l.accountNumber,
+      companyId,
+      debit: d === null ? '0' : dec(d).toFixed(),
+      credit: c === null ? '0' : dec(c).toFixed(),
+      description: l.description ?? null,
+    };
+  });
+  if (!debits.equals(credits)) {
+    throw new DomainError(400, 'ConsolidationAdjustmentUnbalancedError', 'The adjustment does not balance', {
+      totalDebit: debits.toFixed(minor),
+      totalCredit: credits.toFixed(minor),
+    });
+  }
+  return out;
+}
+
+function checkPeriod(p: { year: number; period: number }): void {
+  if (p.period < 1 || p.period > 13) throw invalid('/periodRef/period', 'period must be 1–13');
+}
+
+export async function createAdjustment(
+  db: Db,
+  access: Access,
+  groupId: string,
+  organizationId: string | undefined,
+  body: AdjustmentBody,
+): Promise<AdjustmentRecord> {
+  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
+  checkPeriod(body.periodRef);
+  return inTransaction(db, async (tx) => {
+    const lines = await checkedLines(tx, group, body.lines);
+    const now = new Date();
+    const [row] = await tx
+      .insert(consolidationAdjustments)
+      .values({
+        id: uuidv7(),
+        organizationId: group.organizationId,
+        groupId: group.id,
+        year: body.periodRef.year,
+        period: body.periodRef.period,
+        description: body.description,
+        status: 'Draft',
+        recurring: body.recurring ?? false,
+        lines,
+        createdBy: access.userId,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    await audit(tx, access, row!, 'Create', { status: { from: null, to: 'Draft' } });
+    return record(row!, group.reportingCurrency);
+  });
+}
+
+function audit(
+  tx: Tx,
+  access: Access,
+  row: Row,
+  action: 'Create' | 'Update' | 'Delete' | 'Submit' | 'Approve' | 'Reject' | 'Post' | 'Reverse',
+  changes?: Record<string, { from: unknown; to: unknown }>,
+) {
+  return recordAudit(tx, {
+    organizationId: row.organizationId,
+    userId: access.userId,
+    action,
+    entityType: 'ConsolidationAdjustment',
+    entityId: row.id,
+    ...(changes ? { changes } : {}),
+  });
+}
+
+export async function getAdjustment(
+  db: Db,
+  access: Access,
+  groupId: string,
+  adjustmentId: string,
+  organizationId: string | undefined,
+): Promise<AdjustmentRecord> {
+  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read');
+  const row = await find(db, group, adjustmentId);
+  if (!row) throw adjustmentNotFound(adjustmentId);
+  return record(row, group.reportingCurrency);
+}
+
+export async function listAdjustments(
+  db: Db,
+  access: Access,
+  groupId: string,
+  q: {
+    organizationId?: string | undefined;
+    year?: number | undefined;
+    period?: number | undefined;
+    status?: string | undefined;
+  },
+  page: PageParams,
+) {
+  const group = await authorizeGroup(db, access, groupId, q.organizationId, 'consolidation:read');
+  const conds: SQL[] = [
+    eq(consolidationAdjustments.organizationId, group.organizationId),
+    eq(consolidationAdjustments.groupId, group.id),
+  ];
+  if (q.year !== undefined) conds.push(eq(consolidationAdjustments.year, q.year));
+  if (q.period !== undefined) conds.push(eq(consolidationAdjustments.period, q.period));
+  if (q.status !== undefined) conds.push(eq(consolidationAdjustments.status, q.status));
+  const where = and(...conds);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(consolidationAdjustments)
+      .where(where)
+      .orderBy(
+        asc(consolidationAdjustments.year),
+        asc(consolidationAdjustments.period),
+        asc(consolidationAdjustments.id),
+      )
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ n: count() }).from(consolidationAdjustments).where(where),
+  ]);
+  return paged(
+    'adjustments',
+    rows.map((r) => record(r, group.reportingCurrency)),
+    Number(total?.n ?? 0),
+    page,
+  );
+}
+
+export async function updateAdjustment(
+  db: Db,
+  access: Access,
+  groupId: string,
+  adjustmentId: string,
+  organizationId: string | undefined,
+  body: Partial<AdjustmentBody>,
+): Promise<AdjustmentRecord> {
+  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
+  if (body.periodRef) checkPeriod(body.periodRef);
+  return inTransaction(db, async (tx) => {
+    const row = await find(tx, group, adjustmentId, true);
+    if (!row) throw adjustmentNotFound(adjustmentId);
+    refuse('update', row);
+    const lines = body.lines ? await checkedLines(tx, group, body.lines) : (row.lines as AdjustmentLine[]);
+    const [updated] = await tx
+      .update(consolidationAdjustments)
+      .set({
+        year: body.periodRef?.year ?? row.year,
+        period: body.periodRef?.period ?? row.period,
+        description: body.description ?? row.description,
+        recurring: body.recurring ?? row.recurring,
+        lines,
+        updatedAt: new Date(),
+      })
+      .where(
+        and(
+          eq(consolidationAdjustments.organizationId, row.organizationId),
+          eq(consolidationAdjustments.id, row.id),
+        ),
+      )
+      .returning();
+    await audit(tx, access, row, 'Update');
+    return record(updated!, group.reportingCurrency);
+  });
+}
+
+export async function deleteAdjustment(
+  db: Db,
+  access: Access,
+  groupId: string,
+  adjustmentId: string,
+  organizationId: string | undefined,
+): Promise<void> {
+  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
+  await inTransaction(db, async (tx) => {
+    const row = await find(tx, group, adjustmentId, true);
+    if (!row) throw adjustmentNotFound(adjustmentId);
+    refuse('delete', row);
+    await tx
+      .delete(consolidationAdjustments)
+      .where(
+        and(
+          eq(consolidationAdjustments.organizationId, row.organizationId),
+          eq(consolidationAdjustments.id, row.id),
+        ),
+      );
+    await audit(tx, access, row, 'Delete');
+  });
+}
+
+function refuse(op: Operation, row: Row, policy?: { requireApproval: boolean }): void {
+  const r = transitionRefusal(
+    op,
+    { id: row.id, status: row.status, reversingEntryId: row.reversedById ?? null },
+    policy,
+  );
+  if (r) throw refused(r);
+}
+
+export type WorkflowAction = 'submit' | 'approve' | 'reject' | 'post' | 'reverse';
+
+/** A workflow action on an adjustment (see the module comment). */
+export async function actOnAdjustment(
+  db: Db,
+  access: Access,
+  groupId: string,
+  adjustmentId: string,
+  organizationId: string | undefined,
+  action: WorkflowAction,
+): Promise<AdjustmentRecord> {
+  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
+  const settings = await organizationSettings(db, group.organizationId, access);
+  const policy = {
+    requireApproval: settings.requireApproval,
+    enforceSegregationOfDuties: settings.enforceSegregationOfDuties,
+  };
+  return inTransaction(db, async (tx) => {
+    const row = await find(tx, group, adjustmentId, true);
+    if (!row) throw adjustmentNotFound(adjustmentId);
+    refuse(action, row, policy);
+    const entry = { id: row.id, status: row.status, createdBy: row.createdBy };
+    if (action === 'approve') {
+      const s = segregationRefusal('approve', entry, { caller: access.userId }, policy);
+      if (s) throw refused(s);
+    }
+    if (action === 'post') {
+      const s = segregationRefusal('post', entry, { caller: access.userId, postedBy: access.userId }, policy);
+      if (s) throw refused(s);
+    }
+    const now = new Date();
+    const where = and(
+      eq(consolidationAdjustments.organizationId, row.organizationId),
+      eq(consolidationAdjustments.id, row.id),
+    );
+    const to =
+      action === 'submit'
+        ? 'PendingApproval'
+        : action === 'approve'
+          ? 'Approved'
+          : action === 'reject'
+            ? 'Draft'
+            : action === 'post'
+              ? 'Posted'
+              : 'Reversed';
+    let reversalId: string | null = null;
+    if (action === 'reverse') {
+      reversalId = uuidv7();
+      const swapped = (row.lines as AdjustmentLine[]).map((l) => ({
+        ...l,
+        debit: l.credit,
+        credit: l.debit,
+      }));
+      const [reversal] = await tx
+        .insert(consolidationAdjustments)
+        .values({
+          id: reversalId,
+          organizationId: row.organizationId,
+          groupId: row.groupId,
+          year: row.year,
+          period: row.period,
+          description: `Reversal of ${row.description}`,
+          status: 'Posted',
+          recurring: row.recurring,
+          lines: swapped,
+          createdBy: access.userId,
+          postedBy: access.userId,
+          postedAt: now,
+          reversalOfId: row.id,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      await audit(tx, access, reversal!, 'Create', {
+        status: { from: null, to: 'Posted' },
+        reversalOfId: { from: null, to: row.id },
+      });
+    }
+    const [updated] = await tx
+      .update(consolidationAdjustments)
+      .set({
+        status: to,
+        updatedAt: now,
+        ...(action === 'approve' ? { approvedBy: access.userId } : {}),
+        ...(action === 'reject' ? { approvedBy: null } : {}),
+        ...(action === 'post' ? { postedBy: access.userId, postedAt: now } : {}),
+        ...(reversalId ? { reversedById: reversalId } : {}),
+      })
+      .where(where)
+      .returning();
+    const auditAction = {
+      submit: 'Submit',
+      approve: 'Approve',
+      reject: 'Reject',
+      post: 'Post',
+      reverse: 'Reverse',
+    } as const;
+    await audit(tx, access, row, auditAction[action], { status: { from: row.status, to } });
+    return record(updated!, group.reportingCurrency);
+  });
+}
+
+/**
+ * The posted adjustments a run of (year, period) includes: those of its period, and the recurring
+ * ones of an earlier period of the same year (reversed ones too: their reversal, posted for the same
+ * period, cancels them).
+ */
+export async function loadAdjustmentInputs(
+  q: Queryable,
+  organizationId: string,
+  groupId: string,
+  year: number,
+  period: number,
+): Promise<AdjustmentInput[]> {
+  const rows = await q
+    .select({ id: consolidationAdjustments.id, lines: consolidationAdjustments.lines })
+    .from(consolidationAdjustments)
+    .where(
+      and(
+        eq(consolidationAdjustments.organizationId, organizationId),
+        eq(consolidationAdjustments.groupId, groupId),
+        eq(consolidationAdjustments.year, year),
+        sql`${consolidationAdjustments.status} in ('Posted', 'Reversed')`,
+        sql`(${consolidationAdjustments.period} = ${period} or (${consolidationAdjustments.recurring} and ${consolidationAdjustments.period} < ${period}))`,
+      ),
+    )
+    .orderBy(asc(consolidationAdjustments.id));
+  return rows.map((r) => ({
+    id: r.id,
+    lines: (r.lines as AdjustmentLine[]).map((l) => ({
+      accountNumber: l.accountNumber,
+      companyId: l.companyId,
+      amount: dec(l.debit).minus(l.credit).toFixed(),
+    })),
+  }));
+}

@@ -1,0 +1,435 @@
+/** Routes of a group's chart of accounts, its account mappings and its intercompany-difference setting. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
+import { pageParams } from '../../http/pagination.ts';
+import { NoContent, responses } from '../../http/responses.ts';
+import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
+import { withBodyCheck } from '../../http/validation.ts';
+import * as chart from './chart.service.ts';
+
+const AccountTypeSchema = StringEnum(ACCOUNT_TYPES);
+const AccountCategorySchema = StringEnum(
+  ACCOUNT_CATEGORIES as readonly (typeof ACCOUNT_CATEGORIES)[number][],
+);
+const CashFlowCategorySchema = StringEnum(CASH_FLOW_CATEGORIES);
+const AccountNumber = Type.String({
+  pattern: '^[1-9][0-9]{3,9}$',
+  description: '4–10 digits, no leading zero',
+});
+
+const GroupAccount = Type.Object({
+  id: Uuid,
+  organizationId: Uuid,
+  consolidationGroupId: Uuid,
+  accountNumber: Type.String(),
+  name: Type.String(),
+  accountType: AccountTypeSchema,
+  accountCategory: AccountCategorySchema,
+  cashFlowCategory: Nullable(CashFlowCategorySchema),
+  isCashEquivalent: Type.Boolean(),
+  isNonMonetary: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const CreateGroupAccount = Type.Object({
+  accountNumber: AccountNumber,
+  name: Text(255),
+  accountType: AccountTypeSchema,
+  accountCategory: AccountCategorySchema,
+  cashFlowCategory: Type.Optional(Nullable(CashFlowCategorySchema)),
+  isCashEquivalent: Type.Optional(Type.Boolean()),
+  isNonMonetary: Type.Optional(Type.Boolean()),
+});
+const UpdateGroupAccount = Type.Object({
+  accountNumber: Type.Optional(AccountNumber),
+  name: Type.Optional(Text(255)),
+  accountType: Type.Optional(AccountTypeSchema),
+  accountCategory: Type.Optional(AccountCategorySchema),
+  cashFlowCategory: Type.Optional(Nullable(CashFlowCategorySchema)),
+  isCashEquivalent: Type.Optional(Type.Boolean()),
+  isNonMonetary: Type.Optional(Type.Boolean()),
+});
+
+const Mapping = Type.Object({
+  id: Uuid,
+  organizationId: Uuid,
+  consolidationGroupId: Uuid,
+  groupAccountId: Uuid,
+  groupAccountNumber: Type.String(),
+  kind: StringEnum(['Explicit', 'Pattern'] as const),
+  companyId: Nullable(Uuid),
+  accountId: Nullable(Uuid),
+  accountNumber: Nullable(Type.String()),
+  pattern: Nullable(Type.String()),
+  createdAt: Timestamp,
+});
+const CreateMapping = Type.Object({
+  groupAccountId: Uuid,
+  accountId: Type.Optional(Nullable(Uuid)),
+  pattern: Type.Optional(
+    Nullable(Type.String({ 'x-raw': true, description: 'Selector pattern: `4000`, `40*` or `4000-4999`' })),
+  ),
+  companyId: Type.Optional(Nullable(Uuid)),
+});
+
+const PreviewLine = Type.Object({
+  companyId: Uuid,
+  companyName: Type.String(),
+  accountId: Uuid,
+  accountNumber: Type.String(),
+  accountName: Type.String(),
+  accountType: AccountTypeSchema,
+  groupAccountId: Nullable(Uuid),
+  groupAccountNumber: Nullable(Type.String()),
+  mappedBy: Nullable(StringEnum(['Explicit', 'Pattern'] as const)),
+  pattern: Nullable(Type.String()),
+});
+const Preview = Type.Object({
+  consolidationGroupId: Uuid,
+  hasGroupChart: Type.Boolean(),
+  accounts: Type.Array(PreviewLine),
+  unmapped: Type.Array(PreviewLine),
+});
+
+const IcDifference = Type.Object({
+  consolidationGroupId: Uuid,
+  accountNumber: Nullable(Type.String()),
+  tolerance: Nullable(Type.String()),
+});
+const SetIcDifference = Type.Object({
+  accountNumber: Nullable(AccountNumber),
+  tolerance: Type.Optional(
+    Nullable(Type.String({ pattern: '^[0-9]{1,20}(\\.[0-9]{1,8})?$', description: 'Non-negative amount' })),
+  ),
+});
+
+const groupPath = {
+  id: {
+    tag: 'ConsolidationGroupNotFoundError',
+    field: 'consolidationGroupId',
+    message: 'Consolidation group not found',
+  },
+};
+const accountPath = {
+  ...groupPath,
+  accountId: {
+    tag: 'GroupAccountNotFoundError',
+    field: 'groupAccountId',
+    message: 'Group account not found',
+  },
+};
+const mappingPath = {
+  ...groupPath,
+  mappingId: {
+    tag: 'GroupAccountMappingNotFoundError',
+    field: 'mappingId',
+    message: 'Account mapping not found',
+  },
+};
+const IdParams = Type.Object({ id: Type.String() });
+const AccountParams = Type.Object({ id: Type.String(), accountId: Type.String() });
+const MappingParams = Type.Object({ id: Type.String(), mappingId: Type.String() });
+const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
+const tags = ['Group chart of accounts'];
+
+export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps;
+  const base = '/api/v1/consolidation/groups/:id';
+
+  app.get(
+    `${base}/accounts`,
+    {
+      config: { pathIds: groupPath },
+      schema: {
+        tags,
+        summary: 'List the group chart of accounts',
+        description: 'Viewer. Ordered by account number. A group without accounts has no group chart.',
+        params: IdParams,
+        querystring: Type.Object({ organizationId: Type.Optional(Uuid), ...PageQuery }),
+        response: responses({ 200: Page('accounts', GroupAccount) }),
+      },
+    },
+    async (request) =>
+      chart.listGroupAccounts(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        pageParams(request.query),
+      ),
+  );
+
+  app.post(
+    `${base}/accounts`,
+    {
+      config: { pathIds: groupPath },
+      schema: {
+        tags,
+        summary: 'Create a group account',
+        description:
+          'Admin. The first account gives the group a chart: its runs then aggregate by group account, and every member account with a balance must be mapped. Same rules as company accounts for categories, cash-flow category, cash equivalents and non-monetary accounts.',
+        params: IdParams,
+        querystring: OrgQuery,
+        body: CreateGroupAccount,
+        response: responses({ 201: GroupAccount }),
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(
+          await chart.createGroupAccount(
+            db,
+            request.access,
+            request.params.id,
+            request.query.organizationId,
+            request.body,
+          ),
+        ),
+  );
+
+  app.post(
+    `${base}/accounts/bulk`,
+    {
+      config: { pathIds: groupPath },
+      schema: {
+        tags,
+        summary: 'Create group accounts in bulk',
+        description: 'Admin. 1–500 accounts; all or nothing.',
+        params: IdParams,
+        querystring: OrgQuery,
+        body: Type.Object({ accounts: Type.Array(CreateGroupAccount, { minItems: 1, maxItems: 500 }) }),
+        response: responses({
+          201: Type.Object({ created: Type.Array(GroupAccount), count: Type.Integer() }),
+        }),
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(
+          await chart.bulkCreateGroupAccounts(
+            db,
+            request.access,
+            request.params.id,
+            request.query.organizationId,
+            request.body.accounts,
+          ),
+        ),
+  );
+
+  app.get(
+    `${base}/accounts/:accountId`,
+    {
+      config: { pathIds: accountPath },
+      schema: {
+        tags,
+        summary: 'Get a group account',
+        description: 'Viewer.',
+        params: AccountParams,
+        querystring: OrgQuery,
+        response: responses({ 200: GroupAccount }),
+      },
+    },
+    async (request) =>
+      chart.getGroupAccount(
+        db,
+        request.access,
+        request.params.id,
+        request.params.accountId,
+        request.query.organizationId,
+      ),
+  );
+
+  app.put(
+    `${base}/accounts/:accountId`,
+    {
+      config: { pathIds: accountPath },
+      schema: {
+        tags,
+        summary: 'Update a group account',
+        description:
+          'Admin. Fields left out keep their value. The account type and monetary nature cannot change while accounts are mapped to it, nor the number while it is the intercompany-difference account (409).',
+        params: AccountParams,
+        querystring: OrgQuery,
+        body: UpdateGroupAccount,
+        response: responses({ 200: GroupAccount }),
+      },
+    },
+    async (request) =>
+      chart.updateGroupAccount(
+        db,
+        request.access,
+        request.params.id,
+        request.params.accountId,
+        request.query.organizationId,
+        request.body,
+      ),
+  );
+
+  app.delete(
+    `${base}/accounts/:accountId`,
+    {
+      config: { pathIds: accountPath },
+      schema: {
+        tags,
+        summary: 'Delete a group account',
+        description:
+          'Admin. Refused (409) while mappings name it or it is the intercompany-difference account.',
+        params: AccountParams,
+        querystring: OrgQuery,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      await chart.deleteGroupAccount(
+        db,
+        request.access,
+        request.params.id,
+        request.params.accountId,
+        request.query.organizationId,
+      );
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    `${base}/mappings`,
+    {
+      config: { pathIds: groupPath },
+      schema: {
+        tags,
+        summary: 'List account mappings',
+        description: 'Viewer. In creation order.',
+        params: IdParams,
+        querystring: Type.Object({ organizationId: Type.Optional(Uuid), ...PageQuery }),
+        response: responses({ 200: Page('mappings', Mapping) }),
+      },
+    },
+    async (request) =>
+      chart.listMappings(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        pageParams(request.query),
+      ),
+  );
+
+  app.post(
+    `${base}/mappings`,
+    {
+      config: { pathIds: groupPath },
+      validatorCompiler: withBodyCheck<chart.CreateMappingInput>((body) => chart.checkMapping(body)),
+      schema: {
+        tags,
+        summary: 'Map company accounts to a group account',
+        description:
+          'Admin. Either `accountId` (an explicit mapping of one account of the parent or a member) or `pattern` (a selector pattern, for `companyId` or, without it, for every member). Explicit mappings win over patterns; a company’s own patterns over patterns for every member; then the most specific pattern (exact, narrower range, longer prefix), then the oldest. A mapping applies only to accounts of the group account’s type and monetary nature.',
+        params: IdParams,
+        querystring: OrgQuery,
+        body: CreateMapping,
+        response: responses({ 201: Mapping }),
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(
+          await chart.createMapping(
+            db,
+            request.access,
+            request.params.id,
+            request.query.organizationId,
+            request.body,
+          ),
+        ),
+  );
+
+  app.delete(
+    `${base}/mappings/:mappingId`,
+    {
+      config: { pathIds: mappingPath },
+      schema: {
+        tags,
+        summary: 'Delete an account mapping',
+        description: 'Admin.',
+        params: MappingParams,
+        querystring: OrgQuery,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      await chart.deleteMapping(
+        db,
+        request.access,
+        request.params.id,
+        request.params.mappingId,
+        request.query.organizationId,
+      );
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    `${base}/mappings/preview`,
+    {
+      config: { pathIds: groupPath },
+      schema: {
+        tags,
+        summary: 'Preview the account mappings',
+        description:
+          'Viewer. Every account of the parent and of every member with the group account a run maps it to, and the accounts left unmapped (a run fails with UNMAPPED_ACCOUNT when one of them has a balance).',
+        params: IdParams,
+        querystring: OrgQuery,
+        response: responses({ 200: Preview }),
+      },
+    },
+    async (request) =>
+      chart.previewMappings(db, request.access, request.params.id, request.query.organizationId),
+  );
+
+  app.get(
+    `${base}/intercompany-difference`,
+    {
+      config: { pathIds: groupPath },
+      schema: {
+        tags,
+        summary: 'Get the intercompany-difference setting',
+        description:
+          'Viewer. accountNumber null: residuals of reciprocal rules are only reported (IC_DIFFERENCE).',
+        params: IdParams,
+        querystring: OrgQuery,
+        response: responses({ 200: IcDifference }),
+      },
+    },
+    async (request) =>
+      chart.getIcDifferenceSetting(db, request.access, request.params.id, request.query.organizationId),
+  );
+
+  app.put(
+    `${base}/intercompany-difference`,
+    {
+      config: { pathIds: groupPath },
+      schema: {
+        tags,
+        summary: 'Set the intercompany-difference account and tolerance',
+        description:
+          'Admin. A group account (with a group chart) or an account number of the parent. Residuals of reciprocal (balance-based) rules up to the tolerance, in the reporting currency, are booked to it as part of the rule’s elimination; larger ones are reported as IC_DIFFERENCE warnings. accountNumber null clears the setting.',
+        params: IdParams,
+        querystring: OrgQuery,
+        body: SetIcDifference,
+        response: responses({ 200: IcDifference }),
+      },
+    },
+    async (request) =>
+      chart.setIcDifferenceSetting(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.body,
+      ),
+  );
+};

@@ -1,0 +1,89 @@
+/**
+ * The input digest of a run: SHA-256 over a canonical form of everything the run read — the ledger
+ * figures of both views and the pre-acquisition cuts, the rates it used, the structure (companies,
+ * ownership, acquisition data, charts), the elimination rules, the group chart and its mappings, the
+ * intercompany transactions and the options. Two runs with the same digest read the same inputs, so
+ * their results are the same; the order rows came back from the database in does not matter.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import type { ConsolidationInput, RateUsage, ViewData } from '../../domain/consolidation/index.ts';
+import { scaledToString, toScaled } from '../../domain/consolidation/scaled.ts';
+
+const DIGEST_SCALE = 12;
+
+/** JSON with object keys sorted (arrays keep their order). */
+function canonical(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v ?? null);
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+    .join(',')}}`;
+}
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function amountText(v: unknown): string {
+  const s = toScaled(String(v), DIGEST_SCALE);
+  return s === null ? String(v) : scaledToString(s, DIGEST_SCALE);
+}
+
+function hashView(h: Hash, view: ViewData): void {
+  h.update(canonical({ asOfDate: view.asOfDate, yearStartDate: view.yearStartDate }));
+  const ledgers = [...view.ledgers].sort((a, b) => byText(a.companyId, b.companyId));
+  for (const l of ledgers) {
+    const rows: string[] = [];
+    const cols = l.columns;
+    if (cols) {
+      const up = 10n ** BigInt(DIGEST_SCALE - Math.min(cols.scale, DIGEST_SCALE));
+      for (let i = 0; i < cols.units.length; i++) {
+        rows.push(`${cols.accountNumbers[i]}|${cols.dates[i] ?? ''}|${cols.units[i]! * up}`);
+      }
+    } else {
+      for (const f of l.figures) {
+        rows.push(
+          `${f.accountNumber}|${f.date ?? ''}|${toScaled(f.amount, DIGEST_SCALE) ?? String(f.amount)}`,
+        );
+      }
+    }
+    rows.sort(byText);
+    h.update(`L${l.companyId}\n`);
+    h.update(rows.join('\n'));
+  }
+  const ic = [...view.intercompanyTransactions]
+    .sort((a, b) => byText(a.id, b.id))
+    .map((t) => ({ ...t, amount: amountText(t.amount) }));
+  h.update(canonical(ic));
+  const cuts = [...(view.cuts ?? [])]
+    .sort((a, b) => byText(a.companyId, b.companyId) || byText(a.cutDate, b.cutDate))
+    .map((c) => ({
+      ...c,
+      figures: c.figures.map((f) => `${f.accountNumber}|${amountText(f.amount)}`).sort(byText),
+    }));
+  h.update(canonical(cuts));
+}
+
+/** The digest of a run's input and the rates it used (hex). */
+export function inputDigest(input: ConsolidationInput, ratesUsed: readonly RateUsage[]): string {
+  const h = createHash('sha256');
+  const { rates: _rates, closing, opening, companies, rules, ...rest } = input;
+  h.update(canonical(rest));
+  h.update(
+    canonical(
+      [...companies]
+        .sort((a, b) => byText(a.companyId, b.companyId))
+        .map((c) => ({
+          ...c,
+          ownershipPercentage: amountText(c.ownershipPercentage),
+          accounts: [...c.accounts].sort((a, b) => byText(a.accountNumber, b.accountNumber)),
+        })),
+    ),
+  );
+  h.update(canonical([...rules].sort((a, b) => byText(a.id, b.id))));
+  hashView(h, closing);
+  hashView(h, opening);
+  h.update(canonical([...ratesUsed].map(canonical).sort(byText)));
+  return h.digest('hex');
+}

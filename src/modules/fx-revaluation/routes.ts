@@ -1,0 +1,196 @@
+/** Foreign-currency revaluation: open balances per currency and revaluation runs of a company. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { RATE_TYPES } from '../../domain/rates.ts';
+import { pageParams } from '../../http/pagination.ts';
+import { responses } from '../../http/responses.ts';
+import {
+  IsoDate,
+  Money,
+  Nullable,
+  Page,
+  PageQuery,
+  Rate,
+  StringEnum,
+  Timestamp,
+  Type,
+  Uuid,
+} from '../../http/schemas.ts';
+import * as service from './service.ts';
+
+const BASE = '/api/v1/organizations/:organizationId/companies/:companyId';
+const pathIds = {
+  organizationId: {
+    tag: 'OrganizationNotFoundError',
+    field: 'organizationId',
+    message: 'Organization not found',
+  },
+  companyId: { tag: 'CompanyNotFoundError', field: 'companyId', message: 'Company not found' },
+  revaluationId: {
+    tag: 'FxRevaluationNotFoundError',
+    field: 'revaluationId',
+    message: 'Revaluation not found',
+  },
+};
+const config = { pathIds };
+const tags = ['Foreign-currency revaluation'];
+const CompanyParams = Type.Object({ organizationId: Type.String(), companyId: Type.String() });
+const RunParams = Type.Object({
+  organizationId: Type.String(),
+  companyId: Type.String(),
+  revaluationId: Type.String(),
+});
+const RateTypeSchema = StringEnum(RATE_TYPES);
+const DifferenceKind = StringEnum(['Unrealized', 'Realized'] as const);
+
+const BalanceLine = Type.Object({
+  accountId: Uuid,
+  accountNumber: Type.String(),
+  accountName: Type.String(),
+  accountType: Type.String(),
+  currency: Type.String({ description: 'The transaction (foreign) currency of the balance' }),
+  foreignAmount: Money,
+  carryingAmount: Money,
+  closingRate: Nullable(Rate),
+  exchangeRateIds: Type.Array(Uuid),
+  revaluedAmount: Nullable(Money),
+  difference: Nullable(Money),
+  differenceKind: Nullable(DifferenceKind),
+});
+
+const RateUsed = Type.Object({
+  currency: Type.String(),
+  rate: Rate,
+  derivation: Type.String(),
+  exchangeRateIds: Type.Array(Uuid),
+});
+
+const ForeignCurrencyBalances = Type.Object({
+  companyId: Uuid,
+  asOfDate: IsoDate,
+  functionalCurrency: Type.String(),
+  rateTypes: Type.Array(RateTypeSchema),
+  balances: Type.Array(BalanceLine),
+  rates: Type.Array(RateUsed),
+  missingRates: Type.Array(Type.String()),
+});
+
+const FxRevaluation = Type.Object({
+  id: Nullable(Uuid),
+  organizationId: Uuid,
+  companyId: Uuid,
+  asOfDate: IsoDate,
+  rateType: Nullable(RateTypeSchema),
+  rateTypes: Type.Array(RateTypeSchema),
+  autoReverse: Type.Boolean(),
+  dryRun: Type.Boolean(),
+  entryId: Nullable(Uuid),
+  entryStatus: Nullable(Type.String()),
+  reversalEntryId: Nullable(Uuid),
+  reversalDate: Nullable(IsoDate),
+  functionalCurrency: Type.String(),
+  lines: Type.Array(BalanceLine),
+  rates: Type.Array(RateUsed),
+  totalUnrealized: Money,
+  totalRealized: Money,
+  createdBy: Uuid,
+  createdAt: Nullable(Timestamp),
+});
+
+const RunBody = Type.Object({
+  asOfDate: IsoDate,
+  rateType: Type.Optional(RateTypeSchema),
+  dryRun: Type.Optional(Type.Boolean({ default: false })),
+  autoReverse: Type.Optional(Type.Boolean({ default: true })),
+});
+
+export const fxRevaluationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps;
+
+  app.get(
+    `${BASE}/foreign-currency-balances`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Open foreign-currency balances',
+        description:
+          'Viewer. For every monetary account (asset or liability not marked non-monetary) and foreign ' +
+          'transaction currency with an open balance on `asOfDate`: the foreign amount, its carrying ' +
+          'amount in the functional currency (posted lines and earlier revaluations), the closing rate ' +
+          '(by default the latest YearEnd, else Spot rate on or before the date; `rateType` to choose ' +
+          'one type), the revalued amount and the difference a revaluation would book. A balance whose ' +
+          'foreign amount is zero but whose carrying amount is not was settled: its difference is ' +
+          '`Realized`. Currencies without a rate are listed in `missingRates` and their lines carry null ' +
+          'figures.',
+        params: CompanyParams,
+        querystring: Type.Object({ asOfDate: IsoDate, rateType: Type.Optional(RateTypeSchema) }),
+        response: responses({ 200: ForeignCurrencyBalances }),
+      },
+    },
+    async (request) =>
+      service.foreignCurrencyBalances(db, request.access, request.params, {
+        asOfDate: request.query.asOfDate,
+        rateType: request.query.rateType,
+      }),
+  );
+
+  app.post(
+    `${BASE}/fx-revaluations`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Run a foreign-currency revaluation',
+        description:
+          'Admin. Restates every open foreign-currency balance of the monetary accounts at the closing ' +
+          'rate of `asOfDate` and books the differences in ONE `Adjusting` entry (source ' +
+          '`GeneralLedger`) dated `asOfDate`: one line per (account, currency) with a zero foreign ' +
+          'amount and the difference in functional currency, against the unrealised gain/loss account ' +
+          '(settled balances: the realised one). Posted directly when the organization does not require ' +
+          'approval, otherwise a `Draft` that follows the journal workflow; with `autoReverse` (default) ' +
+          'the unrealised lines are reversed by a second entry dated the next day. `dryRun` answers the ' +
+          'same figures without writing anything. 400 ExchangeRateNotFoundError names a currency without ' +
+          'rate; 400 FiscalPeriodClosedError when the period of the date (or of the reversal) is closed; ' +
+          '400 FxGainLossAccountNotConfiguredError when the company lacks the account a difference needs; ' +
+          '409 FxRevaluationPendingError while an earlier run of the company is not posted. Deleting the ' +
+          'draft entry (DELETE /journal-entries/{id}) deletes the run and its draft reversal.',
+        params: CompanyParams,
+        body: RunBody,
+        response: responses({ 200: FxRevaluation }),
+      },
+    },
+    async (request) => service.runRevaluation(db, request.access, request.params, request.body),
+  );
+
+  app.get(
+    `${BASE}/fx-revaluations`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'List revaluation runs',
+        description: 'Viewer. Newest `asOfDate` first.',
+        params: CompanyParams,
+        querystring: Type.Object({ ...PageQuery }),
+        response: responses({ 200: Page('revaluations', FxRevaluation) }),
+      },
+    },
+    async (request) =>
+      service.listRevaluations(db, request.access, request.params, pageParams(request.query)),
+  );
+
+  app.get(
+    `${BASE}/fx-revaluations/:revaluationId`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Get a revaluation run',
+        description: 'Viewer. The rates used (with their ids) and the figures per account and currency.',
+        params: RunParams,
+        response: responses({ 200: FxRevaluation }),
+      },
+    },
+    async (request) => service.getRevaluation(db, request.access, request.params),
+  );
+};
