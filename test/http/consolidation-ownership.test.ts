@@ -116,9 +116,9 @@ describe('holdings and the ownership structure', () => {
   let g: any;
 
   beforeAll(async () => {
-    const made = await Promise.all(
-      Array.from({ length: 7 }, () => createCompany(t, owner, org.id, { template: false })),
-    );
+    // One after the other: ids are time-ordered, so members added together list in this order.
+    const made: CompanyFixture[] = [];
+    for (let i = 0; i < 7; i++) made.push(await createCompany(t, owner, org.id, { template: false }));
     [p, a, b, c, d, e, outsider] = made as [
       CompanyFixture,
       CompanyFixture,
