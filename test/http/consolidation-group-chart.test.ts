@@ -406,6 +406,22 @@ describe('a group chart with two member charts', () => {
     runB = rerun;
   });
 
+  it('gives a different input digest once a member account changes, and the same one once it is back', async () => {
+    const rename = (name: string) =>
+      t.put(`/api/v1/accounts/organizations/${org.id}/accounts/${s2b.accounts['10100']}`, {
+        token: owner.token,
+        body: { name },
+      });
+    expect((await rename('Cash at bank')).status).toBe(200);
+    const renamed = await startRun(groupB, true);
+    expect(renamed.status).toBe('Completed');
+    expect(renamed.inputDigest).not.toBe(runB.inputDigest);
+    expect((await rename('Cash')).status).toBe(200);
+    const back = await startRun(groupB, true);
+    expect(back.inputDigest).toBe(runB.inputDigest);
+    runB = back;
+  });
+
   it('books a residual within the tolerance to the intercompany-difference account', async () => {
     const created = await t.post(`${base(groupB)}/accounts`, {
       token: owner.token,
