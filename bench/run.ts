@@ -291,7 +291,7 @@ async function journalFlow(client: Client, ds: Dataset, company: number): Promis
     ['post', ds.tokens.controller],
   ];
   for (const [step, token] of steps) {
-    // As the contract has it (3.7.8): the organization in the query for submit and approve, in the
+    // As the API has it: the organization in the query for submit and approve, in the
     // body for post.
     const res =
       step === 'post'

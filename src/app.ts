@@ -2,7 +2,7 @@
  * buildApp: the Fastify application with every plugin, hook and module route. Used by main.ts and by
  * the tests (through `app.inject`).
  *
- * Request pipeline, in the order of contract 1.12.3:
+ * Request pipeline, step by step (other comments refer to these step numbers):
  *   onRequest      1 route/method (404/405 via the not-found handler), 2 body size (413),
  *                  3 authentication (401)
  *   preValidation  4 malformed path identifiers (404 with the resource's tag), body parsing (only for
@@ -79,7 +79,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** No authentication (health, register, login, OpenAPI, docs). */
     public?: boolean;
-    /** Path parameters that are identifiers: a malformed one answers 404 with this tag (1.5). */
+    /** Path parameters that are identifiers: a malformed one answers 404 with this tag. */
     pathIds?: Record<string, PathIdRule>;
     /** The route also takes a `text/csv` body, read into its JSON body by this rule. */
     csvBody?: CsvBodyRule;
@@ -96,7 +96,7 @@ declare module 'fastify' {
     idempotencyFingerprint: string | null;
     /** SHA-256 of a CSV body as uploaded (routes with `csvBody`), else null. */
     uploadDigest: string | null;
-    /** The authorization path for this request's caller (contract 1.14, section 2). */
+    /** The authorization path for this request's caller . */
     access: Access;
   }
 }
@@ -162,7 +162,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       },
     },
     return503OnClosing: false,
-    // Undecodable URLs and over-long path segments: the contract's 404s, never Fastify's own bodies.
+    // Undecodable URLs and over-long path segments: the API's 404s, never Fastify's own bodies.
     frameworkErrors: (_err, request, reply) => {
       setSecurityHeaders(request, reply);
       return sendError(malformedUrlError(request), request, reply);
@@ -212,7 +212,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     done(null, body);
   });
 
-  // Route registry: 405 detection and "static before parameter" (1.1).
+  // Route registry: 405 detection and "static before parameter".
   const registry: Array<{ method: string; url: string; re: RegExp; pathIds?: Record<string, PathIdRule> }> =
     [];
   const staticPaths = new Map<string, Set<string>>();
@@ -243,7 +243,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     }
   });
 
-  // Security headers and the optional rate limit (before authentication, contract 1.12.3 step 2).
+  // Security headers and the optional rate limit (before authentication).
   await registerSecurity(app, { rateLimitPerMinute: options.rateLimitPerMinute ?? 0 });
 
   // A request that may claim an Idempotency-Key runs in a scope of its own, in which its writes mark
@@ -405,7 +405,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
 
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
 
-  /** The request body as a JSON object (1.2): content type, JSON syntax, top-level object. */
+  /** The request body as a JSON object: content type, JSON syntax, top-level object. */
   function readJsonObject(request: FastifyRequest): unknown {
     const raw = typeof request.body === 'string' ? request.body : '';
     let body: unknown = {};
@@ -423,8 +423,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
 
   /**
    * A URL the router cannot decode (bad percent-encoding) or with an over-long segment: on a route
-   * with identifier segments, the NotFound of the first segment that is not a UUID, echoing it raw
-   * (1.5); otherwise no route matches it (RouteNotFoundError).
+   * with identifier segments, the NotFound of the first segment that is not a UUID, echoing it raw;
+   * otherwise no route matches it (RouteNotFoundError).
    */
   function malformedUrlError(request: FastifyRequest): DomainError {
     const rawPath = (request.raw.url ?? '').split('?', 1)[0]!;

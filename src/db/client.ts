@@ -155,7 +155,7 @@ async function pingWithTimeout(db: Db, timeoutMs: number): Promise<boolean> {
 const RETRYABLE = new Set(['40001', '40P01']);
 
 /**
- * Runs `fn` in one database transaction (contract 1.16). Serialization failures and deadlocks are
+ * Runs `fn` in one database transaction. Serialization failures and deadlocks are
  * retried a few times; every other error rolls back and propagates.
  */
 export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {

@@ -6,7 +6,7 @@
  * a timer; under load one statement carries many items:
  *
  * - writes that serialise on one row lock (new journal entries of one company all draw numbers from
- *   that company's counter row, contract 1.16): one transaction, one commit and one hold of the lock
+ *   that company's counter row): one transaction, one commit and one hold of the lock
  *   for many writes, so throughput is no longer bounded by one commit per write;
  * - hot look-ups (the session of every request): one round trip for many requests.
  *

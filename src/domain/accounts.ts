@@ -1,4 +1,4 @@
-/** Account types, categories and their derived properties (contract 3.5.1). */
+/** Account types, categories and their derived properties. */
 
 export const ACCOUNT_TYPES = ['Asset', 'Liability', 'Equity', 'Revenue', 'Expense'] as const;
 export type AccountType = (typeof ACCOUNT_TYPES)[number];

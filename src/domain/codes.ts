@@ -1,8 +1,8 @@
 /**
- * ISO code lists accepted by the API (contract Appendices A and B).
+ * ISO code lists accepted by the API.
  *
  * The lists come from well-kept packages (`currency-codes` for ISO 4217, `i18n-iso-countries` for
- * ISO 3166-1) and are narrowed to what the contract accepts: ISO 4217 entries that are not currencies
+ * ISO 3166-1) and are narrowed to what the API accepts: ISO 4217 entries that are not currencies
  * (precious metals, testing and fund units without minor units) are dropped, and the two codes the
  * package does not (yet) carry are added with their ISO 4217 exponents. `test/domain/codes.test.ts`
  * checks the result against the appendices code by code.
@@ -29,7 +29,7 @@ const NON_CURRENCY_CODES = new Set([
 
 /** Codes published by ISO 4217 that the package does not carry yet: code → minor-unit exponent. */
 const ADDITIONAL_CURRENCIES: Record<string, number> = {
-  SLL: 2, // Sierra Leonean leone (old), still listed by the contract
+  SLL: 2, // Sierra Leonean leone (old), still accepted
   XCG: 2, // Caribbean guilder (replaces ANG from 2025)
 };
 
@@ -73,7 +73,7 @@ export function isCountryCode(value: string): boolean {
 
 const JURISDICTION = /^([A-Z]{2})(?:-[A-Z0-9]{1,3})?$/;
 
-/** A CountryCode optionally followed by `-` and a 1–3 character subdivision (contract 1.8). */
+/** A CountryCode optionally followed by `-` and a 1–3 character subdivision. */
 export function isJurisdictionCode(value: string): boolean {
   const m = JURISDICTION.exec(value);
   return m !== null && COUNTRY_SET.has(m[1]!);

@@ -1,5 +1,5 @@
 /**
- * Calendar dates as `YYYY-MM-DD` strings (contract 1.6). Dates have no time zone; arithmetic is done
+ * Calendar dates as `YYYY-MM-DD` strings. Dates have no time zone; arithmetic is done
  * on UTC midnights so that it never depends on the process time zone. Lexicographic comparison of
  * two valid date strings equals chronological comparison.
  */
@@ -63,7 +63,7 @@ export function maxDate(a: IsoDate, b: IsoDate): IsoDate {
   return a >= b ? a : b;
 }
 
-/** Today's date in an IANA time zone (contract 1.6: "today" is in the organization's time zone). */
+/** Today's date in an IANA time zone ("today" is in the organization's time zone). */
 export function todayIn(timeZone: string, now: Date = new Date()): IsoDate {
   let fmt = dayFormats.get(timeZone);
   if (!fmt) {

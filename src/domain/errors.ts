@@ -1,6 +1,6 @@
 /**
- * Domain errors: every refusal the contract names is a DomainError carrying its `_tag`, HTTP status
- * and extra fields (contract section 4). The HTTP layer renders them as `{_tag, message, ...fields}`.
+ * Domain errors: every refusal of the API is a DomainError carrying its `_tag`, HTTP status
+ * and extra fields. The HTTP layer renders them as `{_tag, message, ...fields}`.
  */
 export type ErrorFields = Record<string, unknown>;
 

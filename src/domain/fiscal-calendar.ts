@@ -1,8 +1,8 @@
 /**
- * The fiscal calendar of a company (contract 3.6.1).
+ * The fiscal calendar of a company.
  *
  * A calendar is defined by its `fiscalYearEnd {month, day}`. `day` may be 1–31 whatever the month; when
- * the day does not exist in a given year the month's last day is used (contract 1.6, decision 98).
+ * the day does not exist in a given year the month's last day is used.
  *
  * - E(Y), the end of fiscal year Y, is `Y-month-min(day, last day of month in Y)`.
  * - S(Y), the start of fiscal year Y, is E(Y−1) + 1 day. A year is named by the calendar year it ends in.
@@ -38,7 +38,7 @@ export type DateRange = { startDate: IsoDate; endDate: IsoDate };
 export const REGULAR_PERIOD_COUNT = 12;
 export const ADJUSTMENT_PERIOD = 13;
 
-/** True for a well-formed year end: integer month 1–12 and integer day 1–31 (any month; contract 1.6). */
+/** True for a well-formed year end: integer month 1–12 and integer day 1–31 (any month). */
 export function isValidFiscalYearEnd(value: unknown): value is FiscalYearEnd {
   if (typeof value !== 'object' || value === null) return false;
   const { month, day } = value as Record<string, unknown>;
@@ -131,7 +131,7 @@ export function periodRange(fye: FiscalYearEnd, year: number, period: number): D
 }
 
 /**
- * The range used by period-based exchange-rate lookups (contract 3.8.4): periods 1–12 as
+ * The range used by period-based exchange-rate lookups: periods 1–12 as
  * `periodRange`, period 13 the whole fiscal year [S(Y), E(Y)].
  */
 export function periodLookupRange(fye: FiscalYearEnd, year: number, period: number): DateRange {

@@ -1,5 +1,5 @@
 /**
- * Exact decimal arithmetic for amounts, rates and percentages (contract 1.7).
+ * Exact decimal arithmetic for amounts, rates and percentages.
  *
  * Every amount is a decimal.js value with enough precision that no operation here ever rounds
  * implicitly; rounding happens only through the explicit helpers below, half away from zero.
@@ -43,7 +43,7 @@ export function toFixedString(value: DecimalInput, decimals: number): string {
   return (d.isZero() ? ZERO : d).toFixed(decimals);
 }
 
-/** Wire form of an amount: exactly the currency's minor-unit digits (1.7). */
+/** Wire form of an amount: exactly the currency's minor-unit digits. */
 export function formatAmount(value: DecimalInput, currency: string): string {
   return toFixedString(value, minorUnits(currency));
 }

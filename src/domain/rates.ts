@@ -1,8 +1,8 @@
 /**
- * Exchange-rate resolution (contract 3.8.4, decisions 56, 89, 93, 94).
+ * Exchange-rate resolution.
  *
- * This module holds THE one resolution procedure. The lookup endpoints (3.8.5), journal-line
- * conversion (3.7.4 R5) and consolidation translation (3.12.4) all call {@link resolveRate}; none of
+ * This module holds THE one resolution procedure. The lookup endpoints, journal-line
+ * conversion and consolidation translation all call {@link resolveRate}; none of
  * them picks a rate by itself.
  *
  * The procedure is pure: the caller loads the candidate stored rates of one organization (the
@@ -24,7 +24,7 @@ export const RATE_SOURCES = ['Manual', 'CentralBankEU', 'CentralBankUS', 'System
 export type RateSource = (typeof RATE_SOURCES)[number];
 
 /**
- * Type preference of `latest` and `closest` when the request names no `rateType` (3.8.5, decision 57):
+ * Type preference of `latest` and `closest` when the request names no `rateType`:
  * on one date Spot beats YearEnd beats Average beats Historical.
  */
 export const ANY_RATE_TYPE_ORDER: readonly RateType[] = ['Spot', 'YearEnd', 'Average', 'Historical'];
@@ -32,10 +32,10 @@ export const ANY_RATE_TYPE_ORDER: readonly RateType[] = ['Spot', 'YearEnd', 'Ave
 /** Types of a period's closing rate (`period-closing`, translation of monetary items): YearEnd preferred. */
 export const CLOSING_RATE_TYPES: readonly RateType[] = ['YearEnd', 'Spot'];
 
-/** Types of a historical rate HR(d) (translation of equity and non-monetary items, 3.12.4), preferred first. */
+/** Types of a historical rate HR(d) (translation of equity and non-monetary items), preferred first. */
 export const HISTORICAL_RATE_TYPES: readonly RateType[] = ['Historical', 'Spot', 'YearEnd'];
 
-/** Decimals of every rate the service derives (inverse, triangulated product, computed average; 1.7). */
+/** Decimals of every rate the service derives (inverse, triangulated product, computed average). */
 export const DERIVED_RATE_DECIMALS = 10;
 
 export interface StoredRate {
@@ -194,8 +194,8 @@ export function meetsCondition(date: IsoDate, condition: DateCondition): boolean
 }
 
 /**
- * `1 / rate`, rounded half away from zero to 10 decimals (3.8.4 step 3, 1.7 "Derived rates").
- * Literal consequence of the contract: a stored rate of 2·10^10 or more has an inverse that rounds
+ * `1 / rate`, rounded half away from zero to 10 decimals (step 3 below; every derived rate has 10 decimals).
+ * A consequence of that rounding: a stored rate of 2·10^10 or more has an inverse that rounds
  * to `0`; it is returned as such (callers converting amounts should treat a zero rate as unusable).
  */
 export function invertRate(rate: Decimal | string): Decimal {
@@ -307,7 +307,7 @@ function computeSpotAverage(
 }
 
 /**
- * Resolves the rate `from → to` by contract 3.8.4:
+ * Resolves the rate `from → to`:
  *
  * 1. candidates: stored rates of an acceptable type meeting the date condition, for `from → to`
  *    (direct) and `to → from` (inverse);
@@ -320,7 +320,7 @@ function computeSpotAverage(
  * 5. with `computeAverage` and nothing found by steps 1–4: the mean of the Spot rates of the pair
  *    effective within the range (`ComputedAverage`).
  *
- *    Step 5 is NOT triangulated: the contract says each Spot rate is "resolved direct or inverse as in
+ *    Step 5 is NOT triangulated: each Spot rate is "resolved direct or inverse as in
  *    step 3" and that `legs` lists "the Spot rates averaged" — a triangulated average would need leg
  *    pairs per date and is not described. Consolidation's further fallback (closing rate with warning
  *    AVERAGE_RATE_FALLBACK) belongs to the caller.

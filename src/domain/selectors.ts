@@ -1,5 +1,5 @@
 /**
- * Account selector patterns of elimination rules (contract 3.11.2).
+ * Account selector patterns of elimination rules.
  *
  * | Form              | Syntax                                   | Matches account number N when |
  * |-------------------|------------------------------------------|-------------------------------|

@@ -1,5 +1,5 @@
 /**
- * The one authorization path (contract 1.14 and section 2). Every route that touches organization
+ * The one authorization path. Every route that touches organization
  * data asks an `Access` object, created per request for the authenticated caller:
  *
  *   step 7  `enterOrganization(orgId, action)`   the named organization exists (404) and the caller is a
@@ -18,7 +18,7 @@ import { DomainError } from '../domain/errors.ts';
 export type Role = 'viewer' | 'member' | 'admin' | 'owner';
 export const ROLE_RANK: Record<Role, number> = { viewer: 1, member: 2, admin: 3, owner: 4 };
 
-/** Permission matrix of contract 2.2: action → resource named in ForbiddenError and minimum role. */
+/** Permission matrix: action → resource named in ForbiddenError and minimum role. */
 export const PERMISSIONS = {
   'organization:read': { resource: 'Organization', minRole: 'viewer' },
   'organization:update': { resource: 'Organization', minRole: 'admin' },
@@ -60,7 +60,7 @@ export function roleAtLeast(role: Role | null | undefined, min: Role): boolean {
   return role != null && ROLE_RANK[role] >= ROLE_RANK[min];
 }
 
-/** `ForbiddenError` of contract section 4. `resource` defaults to the action's resource. */
+/** `ForbiddenError`. `resource` defaults to the action's resource. */
 export function forbidden(action: Action, currentRole: Role | null, resource?: string): DomainError {
   const p = PERMISSIONS[action];
   const requiredRole = p.minRole;

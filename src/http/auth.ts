@@ -1,5 +1,5 @@
 /**
- * Bearer tokens (contract 1.13, 3.2.1): opaque 32-byte random values, base64url without padding,
+ * Bearer tokens: opaque 32-byte random values, base64url without padding,
  * stored only as SHA-256 hashes, valid 7 days from issue.
  */
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
@@ -48,7 +48,7 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-/** The token of the Authorization header, or a 401 for every malformed form (1.13). */
+/** The token of the Authorization header, or a 401 for every malformed form. */
 export function bearerToken(request: FastifyRequest): string {
   const raw = request.raw.rawHeaders;
   let count = 0;
@@ -110,7 +110,7 @@ const sessionLookups = perDatabase(
 /**
  * Resolves a presented token to its user; unknown, revoked or expired → 401. When the request names an
  * organization (`organizationId`), the same query also reads whether it exists and the caller's role
- * and settings there, so the authorization steps of the request (1.12.3 steps 7 and 9) need no query
+ * and settings there, so the authorization steps of the request (pipeline steps 7 and 9) need no query
  * of their own. That part is only looked at by those later steps, never before the checks in between.
  */
 export async function authenticate(

@@ -1,9 +1,9 @@
 /**
- * Request bodies and query strings, before and after schema validation (contract 1.2, 1.4, 1.7–1.9).
+ * Request bodies and query strings, before and after schema validation.
  *
  * - Bodies are read as text by a catch-all parser and parsed here, only for routes that take a body:
  *   GET, DELETE and "no body" actions ignore whatever was sent, even invalid JSON.
- * - JSON numbers under `ownershipPercentage` keep their literal text (1.7: `80.000` has three decimals,
+ * - JSON numbers under `ownershipPercentage` keep their literal text (`80.000` has three decimals,
  *   `8e1` is refused) via lossless-json; every other body uses the fast native parser.
  * - Free-text strings are trimmed, U+0000 is refused, and an empty optional text becomes null.
  * - Semantic checks that JSON Schema cannot express (minor-unit digits of Money, positive amounts,
@@ -217,7 +217,7 @@ export function queryIssues(schema: Schema | undefined, query: Record<string, un
   return issues;
 }
 
-/** Lower-cases identifier query parameters (identifiers are case-insensitive on input, 1.5). */
+/** Lower-cases identifier query parameters (identifiers are case-insensitive on input). */
 export function normalizeQuery(schema: Schema | undefined, query: Record<string, unknown>): void {
   const props = (schema?.properties ?? {}) as Record<string, Schema>;
   for (const [name, value] of Object.entries(query)) {

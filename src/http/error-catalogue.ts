@@ -1,17 +1,17 @@
 /**
- * The error catalogue of the API contract (section 4) and the endpoint-specific errors of its endpoint
+ * The error catalogue of the API and the endpoint-specific errors of its endpoint
  * tables (section 3), as data for the OpenAPI document: src/http/openapi.ts lists, for every operation,
- * which `_tag`s each error status can carry and shows an example body. The common errors of contract
- * 1.12.4 (ValidationError, UnauthorizedError, ForbiddenError, OrganizationNotFoundError, ...) are added
+ * which `_tag`s each error status can carry and shows an example body. The common errors
+ * (ValidationError, UnauthorizedError, ForbiddenError, OrganizationNotFoundError, ...) are added
  * there from each route's shape, and NotFound tags of malformed path ids from its `config.pathIds`.
  *
- * Transcribed from the contract; keep it in step when the contract changes. Paths use `{}` for every
+ * Keep it in step with the services when an endpoint gains or loses an error. Paths use `{}` for every
  * path parameter.
  */
 
 export interface ErrorTagInfo {
   status: number;
-  /** Extra fields of the body besides `_tag` and `message`: [name, type note from the contract]. */
+  /** Extra fields of the body besides `_tag` and `message`: [name, type note]. */
   fields: Array<[string, string?]>;
 }
 

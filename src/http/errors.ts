@@ -1,6 +1,6 @@
 /**
- * Every error leaves the service as `{_tag, message, ...fields}` (contract 1.12): domain errors with
- * their tag, framework errors translated to the contract's tags, anything unexpected as a 500 with the
+ * Every error leaves the service as `{_tag, message, ...fields}`: domain errors with
+ * their tag, framework errors translated to the API's tags, anything unexpected as a 500 with the
  * request id (never a stack trace, never an empty body).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';

@@ -3,7 +3,7 @@
  * @fastify/swagger). Routes declare schemas, summaries and descriptions; this module adds, without
  * touching every route:
  *
- * - for each error status of an operation, the `_tag`s it can carry (contract 1.12.4 common errors, the
+ * - for each error status of an operation, the `_tag`s it can carry (the common errors, the
  *   endpoint's own errors from `error-catalogue.ts`, NotFound tags of its malformed path ids) as a
  *   `oneOf` of per-tag schemas under `components.schemas`, a description naming them and an example;
  * - an example for every request body, query parameter and JSON response, recorded from the service
@@ -220,7 +220,7 @@ function errorTagsOf(op: Operation, key: string, info: RouteInfo): Map<number, s
     add('IdempotencyKeyReusedError');
     add('IdempotencyKeyInProgressError');
   }
-  add('PayloadTooLargeError'); // the Content-Length check runs on every route (contract 1.12.3 step 2)
+  add('PayloadTooLargeError'); // the Content-Length check runs on every route
   if (path !== '/api/health') add('RateLimitExceededError'); // deployment rate limit, login throttling
   add('InternalServerError');
   if (path !== '/api/health') add('ServiceUnavailableError');
@@ -233,7 +233,7 @@ function documentErrors(op: Operation, key: string, info: RouteInfo, schemas: Re
   op.responses ??= {};
   const byStatus = errorTagsOf(op, key, info);
   // Statuses the route declares but no tag explains (e.g. a generic 409 on a route without conflicts)
-  // keep a generic body; statuses the contract names for the endpoint are added when missing.
+  // keep a generic body; statuses the error catalogue names for the endpoint are added when missing.
   for (const [status, tags] of byStatus) {
     const code = String(status);
     const existing = op.responses[code];

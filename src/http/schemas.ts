@@ -1,7 +1,7 @@
 /**
  * Shared TypeBox schemas: the single source for validation, serialisation and the OpenAPI document.
  *
- * Conventions (contract 1.3–1.8):
+ * Conventions:
  * - fixed-syntax values (ids, dates, codes, enumerations, Money values, rates) carry a `pattern`, a
  *   `format` or an `enum`, and are validated exactly as sent;
  * - free-text strings carry none of these: the body normaliser (http/body.ts) trims them and turns an
@@ -46,7 +46,7 @@ export const WideIsoDate = Type.String({
 });
 export const Timestamp = Type.String({ format: 'date-time', description: 'UTC timestamp' });
 export const CurrencyCode = StringEnum(CURRENCY_CODES as readonly string[], {
-  description: 'ISO 4217 currency code (contract Appendix A)',
+  description: 'ISO 4217 currency code',
 });
 /** Country codes are validated in code (a 249-value enum would bloat every schema that uses it). */
 export const CountryCode = Type.String({
@@ -98,10 +98,10 @@ export const PeriodRef = Type.Object({
 export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export const RoleSchema = StringEnum(ROLES);
 
-/** Error body of every 4xx/5xx (contract 1.12). Extra fields depend on `_tag`. */
+/** Error body of every 4xx/5xx. Extra fields depend on `_tag`. */
 export const ErrorBody = Type.Object(
   { _tag: Type.String(), message: Type.String() },
-  { additionalProperties: true, description: 'Error: `_tag` names the error (contract section 4)' },
+  { additionalProperties: true, description: 'Error: `_tag` names the error' },
 );
 
 /**

@@ -7,7 +7,7 @@
  *   page (`/api/docs`) and the web console (every path outside `/api`), both served entirely by the
  *   service, only the service's own scripts, styles and API;
  * - an optional per-client rate limit (`@fastify/rate-limit`, keyed by client IP, fixed one-minute
- *   window), checked in `onRequest` before authentication (contract 1.12.3 step 2), never on
+ *   window), checked in `onRequest` before authentication, never on
  *   `GET /api/health`; over the limit → `429 RateLimitExceededError {retryAfterSeconds}` + Retry-After;
  * - login throttling: after too many failed logins for one e-mail address or from one IP address
  *   within a window, logins for that e-mail / from that address answer 429 until the window ends

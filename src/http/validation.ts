@@ -95,7 +95,7 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
 type Validation = { value?: unknown; error?: Error };
 
 /**
- * A route-level validator for rules the contract checks "with the syntax checks" (1.12.3 step 5):
+ * A route-level validator for cross-field rules checked with the syntax checks:
  * the shared body validation, then `check` on the validated body, which throws (or returns) the error
  * to answer; any other return value means the body passed. Such refusals therefore come before idempotency and every organization check.
  */

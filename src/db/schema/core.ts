@@ -32,7 +32,7 @@ export const organizations = pgTable(
   {
     id: id().primaryKey(),
     name: text('name').notNull(),
-    /** Lower-cased trimmed name: the service-wide uniqueness key (contract 3.3.1). */
+    /** Lower-cased trimmed name: the service-wide uniqueness key. */
     nameKey: text('name_key').notNull(),
     reportingCurrency: text('reporting_currency').notNull(),
     settings: jsonb('settings').notNull(),
@@ -74,7 +74,7 @@ export const auditLog = pgTable(
   ],
 );
 
-/** Idempotency keys (contract 1.15), scoped to the user. */
+/** Idempotency keys, scoped to the user. */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {

@@ -205,7 +205,7 @@ export const consolidationRuns = pgTable(
     acquisitionAnalysis: jsonb('acquisition_analysis').notNull().default([]),
     totals: jsonb('totals'),
     initiatedBy: uuid('initiated_by').notNull(),
-    /** The authenticated user who started the run (audit of background status changes, 1.17). */
+    /** The authenticated user who started the run (audit of background status changes). */
     requestedBy: uuid('requested_by').notNull(),
     initiatedAt: ts('initiated_at').notNull(),
     startedAt: ts('started_at'),
@@ -259,7 +259,7 @@ export const consolidationTrialBalances = pgTable(
   ],
 );
 
-/** Rules applied by completed runs (the in-use check of rule deletion, 3.11.5). */
+/** Rules applied by completed runs (the in-use check of rule deletion). */
 export const runRuleApplications = pgTable(
   'run_rule_applications',
   {
@@ -277,7 +277,7 @@ export const runRuleApplications = pgTable(
   ],
 );
 
-/** Stored rates (every leg) used by completed runs (the in-use check of rate deletion, 3.8.5). */
+/** Stored rates (every leg) used by completed runs (the in-use check of rate deletion). */
 export const runRateUsages = pgTable(
   'run_rate_usages',
   {

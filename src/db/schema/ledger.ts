@@ -288,7 +288,7 @@ export const journalLines = pgTable(
 );
 
 /**
- * Posted balances (contract 3.7.7): functional debit and credit totals of the lines of `Posted` and
+ * Posted balances: functional debit and credit totals of the lines of `Posted` and
  * `Reversed` entries, per account and transaction date, split by fiscal period (period 13 entries
  * share dates with regular ones) and by whether the entry is closing-related (an entry of type
  * `Closing` or a reversal of one). Keyed by date so that every report and consolidation query —
@@ -331,7 +331,7 @@ export const accountBalances = pgTable(
  * rows. Reports and consolidation runs read whole months from here and only the months cut by one of
  * their dates from the daily rows, so a balance at a month end costs accounts × months, however many
  * entries and days the ledger holds. `is_adjustment` (fiscal period 13) lets a run leave out the
- * adjustment entries of the current year (3.12.4) without reading daily rows. The (company, month)
+ * adjustment entries of the current year without reading daily rows. The (company, month)
  * index serves reads of the months before a date (a consolidation run's opening view) without
  * scanning every month of the companies' accounts.
  */

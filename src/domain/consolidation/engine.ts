@@ -1,5 +1,5 @@
 /**
- * The consolidation engine (contract 3.12.4): pure, deterministic, step by step.
+ * The consolidation engine: pure, deterministic, step by step.
  *
  * `createConsolidationExecution(input)` lets a caller persist each step as it starts and ends and
  * check for cancellation between steps; `runConsolidation(input)` runs all seven steps at once.
@@ -103,7 +103,7 @@ function runMembers(input: ConsolidationInput, notYetAcquired: ReadonlySet<strin
   });
 }
 
-/** Step 1 issues (3.12.4 table), in table order, then company order. */
+/** Step 1 issues, in the order of the checks, then company order. */
 export function validationIssues(setup: Setup): ValidationIssue[] {
   const { input } = setup;
   const issues: ValidationIssue[] = [];

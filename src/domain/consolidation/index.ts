@@ -1,4 +1,4 @@
-/** Public API of the pure consolidation engine (contract 3.12.4) and consolidated statements (3.12.5). */
+/** Public API of the pure consolidation engine and consolidated statements. */
 export {
   type ConsolidationExecution,
   createConsolidationExecution,

@@ -1,5 +1,5 @@
 /**
- * Rate look-ups of a consolidation run (3.12.4 "Rates"): memoised calls to the loader's RateProvider,
+ * Rate look-ups of a consolidation run: memoised calls to the loader's RateProvider,
  * the AVERAGE_RATE_FALLBACK rule, MISSING_EXCHANGE_RATE references and the list of rates used.
  */
 import { type Decimal, dec } from '../money.ts';

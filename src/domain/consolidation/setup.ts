@@ -1,6 +1,6 @@
 /**
  * Run-wide facts derived once from the input: company roles, weights, the retained-earnings line,
- * the group calendar lookup, the processed rules and the source account of each number (3.12.4).
+ * the group calendar lookup, the processed rules and the source account of each number.
  */
 import type { AccountType } from '../accounts.ts';
 import { minorUnits } from '../codes.ts';

@@ -1,5 +1,5 @@
 /**
- * Consolidated statements (contract 3.12.5), built from the stored trial balances of a completed
+ * Consolidated statements, built from the stored trial balances of a completed
  * run: the closing view (as of `asOfDate`) and the opening view (as of `yearStartDate − 1`).
  *
  * Amounts come from `consolidatedBalance` with the natural sign of the line's `accountType`

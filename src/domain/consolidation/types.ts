@@ -1,9 +1,9 @@
 /**
- * Input and output types of the pure consolidation engine (contract 3.12.2, 3.12.4).
+ * Input and output types of the pure consolidation engine.
  *
  * The engine does no I/O. A loader reads, in one consistent database snapshot, the figures described
  * below (aggregates of the balance table, never individual journal lines) and a `RateProvider` that
- * resolves rates in memory with the common procedure of 3.8.4.
+ * resolves rates in memory with the common procedure.
  */
 import type { AccountCategory, AccountType, CashFlowCategory } from '../accounts.ts';
 import type { Decimal, DecimalInput, Money } from '../money.ts';
@@ -40,7 +40,7 @@ export interface PeriodRef {
   period: number;
 }
 
-/** One period of the group calendar (the parent's fiscal year end, 3.6.1). */
+/** One period of the group calendar (the parent's fiscal year end). */
 export interface GroupPeriod {
   year: number;
   period: number;
@@ -59,7 +59,7 @@ export interface AccountInfo {
   accountType: AccountType;
   accountCategory: AccountCategory;
   isCashEquivalent: boolean;
-  /** as stored: `null` = the default of 3.5.1 */
+  /** as stored: `null` = the default */
   cashFlowCategory: CashFlowCategory | null;
   isNonMonetary: boolean;
 }
@@ -132,7 +132,7 @@ export interface CutLedger {
 
 /**
  * One aggregated ledger figure: Σ (debit − credit) in the company's functional currency of the
- * company's ledger lines (3.12.4 "Ledger data") on one account, optionally for one transaction date.
+ * company's ledger lines on one account, optionally for one transaction date.
  *
  * - Monetary Asset/Liability accounts (`isNonMonetary: false`): `date` may be `null` (cumulative to the
  *   view's `asOfDate`); dated figures are simply summed.
@@ -197,7 +197,7 @@ export interface ViewData {
 }
 
 export interface AccountSelectorInput {
-  /** pattern of 3.11.2 */
+  /** pattern */
   accountNumber: string;
   companyId: string | null;
 }
@@ -260,12 +260,12 @@ export interface ResolvedRate {
 }
 
 /**
- * Rate look-ups the engine needs; each is the common resolution of 3.8.4 (direct, inverse,
+ * Rate look-ups the engine needs; each is the common resolution (direct, inverse,
  * triangulated through the organization's reporting currency) for the organization. Synchronous: the
  * loader preloads the organization's rates and resolves in memory. `null` when nothing is found.
  */
 export interface RateProvider {
-  /** CR: types [YearEnd, Spot], effectiveDate on or before `date` (3.8.4 steps 1–4). */
+  /** CR: types [YearEnd, Spot], effectiveDate on or before `date`. */
   closing(from: string, to: string, date: string): ResolvedRate | null;
   /**
    * AR: type [Average] within [startDate, endDate] (steps 1–4), else the ComputedAverage of the Spot

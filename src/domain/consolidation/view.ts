@@ -1,7 +1,7 @@
 /**
- * Steps 2–6 of 3.12.4 for one view (closing or opening) and the trial balance of step 7.
+ * Steps 2–6 for one view (closing or opening) and the trial balance of step 7.
  *
- * Every amount after translation is rounded to G's minor unit (where the contract says so), so the
+ * Every amount after translation is rounded to G's minor unit (where the rules say so), so the
  * working amounts are exact integers of that unit (BigInt "units", scaled.ts); they become decimal
  * text only in the results.
  */
@@ -251,7 +251,7 @@ export class ViewComputation {
   /**
    * Translated balances of one company: per account, Σ amount × rate over its cells, exact in scaled
    * integers, rounded once to G's minor unit (scaled.ts). Accounts and keys are visited in the order
-   * of 3.12.4 (monetary, equity and non-monetary, revenue/expense, prior-year results; by account
+   * (monetary, equity and non-monetary, revenue/expense, prior-year results; by account
    * number, then date or period), so that rate look-ups — and the rate issues they record — happen in
    * a fixed order.
    */

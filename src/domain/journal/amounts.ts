@@ -1,6 +1,5 @@
 /**
- * Journal-entry line conversion and balancing (contract 3.7.4 R5, R6a, R6b; decision 53) and the
- * Money / Rate input rules of contract 1.7.
+ * Journal-entry line conversion and balancing, and the Money / Rate input rules.
  *
  * Pure: rates are resolved elsewhere (rates.ts `resolveRate`, types `[Spot]`, `onOrBefore` the
  * transaction date); this module only multiplies, rounds, sums and absorbs rounding differences.
@@ -146,8 +145,8 @@ export type FunctionalBalanceResult<L extends FunctionalLine> =
   | { ok: false; error: UnbalancedEntry };
 
 /**
- * R6b (decision 53). `diff` = Σ functional debits − Σ functional credits. When `diff ≠ 0`, let `n`
- * be the number of lines whose currency differs from the functional currency; when `n ≥ 1` and
+ * Balancing of rounding differences. `diff` = Σ functional debits − Σ functional credits. When
+ * `diff ≠ 0`, let `n` be the number of lines whose currency differs from the functional currency; when `n ≥ 1` and
  * `|diff| ≤ n` minor units, the foreign-currency line with the largest functional amount (ties:
  * lowest `lineNumber`) absorbs it: a debit line's amount is reduced by `diff`, a credit line's is
  * increased by `diff`. Otherwise, or when the adjusted amount would not stay above zero, the entry
@@ -192,7 +191,7 @@ export interface MoneyInputOptions {
 }
 
 /**
- * Contract 1.7 Money `value` input rules. Returns an issue message, or null when valid:
+ * Money `value` input rules. Returns an issue message, or null when valid:
  * - a JSON string (a number is refused) matching `^-?(0|[1-9][0-9]{0,14})(\.[0-9]+)?$` — no exponent,
  *   no `+`, no separators, no surrounding spaces, at most 15 integer digits;
  * - at most the currency's minor-unit digits after the point (JPY: no point at all);
@@ -230,7 +229,7 @@ export function parseMoneyValue(value: string): Decimal {
 }
 
 /**
- * Contract 1.7 Rate input rule: a JSON string matching `^(0|[1-9][0-9]{0,11})(\.[0-9]{1,10})?$`
+ * Rate input rule: a JSON string matching `^(0|[1-9][0-9]{0,11})(\.[0-9]{1,10})?$`
  * (at most 12 integer digits and 10 decimals) whose value is greater than zero. Returns an issue
  * message or null.
  */

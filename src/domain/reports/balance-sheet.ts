@@ -1,4 +1,4 @@
-/** Company balance sheet (contract 3.13.3) and the section structure the consolidated one reuses (3.12.5). */
+/** Company balance sheet and the section structure the consolidated one reuses. */
 import type { AccountCategory } from '../accounts.ts';
 import { type Money, money, roundMoney, ZERO } from '../money.ts';
 import {
@@ -18,7 +18,7 @@ import {
   sectionFromSources,
 } from './common.ts';
 
-/** The five sections of the balance sheet: key, title and the categories they hold (3.13.3). */
+/** The five sections of the balance sheet: key, title and the categories they hold. */
 export const BALANCE_SHEET_SECTIONS = [
   { key: 'currentAssets', title: 'Current Assets', categories: ['CurrentAsset'] },
   {
@@ -151,7 +151,7 @@ export interface BalanceSheetDateFigures {
   /**
    * Σ credit − Σ debit over the lines of Revenue and Expense accounts with
    * `fiscalYearStart(date) ≤ transactionDate ≤ date`, where fiscalYearStart(date) is the first day of
-   * the company's fiscal year containing `date` (3.6.1); closing-related entries included (so it is
+   * the company's fiscal year containing `date`; closing-related entries included (so it is
    * zero right after the year-end close).
    */
   currentYearEarnings: Amount;
@@ -174,7 +174,7 @@ export interface BalanceSheetInput extends CompanyReportHeader, BalanceSheetDate
 }
 
 /**
- * Builds the BalanceSheetReport (3.13.3).
+ * Builds the BalanceSheetReport.
  *
  * Account lines: natural sign, balances at `asOfDate` (and `comparativeDate`); accounts zero at both
  * dates are omitted unless `includeZeroBalances` (then every postable account of the section's

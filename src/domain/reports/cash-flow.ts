@@ -1,4 +1,4 @@
-/** Company cash-flow statement, indirect method (contract 3.13.5), and the sections the consolidated one reuses. */
+/** Company cash-flow statement, indirect method, and the sections the consolidated one reuses. */
 import type { CashFlowCategory } from '../accounts.ts';
 import { type Decimal, dec, type Money, money, roundMoney, ZERO } from '../money.ts';
 import {
@@ -82,13 +82,13 @@ function accountLines(effects: readonly Effect[], currency: string): CashFlowLin
 }
 
 /**
- * The three cash-flow sections of 3.13.5 from net income and the period changes of balance-sheet
+ * The three cash-flow sections from net income and the period changes of balance-sheet
  * lines.
  *
  * `sources[i].net` is the line's debit-positive change over the period (company: activity excluding
  * closing-related entries; consolidated: closing-view balance − opening-view balance). Cash lines
  * (`isCashEquivalent`) and Revenue/Expense lines are skipped; every other line's effect is `−net`,
- * classified by its `cashFlowCategory` or the 3.5.1 default (a consolidated caller sets the
+ * classified by its `cashFlowCategory` or its category's default (a consolidated caller sets the
  * category of `NCI` and equity-method lines explicitly and leaves out the `CTA` line, whose change is
  * the exchange-rate effect). Lines with a zero effect are omitted.
  *
@@ -227,7 +227,7 @@ export interface CashFlowStatementInput extends CompanyReportHeader {
   endingBalances: readonly AccountFigures[];
 }
 
-/** Builds the CashFlowStatementReport (3.13.5); `exchangeRateEffect` is zero for a company. */
+/** Builds the CashFlowStatementReport; `exchangeRateEffect` is zero for a company. */
 export function buildCashFlowStatement(input: CashFlowStatementInput): CashFlowStatementReport {
   const { currency } = input;
   const byId = indexAccounts(input.accounts);

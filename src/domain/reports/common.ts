@@ -1,13 +1,13 @@
 /**
- * Building blocks shared by the company reports (contract 3.13) and the consolidated statements
- * (contract 3.12.5, which "reuse the section structures of 3.13").
+ * Building blocks shared by the company reports and the consolidated statements
+ * (which reuse the section structures).
  *
  * Everything here is pure: figures come in as decimals (Decimal or decimal strings), are summed
  * exactly, rounded to the currency's minor unit once per account/line, and go out as Money.
  *
  * Vocabulary used throughout:
  * - `net`: a signed, **debit-positive** figure (Σ debit − Σ credit) of one account or line.
- * - natural sign (3.13.1): Asset and Expense amounts are debit − credit; Liability, Equity and
+ * - natural sign: Asset and Expense amounts are debit − credit; Liability, Equity and
  *   Revenue amounts are credit − debit.
  */
 import {
@@ -42,7 +42,7 @@ export interface ReportAccount {
   accountCategory: AccountCategory;
   isPostable: boolean;
   isCashEquivalent: boolean;
-  /** `null` = the default of 3.5.1 for the category (see `defaultCashFlowCategory`). */
+  /** `null` = the default for the category (see `defaultCashFlowCategory`). */
   cashFlowCategory: CashFlowCategory | null;
   /** `true` exactly for the company's `retainedEarningsAccountId` (Account.isRetainedEarnings). */
   isRetainedEarningsAccount: boolean;
@@ -74,7 +74,7 @@ export interface CompanyReportHeader {
 // Outputs shared by several reports
 // ---------------------------------------------------------------------------------------------------
 
-/** ReportLine of 3.13.1. */
+/** ReportLine. */
 export interface ReportLine {
   accountId: string | null;
   accountNumber: string | null;
@@ -87,7 +87,7 @@ export interface ReportLine {
   indentLevel: number;
 }
 
-/** ReportSection of 3.13.1 (balance sheet and income statement). */
+/** ReportSection (balance sheet and income statement). */
 export interface ReportSection {
   title: string;
   lineItems: ReportLine[];
@@ -160,7 +160,7 @@ export function netByAccount(
   return out;
 }
 
-/** Natural-sign amount (3.13.1) of a debit-positive net for an account type. */
+/** Natural-sign amount of a debit-positive net for an account type. */
 export function naturalAmount(accountType: AccountType, net: Amount): Decimal {
   return dec(net).times(naturalSign(accountType));
 }
@@ -193,7 +193,7 @@ export interface LineSource {
   name: string;
   accountType: AccountType;
   accountCategory: LineCategory;
-  /** Explicit cash-flow category; `null` = default of 3.5.1 for `accountCategory`. */
+  /** Explicit cash-flow category; `null` = default for `accountCategory`. */
   cashFlowCategory: CashFlowCategory | null;
   isCashEquivalent: boolean;
   /** Current figure, debit − credit. */
@@ -226,8 +226,8 @@ export function accountLineSource(
 }
 
 /**
- * The cash-flow category that classifies a balance-sheet line (3.13.5): its own `cashFlowCategory`,
- * or the default of 3.5.1 for its category. Throws when neither exists (Revenue/Expense lines, or a
+ * The cash-flow category that classifies a balance-sheet line: its own `cashFlowCategory`,
+ * or the default for its category. Throws when neither exists (Revenue/Expense lines, or a
  * consolidated `NonControllingInterest` line without an explicit category).
  */
 export function effectiveCashFlowCategory(source: {
@@ -322,7 +322,7 @@ export function makeSection(
 /** Sign applied to a source's debit-positive net inside a section: 1 or −1. */
 export type SectionSign = (source: LineSource) => 1 | -1;
 
-/** Natural sign of the line's account type (3.13.1). */
+/** Natural sign of the line's account type. */
 export const NATURAL_SIGN: SectionSign = (s) => naturalSign(s.accountType);
 /** credit − debit whatever the type ("Other Income and Expenses"). */
 export const CREDIT_POSITIVE: SectionSign = () => -1;

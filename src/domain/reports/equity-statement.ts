@@ -1,4 +1,4 @@
-/** Company statement of changes in equity (contract 3.13.6) and the row structure the consolidated one reuses. */
+/** Company statement of changes in equity and the row structure the consolidated one reuses. */
 import { type Decimal, dec, type Money, money, roundMoney, ZERO } from '../money.ts';
 import {
   type AccountFigures,
@@ -28,7 +28,7 @@ export type EquityMovementType =
   | 'Other'
   | 'ClosingBalance';
 
-/** The six movements, in the contract's order, with their descriptions. */
+/** The six movements, in the published order, with their descriptions. */
 export const EQUITY_MOVEMENTS = [
   { movementType: 'NetIncome', description: 'Net Income' },
   { movementType: 'OtherComprehensiveIncome', description: 'Other Comprehensive Income' },
@@ -82,7 +82,7 @@ export interface EquityStatementBody {
 }
 
 /**
- * The rows of the statement: "Opening Balance", the six movements in the contract's order (a
+ * The rows of the statement: "Opening Balance", the six movements in the published order (a
  * movement not given is all zero), "Closing Balance". Amounts are credit-positive. The builder does
  * not force `closing = opening + Σ movements`; it holds when the caller's figures are consistent.
  */
@@ -175,7 +175,7 @@ function columnsAt(
 }
 
 /**
- * Builds the EquityStatementReport (3.13.6).
+ * Builds the EquityStatementReport.
  *
  * Movements (activity excluding closing-related entries, credit − debit):
  * NetIncome → retainedEarnings = Σ Revenue and Expense; OtherComprehensiveIncome → accumulatedOCI =

@@ -1,4 +1,4 @@
-/** Company income statement (contract 3.13.4) and the section structure the consolidated one reuses (3.12.5). */
+/** Company income statement and the section structure the consolidated one reuses. */
 import type { AccountCategory } from '../accounts.ts';
 import { type Money, money } from '../money.ts';
 import {
@@ -17,7 +17,7 @@ import {
   sectionFromSources,
 } from './common.ts';
 
-/** The four sections of the income statement with their categories and signs (3.13.4). */
+/** The four sections of the income statement with their categories and signs. */
 export const INCOME_STATEMENT_SECTIONS = [
   { key: 'revenue', title: 'Revenue', categories: ['OperatingRevenue'], sign: NATURAL_SIGN },
   { key: 'costOfSales', title: 'Cost of Sales', categories: ['CostOfGoodsSold'], sign: NATURAL_SIGN },
@@ -137,7 +137,7 @@ export interface IncomeStatementInput extends CompanyReportHeader {
   comparativeActivity: readonly AccountFigures[] | null;
 }
 
-/** Builds the IncomeStatementReport (3.13.4). Accounts with zero activity in both periods are omitted. */
+/** Builds the IncomeStatementReport. Accounts with zero activity in both periods are omitted. */
 export function buildIncomeStatement(input: IncomeStatementInput): IncomeStatementReport {
   const { currency } = input;
   const hasDates = input.comparativeStartDate !== null && input.comparativeEndDate !== null;

@@ -1,6 +1,6 @@
 /**
- * Pure statement builders for the company reports (contract 3.13) and the shared section helpers
- * that the consolidated statements (3.12.5) reuse. No I/O: callers aggregate the ledger (see each
+ * Pure statement builders for the company reports and the shared section helpers
+ * that the consolidated statements reuse. No I/O: callers aggregate the ledger (see each
  * builder's input type for the exact aggregates) and pass figures in.
  */
 export * from './balance-sheet.ts';

@@ -1,4 +1,4 @@
-/** Company trial balance (contract 3.13.2). */
+/** Company trial balance. */
 import type { AccountCategory, AccountType } from '../accounts.ts';
 import { type Money, money, ZERO } from '../money.ts';
 import {

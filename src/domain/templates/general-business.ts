@@ -1,5 +1,5 @@
 /**
- * Template `GeneralBusiness` — "General Business" (78 accounts), transcribed from contract Appendix C.
+ * Template `GeneralBusiness` — "General Business" (78 accounts).
  * Columns: number, name, type, category, parent, postable, cash-flow category, flag (see `TemplateRow`).
  */
 import type { TemplateRow } from './types.ts';

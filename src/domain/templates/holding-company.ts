@@ -1,5 +1,5 @@
 /**
- * Template `HoldingCompany` — "Holding Company" (66 accounts), transcribed from contract Appendix C.
+ * Template `HoldingCompany` — "Holding Company" (66 accounts).
  * Columns: number, name, type, category, parent, postable, cash-flow category, flag (see `TemplateRow`).
  */
 import type { TemplateRow } from './types.ts';

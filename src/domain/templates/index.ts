@@ -1,8 +1,8 @@
 /**
- * The four built-in account templates (contract 3.5.5; contents normative in Appendix C).
+ * The four built-in account templates.
  *
  * The data files hold the Appendix C rows as they are printed; this module turns them into the
- * contract's `TemplateAccount` records (description `null`, normal balance derived from the type).
+ * API's `TemplateAccount` records (description `null`, normal balance derived from the type).
  */
 import {
   type AccountCategory,
@@ -122,7 +122,7 @@ function summaryOf(templateType: TemplateType): TemplateSummary {
   return { templateType, name, description, accountCount: rows.length };
 }
 
-/** Summaries in the contract's order: GeneralBusiness, Manufacturing, ServiceBusiness, HoldingCompany. */
+/** Summaries in this order: GeneralBusiness, Manufacturing, ServiceBusiness, HoldingCompany. */
 export function listTemplates(): TemplateSummary[] {
   return TEMPLATE_TYPES.map(summaryOf);
 }

@@ -1,5 +1,5 @@
 /**
- * Template `Manufacturing` — "Manufacturing" (95 accounts), transcribed from contract Appendix C.
+ * Template `Manufacturing` — "Manufacturing" (95 accounts).
  * Columns: number, name, type, category, parent, postable, cash-flow category, flag (see `TemplateRow`).
  */
 import type { TemplateRow } from './types.ts';

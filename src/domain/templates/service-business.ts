@@ -1,5 +1,5 @@
 /**
- * Template `ServiceBusiness` — "Service Business" (80 accounts), transcribed from contract Appendix C.
+ * Template `ServiceBusiness` — "Service Business" (80 accounts).
  * Columns: number, name, type, category, parent, postable, cash-flow category, flag (see `TemplateRow`).
  */
 import type { TemplateRow } from './types.ts';

@@ -1,4 +1,4 @@
-/** Row format of the built-in account templates (contract 3.5.5, Appendix C). */
+/** Row format of the built-in account templates. */
 import type { AccountCategory, AccountType, CashFlowCategory } from '../accounts.ts';
 
 /** Appendix C flags: C = `isCashEquivalent`, I = `isIntercompany`, R = `isRetainedEarnings`. */

@@ -1,4 +1,4 @@
-/** Account endpoints (contract 3.5.4) and account templates (3.5.5). */
+/** Account endpoints and account templates. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
 import { isTemplateType, TEMPLATE_TYPES } from '../../domain/templates/index.ts';

@@ -1,8 +1,8 @@
 /**
- * Charts of accounts (contract 3.5.4) and account templates (3.5.5).
+ * Charts of accounts and account templates.
  *
  * `isRetainedEarnings` is not stored on the account: it is derived from the company's
- * `retainedEarningsAccountId` (one source of truth, decision 38), so every read joins the company.
+ * `retainedEarningsAccountId` (one source of truth), so every read joins the company.
  */
 import { and, asc, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
@@ -168,7 +168,7 @@ function tooDeep(): ValidationError {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Cross-field rules of CreateAccountRequest (contract 3.5.3), applied to the resulting record
+// Cross-field rules of CreateAccountRequest, applied to the resulting record
 
 interface FlagState {
   companyId: string;

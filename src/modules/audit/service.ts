@@ -1,5 +1,5 @@
 /**
- * Audit trail (contract 1.17): every successful write records an entry in the same transaction.
+ * Audit trail: every successful write records an entry in the same transaction.
  */
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../../db/client.ts';

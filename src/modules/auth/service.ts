@@ -1,4 +1,4 @@
-/** Users and sessions (contract 3.2). */
+/** Users and sessions. */
 import { nameKey } from '../../domain/text.ts';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
@@ -36,7 +36,7 @@ function userRecord(row: typeof users.$inferSelect): UserRecord {
   };
 }
 
-/** Unmet password rules as English sentences (3.2.1); empty when the password is acceptable. */
+/** Unmet password rules as English sentences; empty when the password is acceptable. */
 export function passwordRequirements(password: string): string[] {
   const unmet: string[] = [];
   const length = [...password].length;

@@ -1,5 +1,5 @@
 /**
- * Applying a built-in account template to a company (contract 3.5.5), inside the caller's
+ * Applying a built-in account template to a company, inside the caller's
  * transaction. Shared by `POST /account-templates/{type}/apply` and company creation with
  * `accountTemplate`.
  *

@@ -1,4 +1,4 @@
-/** Year-end close, close preview and reopen endpoints (contract 3.6.3, 3.6.4). */
+/** Year-end close, close preview and reopen endpoints. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { responses } from '../../http/responses.ts';
 import { Money, Nullable, StringEnum, Text, Type, Uuid } from '../../http/schemas.ts';

@@ -1,6 +1,6 @@
 /**
  * Company lookups shared by every module that references companies (journal, fiscal, groups,
- * intercompany, reports). A company of another organization is "not found" (contract 1.14).
+ * intercompany, reports). A company of another organization is "not found".
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
@@ -50,7 +50,7 @@ export function fiscalYearEndOf(
 
 /**
  * Number of the company's entries in `Draft`, `PendingApproval` or `Approved`, optionally only those
- * of one fiscal year (year-end close, 3.6.3).
+ * of one fiscal year (year-end close).
  */
 export async function unpostedEntryCount(
   db: Queryable,

@@ -1,4 +1,4 @@
-/** Company endpoints (contract 3.4.3). */
+/** Company endpoints. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { TEMPLATE_TYPES } from '../../domain/templates/index.ts';
 import { pageParams } from '../../http/pagination.ts';

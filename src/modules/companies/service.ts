@@ -1,5 +1,5 @@
 /**
- * Companies (contract 3.4): list, get, create (optionally with an account template), update with PUT
+ * Companies: list, get, create (optionally with an account template), update with PUT
  * semantics, and deactivation (DELETE = soft delete).
  */
 import { nameKey } from '../../domain/text.ts';
@@ -77,7 +77,7 @@ function addressOf(value: unknown): Address | null {
   };
 }
 
-/** The wire record of a company (contract 3.4.1). */
+/** The wire record of a company. */
 export function companyRecord(row: CompanyRow): CompanyRecord {
   return {
     id: row.id,

@@ -1,5 +1,5 @@
 /**
- * Consolidation groups and members: row loaders and wire records (contract 3.10.2). Also the entry
+ * Consolidation groups and members: row loaders and wire records. Also the entry
  * points other consolidation code (runs) uses to read a group: `findGroup`, `loadMembers`,
  * `groupRecord`.
  */
@@ -21,7 +21,7 @@ export const CONSOLIDATION_METHODS = [
 export type GroupRow = typeof consolidationGroups.$inferSelect;
 export type MemberRow = typeof consolidationMembers.$inferSelect;
 
-/** A group has at most this many members (contract 1.18). */
+/** A group has at most this many members. */
 export const MAX_MEMBERS = 500;
 
 export interface MemberRecord {
@@ -136,7 +136,7 @@ export async function requireGroup(
   return row;
 }
 
-/** Members of the groups, each list ordered by `createdAt`, then `companyId` (3.10.2). */
+/** Members of the groups, each list ordered by `createdAt`, then `companyId`. */
 export async function loadMembers(
   db: Queryable,
   organizationId: string,
@@ -178,7 +178,7 @@ export async function findMember(
   return row ?? null;
 }
 
-/** Rule ids of the groups, ordered as the rule list: priority, createdAt, id (3.10.2). */
+/** Rule ids of the groups, ordered as the rule list: priority, createdAt, id. */
 async function loadRuleIds(
   db: Queryable,
   organizationId: string,

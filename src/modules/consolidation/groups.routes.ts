@@ -1,4 +1,4 @@
-/** Routes of contract 3.10: consolidation groups and members. */
+/** Routes: consolidation groups and members. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
@@ -26,7 +26,7 @@ import * as members from './members.service.ts';
 
 const Method = StringEnum(CONSOLIDATION_METHODS);
 
-/** JSON number or decimal string, 0–100, at most 2 decimals, judged by its literal text (1.7). */
+/** JSON number or decimal string, 0–100, at most 2 decimals, judged by its literal text. */
 export const OwnershipPercentageInput = Type.Union(
   [Type.String({ pattern: groups.PERCENTAGE_INPUT_PATTERN }), Type.Number({ minimum: 0, maximum: 100 })],
   { description: 'Percentage 0–100 with at most 2 decimals: a JSON number (`80.5`) or a string (`"80.50"`)' },

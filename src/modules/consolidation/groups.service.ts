@@ -1,4 +1,4 @@
-/** Consolidation groups and their members (contract 3.10). */
+/** Consolidation groups and their members. */
 import { and, asc, count, eq, inArray, ne } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
@@ -30,7 +30,7 @@ import {
 import { acquisitionData, checkStructure, holderOf, type MemberInput, type MemberState } from './holdings.ts';
 import { authorizeById } from './scope.ts';
 
-/** `ownershipPercentage` input: 0–100 with at most two decimals, judged by its literal text (1.7). */
+/** `ownershipPercentage` input: 0–100 with at most two decimals, judged by its literal text. */
 export const PERCENTAGE_INPUT_PATTERN = '^(100(\\.00?)?|[1-9]?[0-9](\\.[0-9]{1,2})?)$';
 const PERCENTAGE_RE = new RegExp(PERCENTAGE_INPUT_PATTERN);
 

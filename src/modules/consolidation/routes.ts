@@ -1,4 +1,4 @@
-/** Consolidation routes: groups and members (3.10), elimination rules (3.11) and runs (3.12). */
+/** Consolidation routes: groups and members, elimination rules and runs. */
 import type { FastifyInstance } from 'fastify';
 import { adjustmentRoutes } from './adjustments.routes.ts';
 import { groupChartRoutes } from './chart.routes.ts';

@@ -1,5 +1,5 @@
 /**
- * Elimination rules: row loaders and wire records (contract 3.11.3), plus the loader consolidation
+ * Elimination rules: row loaders and wire records, plus the loader consolidation
  * runs use to read a group's rules in the engine's input shape (`loadRuleInputs`).
  */
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
@@ -64,7 +64,7 @@ export function ruleNotFound(eliminationRuleId: string): DomainError {
   });
 }
 
-/** Rule order everywhere: priority, then createdAt, then id (3.11.5). */
+/** Rule order everywhere: priority, then createdAt, then id. */
 export const RULE_ORDER = [
   asc(eliminationRules.priority),
   asc(eliminationRules.createdAt),

@@ -1,4 +1,4 @@
-/** Routes of contract 3.11: elimination rules. */
+/** Routes: elimination rules. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
@@ -19,7 +19,7 @@ import * as rules from './rules.service.ts';
 
 const EliminationTypeSchema = StringEnum(ELIMINATION_TYPES);
 
-/** Patterns are fixed syntax (not trimmed); their grammar is checked by the service (3.11.2). */
+/** Patterns are fixed syntax (not trimmed); their grammar is checked by the service. */
 const SelectorInput = Type.Object({
   accountNumber: Type.String({ 'x-raw': true, description: 'Pattern: `1300`, `13*` or `1300-1399`' }),
   companyId: Type.Optional(Nullable(Uuid)),

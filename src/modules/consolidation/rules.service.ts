@@ -1,4 +1,4 @@
-/** Elimination rules (contract 3.11). */
+/** Elimination rules. */
 import { and, asc, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, queryRows, type Tx } from '../../db/client.ts';
@@ -168,7 +168,7 @@ async function memberCompanyIds(tx: Db | Tx, group: GroupRow): Promise<Set<strin
 }
 
 /**
- * The semantic checks of 3.11.4, in order, on the complete (resulting) rule: selector companies,
+ * The semantic checks, in order, on the complete (resulting) rule: selector companies,
  * debit/credit accounts exist (404), belong to the group, differ in number, `minimumAmount` digits.
  */
 async function semanticChecks(
@@ -373,7 +373,7 @@ export function checkBulkRules(rules: Array<Pick<CreateRuleInput, 'organizationI
   }
 }
 
-/** Step 5 rule of create and update: selector patterns (3.11.2). */
+/** Step 5 rule of create and update: selector patterns. */
 export function checkPatterns(input: PatternFields, operation: RuleOperation): void {
   const failure = patternFailure(input, operation);
   if (failure) throw failure;

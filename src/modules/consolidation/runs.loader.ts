@@ -1070,7 +1070,7 @@ function resolved(from: string, to: string, r: RateResolution): ResolvedRate {
   };
 }
 
-/** The engine's synchronous RateProvider over a preloaded rate book (3.8.4 in memory), memoised. */
+/** The engine's synchronous RateProvider over a preloaded rate book (the resolution procedure in memory), memoised. */
 export function rateProvider(book: RateBook): RateProvider {
   const memo = new Map<string, ResolvedRate | null>();
   const get = (key: string, q: RateQuery): ResolvedRate | null => {

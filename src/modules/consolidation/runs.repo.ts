@@ -1,6 +1,6 @@
 /**
- * Consolidation runs: row access and wire records (contract 3.12.2). Every query filters by
- * organization; the run row is locked (`FOR UPDATE`) wherever its status changes (1.16).
+ * Consolidation runs: row access and wire records. Every query filters by
+ * organization; the run row is locked (`FOR UPDATE`) wherever its status changes.
  */
 import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
@@ -29,7 +29,7 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const STEP_STATUSES = ['Pending', 'InProgress', 'Completed', 'Failed', 'Skipped'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
 
-/** ConsolidationStep (3.12.2), as stored in `steps` (jsonb) and returned. */
+/** ConsolidationStep, as stored in `steps` (jsonb) and returned. */
 export interface StepRecord {
   stepType: StepType;
   status: StepStatus;
@@ -40,7 +40,7 @@ export interface StepRecord {
   details: string | null;
 }
 
-/** RunOptions (3.12.2), defaults applied. */
+/** RunOptions, defaults applied. */
 export interface RunOptions {
   skipValidation: boolean;
   continueOnWarnings: boolean;

@@ -1,4 +1,4 @@
-/** Routes of contract 3.12: consolidation runs, their trial balances and the consolidated reports. */
+/** Routes: consolidation runs, their trial balances and the consolidated reports. */
 import {
   consolidatedTrialBalanceTable,
   equityStatementTable,
@@ -30,7 +30,7 @@ import { failOrphanedRuns, renewLeases } from './runs.lease.ts';
 import * as runs from './runs.service.ts';
 
 // ---------------------------------------------------------------------------------------------------
-// Response schemas (3.12.2, 3.12.5)
+// Response schemas
 
 const Day = Type.String({ format: 'date', description: 'Date YYYY-MM-DD' });
 const StepTypeSchema = StringEnum([
@@ -477,7 +477,7 @@ const ConsolidatedEquityStatement = Type.Object({
 });
 
 // ---------------------------------------------------------------------------------------------------
-// Request schemas (3.12.3, 3.12.6)
+// Request schemas
 
 const OptionFields = {
   skipValidation: Type.Optional(Type.Boolean()),

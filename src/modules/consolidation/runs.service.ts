@@ -1,9 +1,9 @@
 /**
- * Consolidation runs (contract 3.12): start, execute, list, get, cancel, delete, latest run, trial
+ * Consolidation runs: start, execute, list, get, cancel, delete, latest run, trial
  * balance and consolidated reports.
  *
- * Lifecycle of a run (3.12.3):
- *   1. start: every check in contract order, then ONE transaction commits the run `Pending` (audit
+ * Lifecycle of a run:
+ *   1. start: every check in the pipeline order, then ONE transaction commits the run `Pending` (audit
  *      StartRun by the caller; the group row is locked so that concurrent starts and group deletion
  *      are serialised);
  *   2. execute (in the request, or in the background with `Prefer: respond-async`): `Pending →
@@ -193,7 +193,7 @@ export function resolveOptions(input: StartRunInput): RunOptions {
 export type Executor = (run: RunRow) => Promise<void>;
 
 /**
- * Starts a run (3.12.3): checks in contract order, commits the run `Pending`, then executes it
+ * Starts a run: checks in the pipeline order, commits the run `Pending`, then executes it
  * (awaited unless `async`). Returns the run as it stands after that.
  */
 export async function startRun(
@@ -323,7 +323,7 @@ export async function startRun(
   return runRecord(after ?? row);
 }
 
-/** Each id: an active rule of this group with `isAutomatic: false` (3.12.3). */
+/** Each id: an active rule of this group with `isAutomatic: false`. */
 async function checkApprovedRules(db: Db, orgId: string, groupId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   const rules = new Map((await loadGroupRules(db, orgId, groupId)).map((r) => [r.id, r]));

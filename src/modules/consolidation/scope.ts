@@ -1,6 +1,6 @@
 /**
- * Access to a consolidation resource addressed by id, with an optional `organizationId` (contract 1.14,
- * 1.12.3 steps 7–9), shared by groups and elimination rules (and usable by runs):
+ * Access to a consolidation resource addressed by id, with an optional `organizationId` (request
+ * pipeline steps 7–9), shared by groups and elimination rules (and usable by runs):
  *
  * - with `organizationId`: the organization exists and the caller is a member (404/403), the resource
  *   must belong to it (else the resource's 404), then the role;

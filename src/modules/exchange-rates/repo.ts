@@ -1,5 +1,5 @@
 /**
- * SQL of the exchange-rate module (contract 3.8). Every query filters by organization.
+ * SQL of the exchange-rate module. Every query filters by organization.
  *
  * Rows are read through the query builder so that both drivers return the same shapes: `rate` as a
  * decimal string (NUMERIC(28, 12), e.g. `"1.100000000000"`; `formatRate` gives the canonical form),
@@ -29,7 +29,7 @@ export function storedRate(row: ExchangeRateRow): StoredRate {
   };
 }
 
-/** Contract ordering of rate types in lists (3.8.5): Spot, Average, Historical, YearEnd. */
+/** Ordering of rate types in lists: Spot, Average, Historical, YearEnd. */
 const LIST_TYPE_ORDER = sql`case ${exchangeRates.rateType} when 'Spot' then 1 when 'Average' then 2 when 'Historical' then 3 else 4 end`;
 
 export async function findRateById(db: Queryable, id: string): Promise<StoredRate | null> {
@@ -113,7 +113,7 @@ export interface RateListFilter {
   endDate?: IsoDate | undefined;
 }
 
-/** A page of rates ordered by the contract (3.8.5) and the total count of the filter. */
+/** A page of rates in list order (see `RATE_TYPE_ORDER`) and the total count of the filter. */
 export async function listRates(
   db: Queryable,
   f: RateListFilter,
@@ -159,7 +159,7 @@ export interface CandidateQuery {
 }
 
 /**
- * THE candidate query of a rate resolution (contract 3.8.4), one SQL statement on exchange_rates:
+ * THE candidate query of a rate resolution, one SQL statement on exchange_rates:
  * the organization's rates of the candidate pairs and types within the inclusive date bounds.
  *
  * It keeps only the rows that can win: per (pair, type) the best row by the condition's ranking — the
@@ -242,7 +242,7 @@ export async function loadRatesAmong(
 }
 
 /**
- * Usage that forbids deleting the rate (3.8.5): entries in `Posted`/`Reversed` with a line whose
+ * Usage that forbids deleting the rate: entries in `Posted`/`Reversed` with a line whose
  * legs (or single rate) name it, and `Completed` runs whose rate usages name it.
  */
 export async function rateUsage(
@@ -277,7 +277,7 @@ export async function rateUsage(
 /**
  * Lines of entries not yet booked (Draft, PendingApproval, Approved) that used the rate as their
  * rate or as any leg lose the reference: `exchange_rate_id` null, `exchange_rate_leg_ids` empty
- * (3.8.5: their rate then counts as given explicitly). Returns the ids of the affected entries.
+ * (their rate then counts as given explicitly). Returns the ids of the affected entries.
  */
 export async function detachRateFromUnpostedLines(
   db: Queryable,

@@ -1,4 +1,4 @@
-/** Exchange-rate endpoints (contract 3.8.5). */
+/** Exchange-rate endpoints. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { RATE_SOURCES, RATE_TYPES } from '../../domain/rates.ts';
@@ -139,7 +139,7 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Rate on a date',
-        description: 'Viewer. The rate of that type effective exactly on effectiveDate (3.8.4).',
+        description: 'Viewer. The rate of that type effective exactly on effectiveDate.',
         querystring: Type.Object({ ...Pair, effectiveDate: IsoDate, rateType: RateTypeSchema }),
         response: responses({ 200: RateLookupResult }),
       },

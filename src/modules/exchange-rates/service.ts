@@ -1,6 +1,6 @@
 /**
- * Exchange rates (contract 3.8): storage, bulk import, the five lookups, and THE rate-resolution entry
- * points other modules call (journal-line conversion 3.7.4 R5, consolidation translation 3.12.4):
+ * Exchange rates: storage, bulk import, the five lookups, and THE rate-resolution entry
+ * points other modules call (journal-line conversion, consolidation translation):
  *
  * - {@link resolveRateFor}: one resolution, one query for the organization and one for the candidates;
  * - {@link loadRateBook}: loads an organization's rates among a set of currencies once and resolves
@@ -57,7 +57,7 @@ export interface ExchangeRateRecord {
 
 const iso = (v: Date | string) => (typeof v === 'string' ? new Date(v).toISOString() : v.toISOString());
 
-/** Wire form of a stored rate (3.8.2): canonical rate text, ISO timestamps. */
+/** Wire form of a stored rate: canonical rate text, ISO timestamps. */
 export function exchangeRateRecord(r: StoredRate): ExchangeRateRecord {
   return {
     id: r.id,
@@ -83,7 +83,7 @@ export interface RateLookupResult {
   legs: ExchangeRateRecord[];
 }
 
-/** Wire form of a resolution (3.8.2 RateLookupResult); the empty result of step 6 for null. */
+/** Wire form of a resolution (RateLookupResult); the empty result (nothing found) for null. */
 export function rateLookupResult(from: string, to: string, res: RateResolution | null): RateLookupResult {
   if (!res) {
     return {
@@ -181,7 +181,7 @@ async function resolveWith(
 }
 
 /**
- * Resolves the rate `from → to` of an organization by the one procedure of contract 3.8.4
+ * Resolves the rate `from → to` of an organization by the one procedure
  * (`resolveRate`): direct, inverse (1/rate rounded to 10 decimals), triangulated through the
  * organization's reporting currency, and — with `computeAverage` — the mean of the Spot rates of a
  * `within` range. Returns null when nothing is found (callers raise their own error, e.g. the journal's
@@ -512,7 +512,7 @@ export async function deleteRate(db: Db, access: Access, id: string, organizatio
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Lookups (3.8.5). The caller has checked fromCurrency ≠ toCurrency (syntax step).
+// Lookups. The caller has checked fromCurrency ≠ toCurrency (syntax step).
 
 export interface LookupBase {
   organizationId: string;
@@ -558,7 +558,7 @@ export function lookupLatest(
   return lookup(db, access, q, q.rateType ? [q.rateType] : ANY_RATE_TYPE_ORDER, { kind: 'any' });
 }
 
-/** `/closest`: nearest to the date, earlier or later; at equal distance the earlier date (decision 89). */
+/** `/closest`: nearest to the date, earlier or later; at equal distance the earlier date. */
 export function lookupClosest(
   db: Db,
   access: Access,
@@ -576,7 +576,7 @@ export interface PeriodLookup extends LookupBase {
   companyId?: string | undefined;
 }
 
-/** The fiscal calendar of a period lookup (3.8.4): the company's, else the organization's. */
+/** The fiscal calendar of a period lookup: the company's, else the organization's. */
 async function periodCalendar(db: Db, access: Access, q: PeriodLookup): Promise<FiscalYearEnd> {
   await access.authorize(q.organizationId, 'exchange_rate:read');
   if (q.companyId !== undefined)

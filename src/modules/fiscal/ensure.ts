@@ -1,5 +1,5 @@
 /**
- * Automatic creation of fiscal years (contract 3.6.1): when a journal-entry operation needs a year that
+ * Automatic creation of fiscal years: when a journal-entry operation needs a year that
  * does not exist, it is created in the same transaction, `Open`, with 13 `Open` periods and the default
  * name, and audited as `Create` of that `FiscalYear` by the caller. Concurrent requests create it once
  * (unique constraint on company and year; the loser reads the winner's row).

@@ -1,5 +1,5 @@
 /**
- * Fiscal year and period endpoints (contract 3.6.4). Year-end close, reopen and the close preview
+ * Fiscal year and period endpoints. Year-end close, reopen and the close preview
  * (`…/fiscal-years/{fiscalYearId}/close`, `/reopen`, `/close/preview`) are registered separately,
  * next to this plugin, reusing `FiscalYear`, `FiscalPeriod` and `fiscalPathIds` exported here.
  */
@@ -95,7 +95,7 @@ const PeriodSummary = Type.Object({
   closedDateRanges: Type.Array(DateRange),
 });
 
-/** Malformed path identifiers of the fiscal endpoints → 404 with the segment's tag (contract 1.5). */
+/** Malformed path identifiers of the fiscal endpoints → 404 with the segment's tag. */
 export const fiscalPathIds = {
   organizationId: {
     tag: 'OrganizationNotFoundError',

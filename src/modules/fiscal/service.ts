@@ -1,8 +1,8 @@
 /**
- * Fiscal years and periods (contract 3.6.4); year-end close and reopen are the closing module's.
+ * Fiscal years and periods; year-end close and reopen are the closing module's.
  *
  * Layout (the wire records are records.ts, the status writes status.ts):
- *   - lookups: `enterCompany`, `requireFiscalYear`, `requireFiscalPeriod` (404 tags of 3.6.4)
+ *   - lookups: `enterCompany`, `requireFiscalYear`, `requireFiscalPeriod` (404 tags)
  *   - errors: `fiscalYearNotFound`, `fiscalPeriodNotFound`, `yearAlreadyClosed`
  *   - use cases: list/get/create years, list/get/close/open periods, reopen history, period status,
  *     summary
@@ -293,7 +293,7 @@ export async function getFiscalPeriod(db: Db, access: Access, path: PeriodPath):
   return loadFiscalPeriodRecord(db, period);
 }
 
-/** POST …/periods/{periodId}/close: Open → Closed (unposted entries do not block, decision 43). */
+/** POST …/periods/{periodId}/close: Open → Closed (unposted entries do not block). */
 export async function closeFiscalPeriod(
   db: Db,
   access: Access,

@@ -1,5 +1,5 @@
 /**
- * The read-only `reconciliation` of an intercompany transaction (an addition to contract 3.9.2; see
+ * The read-only `reconciliation` of an intercompany transaction (an addition to; see
  * docs/decisions.md "Intercompany reconciliation"): what each side's linked journal entry books against
  * the other company, in the transaction's currency, and their difference.
  *
@@ -15,7 +15,7 @@
  *   - A linked entry without partner-tagged lines contributes 0.
  *   - difference = fromAmount − toAmount; a perfect match gives "0.00".
  * Each side is converted from its company's functional currency to the transaction's currency at the
- * Spot rate effective on or before the transaction date (the shared procedure of 3.8.4) and rounded to
+ * Spot rate effective on or before the transaction date (the shared procedure) and rounded to
  * the currency's minor unit (resolved through `loadRateBook`, which gives the same result as
  * `resolveRateFor`). A side that is not linked, or whose rate is missing, is null, and so is
  * the difference.
@@ -50,7 +50,7 @@ const sideKey = (entryId: string, partnerId: string) => `${entryId}|${partnerId}
 /**
  * Reconciliation of every row: one query for the partner lines of all linked entries; when a side's
  * functional currency differs from the transaction currency, one rate book per organization
- * (`loadRateBook`: the shared 3.8.4 procedure over rates loaded once), never a query per row.
+ * (`loadRateBook`: the shared resolution procedure over rates loaded once), never a query per row.
  */
 export async function reconcileAll(
   db: Queryable,
@@ -94,7 +94,7 @@ export async function reconcileAll(
     return { functional: list[0]!.functionalCurrency, amount: sideAmount(side, list) };
   };
 
-  // One rate book per organization that needs a conversion (the shared 3.8.4 procedure, in memory).
+  // One rate book per organization that needs a conversion (the shared resolution procedure, in memory).
   const needs = new Map<string, { currencies: Set<string>; until: string }>();
   for (const r of rows) {
     for (const side of ['from', 'to'] as const) {

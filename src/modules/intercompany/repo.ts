@@ -1,5 +1,5 @@
 /**
- * SQL of the intercompany module (contract 3.9). Every query filters by organization.
+ * SQL of the intercompany module. Every query filters by organization.
  *
  * Rows are read through the query builder (amounts as decimal strings, dates as `YYYY-MM-DD`,
  * timestamps as `Date`); the reconciliation aggregate is one raw query whose sums are cast to text.
@@ -251,7 +251,7 @@ export async function partnerLineSums(
 }
 
 // ---------------------------------------------------------------------------------------------------
-// For consolidation runs (3.12.4 steps 1 and 4)
+// For consolidation runs (validation and intercompany matching)
 
 export interface RunWindowQuery {
   organizationId: string;

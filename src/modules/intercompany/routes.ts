@@ -64,8 +64,8 @@ const ById = Type.Object({ id: Type.String() });
 const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 
 /**
- * Body validation plus a cross-field rule that the contract marks "checked with the syntax checks"
- * (1.12.3 step 5): it runs after the schema and the Money checks and before idempotency and every
+ * Body validation plus a cross-field rule checked with the syntax checks (a 400, before any lookup)
+ *: it runs after the schema and the Money checks and before idempotency and every
  * organization check.
  */
 

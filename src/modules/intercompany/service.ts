@@ -1,8 +1,8 @@
 /**
- * Intercompany transactions (contract 3.9): records, the reconciliation workflow (matching status,
- * decisions 62, 63, 92) and the links to each side's journal entry.
+ * Intercompany transactions: records, the reconciliation workflow (matching status) and the links
+ * to each side's journal entry.
  *
- * Checks run in contract order (1.12.3): organization (step 7) → addressed transaction (8) → role (9)
+ * Checks run in the pipeline order: organization (step 7) → addressed transaction (8) → role (9)
  * → the endpoint's business rules in the order of its Errors column (10). Every write is one
  * transaction with its audit entry; transitions lock the row.
  */
@@ -134,7 +134,7 @@ export function sameCompany(companyId: string): DomainError {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Access to a transaction addressed by id (optional organizationId, 1.14)
+// Access to a transaction addressed by id (optional organizationId)
 
 async function addressed(
   db: Queryable,
@@ -312,7 +312,7 @@ export interface UpdateInput {
 const sameMoney = (a: Money | null, b: Money | null) =>
   a === null || b === null ? a === b : a.currency === b.currency && dec(a.value).equals(dec(b.value));
 
-/** Fields locked in the transaction's state (3.9.3); description is always editable. */
+/** Fields locked in the transaction's state; description is always editable. */
 function lockedFields(row: IntercompanyRow): boolean {
   return row.isEliminated || requiresElimination(row.matchingStatus);
 }
@@ -329,7 +329,7 @@ export async function updateTransaction(
     const row = await locked(tx, found);
     const before = baseRecord(row);
 
-    // Immutable fields (1.2): only their current value may be sent.
+    // Immutable fields: only their current value may be sent.
     const issues: Issue[] = [];
     const immutable = [
       ['organizationId', input.organizationId, row.organizationId],
@@ -434,7 +434,7 @@ export async function deleteTransaction(
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Matching status (3.9.4, decision 92)
+// Matching status
 
 export interface MatchingStatusInput {
   matchingStatus: MatchingStatus;
@@ -445,7 +445,7 @@ export interface MatchingStatusInput {
 /** Statuses that carry a variance and need an explanation. */
 export const VARIANCE_STATUSES: readonly MatchingStatus[] = ['PartiallyMatched', 'VarianceApproved'];
 
-/** The cross-field rule of SetMatchingStatusRequest (a syntax check, 1.12.3 step 5). */
+/** The cross-field rule of SetMatchingStatusRequest (a syntax check). */
 export function matchingStatusIssues(input: MatchingStatusInput): Issue[] {
   if (!VARIANCE_STATUSES.includes(input.matchingStatus)) return [];
   const text = input.varianceExplanation;

@@ -98,7 +98,7 @@ export async function lockEntryFor(
   return row;
 }
 
-/** `postedBy` / `reversedBy` (decision 95): a member whose role reaches admin. */
+/** `postedBy` / `reversedBy`: a member whose role reaches admin. */
 export async function checkActor(tx: Queryable, organizationId: string, userId: string): Promise<void> {
   const role = (await repo.memberRole(tx, organizationId, userId)) as Role | null;
   if (role === null) {

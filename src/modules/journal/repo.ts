@@ -42,7 +42,7 @@ export function formatEntryNumber(n: number): string {
 }
 
 /**
- * Draws the next entry number of a company (contract 1.16, 3.7.2): the counter row is created or
+ * Draws the next entry number of a company: the counter row is created or
  * incremented and stays locked until the calling transaction ends, so concurrent creators in one
  * company are serialised and every number is used once. Call it after all validation passed.
  */
@@ -293,7 +293,7 @@ export async function lockPostedEntriesOf(
     .for('update');
 }
 
-/** Deletes a draft and its lines; intercompany links to it become null (3.7.5). */
+/** Deletes a draft and its lines; intercompany links to it become null. */
 export async function deleteDraft(tx: Queryable, organizationId: string, id: string): Promise<void> {
   await tx
     .update(intercompanyTransactions)
@@ -417,7 +417,7 @@ export async function accountLabels(
   return new Map(rows.map((r) => [r.id, r]));
 }
 
-/** One page of entries: `transactionDate` desc, entry number desc, id asc (3.7.8), and the total. */
+/** One page of entries: `transactionDate` desc, entry number desc, id asc, and the total. */
 /** The list's total order, as a keyset for cursor paging. */
 const ENTRY_ORDER: KeyColumn[] = [
   { column: journalEntries.transactionDate, kind: 'date', direction: 'desc' },

@@ -1,4 +1,4 @@
-/** Journal-entry endpoints (contract 3.7.8). */
+/** Journal-entry endpoints. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
@@ -175,7 +175,7 @@ const ListQuery = Type.Object({
   ...CursorQuery,
 });
 
-/** Cross-field rules of the field tables (3.7.3), checked with the syntax checks (1.12.3 step 5). */
+/** Cross-field rules of the field tables, checked with the syntax checks. */
 function bodyIssues(body: { lines?: LineInput[]; sourceDocumentRef?: string | null }): Issue[] {
   const issues = lineShapeIssues(body.lines);
   if (typeof body.sourceDocumentRef === 'string' && body.sourceDocumentRef.startsWith(YEAR_END_REF_PREFIX)) {

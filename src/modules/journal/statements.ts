@@ -5,7 +5,7 @@
  * all depend on a guard that re-checks, under the same row locks the transactional path takes, the
  * state the service validated: when the guard finds the state changed, the statement writes nothing
  * and returns no row, and the service falls back to its transactional path, which reports the error
- * of the new state (contract 1.16: concurrent requests are serialised and each sees the state left by
+ * of the new state (concurrent requests are serialised and each sees the state left by
  * the previous one).
  *
  * Results come back as table rows (`entryRowOf`) and the lines as a JSON array whose amounts are text
@@ -553,7 +553,7 @@ const POST = statement(
 );
 
 /**
- * Posts an entry in ONE statement (3.7.7): the entry is locked; only when it is in an allowed status,
+ * Posts an entry in ONE statement: the entry is locked; only when it is in an allowed status,
  * segregation of duties allows the caller and the posting user, it is unchanged since the snapshot,
  * its company is active, its fiscal period open (both share-locked, as the transactional path does)
  * and every line account belongs to the company, is active and postable, is it posted, its lines'

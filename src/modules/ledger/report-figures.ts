@@ -32,7 +32,7 @@ export const within = (s: string, e: string): Condition => ({
   sql: sql`balance_date >= ${s}::date and balance_date <= ${e}::date`,
   cuts: [s, addDays(e, 1)],
 });
-/** Lines of entries that are not closing-related (3.13.1). */
+/** Lines of entries that are not closing-related. */
 export const notClosing: Condition = { sql: sql`not is_closing`, cuts: [] };
 
 function combine(conditions: Condition[], empty: string, joiner: string): Condition {

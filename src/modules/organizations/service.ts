@@ -1,4 +1,4 @@
-/** Organizations, members and the audit-log read (contract 3.3). */
+/** Organizations, members and the audit-log read. */
 import { and, asc, count, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgErrorCode, queryRows, run, statement } from '../../db/client.ts';

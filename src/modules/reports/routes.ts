@@ -1,4 +1,4 @@
-/** Company reports (contract 3.13): trial balance, balance sheet, income statement, cash flow, equity. */
+/** Company reports: trial balance, balance sheet, income statement, cash flow, equity. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../../domain/errors.ts';

@@ -1,11 +1,11 @@
 /**
- * Company reports (contract 3.13): access checks, one aggregation over the balances per report
+ * Company reports: access checks, one aggregation over the balances per report
  * (ledger/report-figures.ts), and the pure statement builders of `src/domain/reports`.
  *
- * Order of checks (1.12.3): the route has already refused malformed queries, inconsistent comparative
+ * Order of checks: the route has already refused malformed queries, inconsistent comparative
  * dates and reversed periods (step 5); here the organization must exist and the caller be a member
  * (step 7), the caller's role must reach viewer (`report:read`, step 9), and the company must be one of
- * the organization's (404 CompanyNotFoundError; another organization's company is "not found", 1.14).
+ * the organization's (404 CompanyNotFoundError; another organization's company is "not found").
  */
 import type { Db } from '../../db/client.ts';
 import { addDays, maxDate } from '../../domain/dates.ts';
@@ -42,7 +42,7 @@ import {
 } from '../ledger/report-figures.ts';
 import { loadReportAccounts } from './repo.ts';
 
-/** `400 InvalidReportPeriodError {periodStart, periodEnd}` (3.13.1). */
+/** `400 InvalidReportPeriodError {periodStart, periodEnd}`. */
 export function invalidReportPeriod(periodStart: string, periodEnd: string): DomainError {
   return new DomainError(400, 'InvalidReportPeriodError', 'The period start is later than its end', {
     periodStart,
@@ -253,7 +253,7 @@ export async function cashFlow(
   q: PeriodQuery,
 ): Promise<Named<CashFlowStatementReport>> {
   const ctx = await enter(db, access, q);
-  // Everything excludes closing-related entries (3.13.5).
+  // Everything excludes closing-related entries.
   const { accounts, rows } = await figures(db, ctx, all(notClosing, onOrBefore(q.periodEndDate)), {
     activity: within(q.periodStartDate, q.periodEndDate),
     beginning: onOrBefore(addDays(q.periodStartDate, -1)),
@@ -279,7 +279,7 @@ export async function equityStatement(
   q: PeriodQuery,
 ): Promise<Named<EquityStatementReport>> {
   const ctx = await enter(db, access, q);
-  // Opening and closing balances include closing entries; movements exclude them (3.13.6).
+  // Opening and closing balances include closing entries; movements exclude them.
   const { accounts, rows } = await figures(db, ctx, onOrBefore(q.periodEndDate), {
     opening: onOrBefore(addDays(q.periodStartDate, -1)),
     closing: all(),
