@@ -144,24 +144,41 @@ export class Access {
     return found.role;
   }
 
-  /** Step 9: the caller's role reaches the action's minimum role. */
-  async requireRole(organizationId: string, action: Action, resource?: string): Promise<Role> {
+  /**
+   * Steps 7 and 9: the organization exists, the caller is a member, and the caller's role reaches the
+   * action's minimum role. The one role check of every route.
+   */
+  async authorize(organizationId: string, action: Action, resource?: string): Promise<Role> {
     const role = await this.enterOrganization(organizationId, action, resource);
     if (!roleAtLeast(role, PERMISSIONS[action].minRole)) throw forbidden(action, role, resource);
     return role;
   }
 
-  /** Steps 7 and 9 together, for requests that address no resource by path. */
-  authorize(organizationId: string, action: Action, resource?: string): Promise<Role> {
-    return this.requireRole(organizationId, action, resource);
-  }
-
   /**
-   * For a resource addressed by id without an organization in the request: the caller must be a
-   * member of the resource's organization (403 with currentRole null) and have the role.
+   * A resource addressed by id, the request naming its organization or not — the one path of every
+   * by-id route:
+   *
+   * - with `organizationId`: the organization exists and the caller is a member (404/403), the
+   *   resource must belong to it (else the resource's own 404: another organization's resource is
+   *   never shown), then the role;
+   * - without: the resource must exist (its 404), then the caller must be a member of the resource's
+   *   organization (403 with `currentRole: null`) and have the role.
+   *
+   * `load` receives the organization to look in (undefined: any) and answers the row or nothing.
    */
-  authorizeResource(resourceOrganizationId: string, action: Action, resource?: string): Promise<Role> {
-    return this.requireRole(resourceOrganizationId, action, resource);
+  async addressed<Row extends { organizationId: string }>(
+    organizationId: string | undefined,
+    action: Action,
+    load: (organizationId: string | undefined) => Promise<Row | null | undefined>,
+    notFound: () => DomainError,
+    resource?: string,
+  ): Promise<Row> {
+    if (organizationId !== undefined) await this.enterOrganization(organizationId, action, resource);
+    const row = await load(organizationId);
+    if (!row || (organizationId !== undefined && row.organizationId !== organizationId.toLowerCase()))
+      throw notFound();
+    await this.authorize(row.organizationId, action, resource);
+    return row;
   }
 
   /** Organizations the caller belongs to (for lists without `organizationId`). */

@@ -405,10 +405,12 @@ export async function getAccount(
   organizationId: string,
   accountId: string,
 ): Promise<AccountRecord> {
-  await access.enterOrganization(organizationId, 'account:read');
-  const record = await loadAccountRecord(db, organizationId, accountId);
-  await access.requireRole(organizationId, 'account:read');
-  return record;
+  return access.addressed(
+    organizationId,
+    'account:read',
+    () => loadAccountRecord(db, organizationId, accountId),
+    () => accountNotFound(accountId),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -565,11 +567,13 @@ export async function updateAccount(
   accountId: string,
   input: UpdateAccountInput,
 ): Promise<AccountRecord> {
-  await access.enterOrganization(organizationId, 'account:manage');
   return inTransaction(db, async (tx) => {
-    const found = await findAccount(tx, organizationId, accountId);
-    if (!found) throw accountNotFound(accountId);
-    await access.requireRole(organizationId, 'account:manage');
+    const found = await access.addressed(
+      organizationId,
+      'account:manage',
+      () => findAccount(tx, organizationId, accountId),
+      () => accountNotFound(accountId),
+    );
     // Lock order everywhere: company, then account (company updates lock the account they point to).
     const company = await lockCompany(tx, organizationId, found.companyId, 'update');
     const row = await lockAccount(tx, organizationId, accountId);
@@ -755,11 +759,13 @@ export async function deleteAccount(
   organizationId: string,
   accountId: string,
 ): Promise<void> {
-  await access.enterOrganization(organizationId, 'account:manage');
   await inTransaction(db, async (tx) => {
-    const found = await findAccount(tx, organizationId, accountId);
-    if (!found) throw accountNotFound(accountId);
-    await access.requireRole(organizationId, 'account:manage');
+    const found = await access.addressed(
+      organizationId,
+      'account:manage',
+      () => findAccount(tx, organizationId, accountId),
+      () => accountNotFound(accountId),
+    );
     const company = await lockCompany(tx, organizationId, found.companyId, 'share');
     await lockAccount(tx, organizationId, accountId);
     if (company?.retainedEarningsAccountId === accountId)

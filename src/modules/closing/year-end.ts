@@ -96,7 +96,7 @@ export async function closePreview(
   const { organizationId, companyId, fiscalYearId } = path;
   const company = await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read');
   const year = await requireFiscalYear(db, organizationId, companyId, fiscalYearId);
-  await access.requireRole(organizationId, 'fiscal_period:read');
+  await access.authorize(organizationId, 'fiscal_period:read');
 
   const fc = company.functionalCurrency;
   const [nets, re, unposted] = await Promise.all([
@@ -136,7 +136,7 @@ export async function closeYear(db: Db, access: Access, path: YearPathParams): P
   const { organizationId, companyId, fiscalYearId } = path;
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:manage');
   await requireFiscalYear(db, organizationId, companyId, fiscalYearId);
-  await access.requireRole(organizationId, 'fiscal_period:manage');
+  await access.authorize(organizationId, 'fiscal_period:manage');
   const settings = await organizationSettings(db, organizationId, access);
 
   return inTransaction(db, async (tx) => {
@@ -263,7 +263,7 @@ export async function reopenYear(
   const { organizationId, companyId, fiscalYearId } = path;
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:manage');
   await requireFiscalYear(db, organizationId, companyId, fiscalYearId);
-  await access.requireRole(organizationId, 'fiscal_period:manage');
+  await access.authorize(organizationId, 'fiscal_period:manage');
 
   return inTransaction(db, async (tx) => {
     const year = await requireFiscalYear(tx, organizationId, companyId, fiscalYearId, 'update');

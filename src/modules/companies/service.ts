@@ -243,9 +243,12 @@ export async function getCompany(
   organizationId: string,
   companyId: string,
 ): Promise<CompanyRecord> {
-  await access.enterOrganization(organizationId, 'company:read');
-  const row = await loadCompany(db, organizationId, companyId);
-  await access.requireRole(organizationId, 'company:read');
+  const row = await access.addressed(
+    organizationId,
+    'company:read',
+    () => loadCompany(db, organizationId, companyId),
+    () => companyNotFound(companyId),
+  );
   return companyRecord(row);
 }
 
@@ -356,11 +359,14 @@ export async function updateCompany(
   companyId: string,
   input: UpdateCompanyInput,
 ): Promise<CompanyRecord> {
-  await access.enterOrganization(organizationId, 'company:manage');
   try {
     return await inTransaction(db, async (tx) => {
-      const row = await loadCompany(tx, organizationId, companyId, true);
-      await access.requireRole(organizationId, 'company:manage');
+      const row = await access.addressed(
+        organizationId,
+        'company:manage',
+        () => loadCompany(tx, organizationId, companyId, true),
+        () => companyNotFound(companyId),
+      );
       const before = companyRecord(row);
 
       const issues: Issue[] = [];
@@ -534,10 +540,13 @@ export async function deactivateCompany(
   organizationId: string,
   companyId: string,
 ): Promise<void> {
-  await access.enterOrganization(organizationId, 'company:manage');
   await inTransaction(db, async (tx) => {
-    const row = await loadCompany(tx, organizationId, companyId, true);
-    await access.requireRole(organizationId, 'company:manage');
+    const row = await access.addressed(
+      organizationId,
+      'company:manage',
+      () => loadCompany(tx, organizationId, companyId, true),
+      () => companyNotFound(companyId),
+    );
     if (!row.isActive) return;
     const count = await unpostedEntryCount(tx, organizationId, companyId);
     if (count > 0) throw unpostedError(companyId, count);

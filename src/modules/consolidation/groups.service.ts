@@ -28,7 +28,6 @@ import {
   groupRecords,
 } from './groups.repo.ts';
 import { acquisitionData, checkStructure, holderOf, type MemberInput, type MemberState } from './holdings.ts';
-import { authorizeById } from './scope.ts';
 
 /** `ownershipPercentage` input: 0–100 with at most two decimals, judged by its literal text. */
 export const PERCENTAGE_INPUT_PATTERN = '^(100(\\.00?)?|[1-9]?[0-9](\\.[0-9]{1,2})?)$';
@@ -86,11 +85,9 @@ export function authorizeGroup(
   organizationId: string | undefined,
   action: 'consolidation:read' | 'consolidation:manage',
 ): Promise<GroupRow> {
-  return authorizeById(
-    access,
+  return access.addressed(
     organizationId,
     action,
-    undefined,
     (orgId) => findGroup(db, id, orgId),
     () => groupNotFound(id),
   );

@@ -28,7 +28,6 @@ import {
   type StoredTrigger,
   storedTriggers,
 } from './rules.repo.ts';
-import { authorizeById } from './scope.ts';
 
 const RESOURCE = 'EliminationRule';
 
@@ -310,13 +309,12 @@ function authorizeRule(
   organizationId: string | undefined,
   action: 'consolidation:read' | 'consolidation:manage',
 ) {
-  return authorizeById(
-    access,
+  return access.addressed(
     organizationId,
     action,
-    RESOURCE,
     (orgId) => findRule(db, id, orgId),
     () => ruleNotFound(id),
+    RESOURCE,
   );
 }
 

@@ -73,7 +73,6 @@ import {
   updateRun,
 } from './runs.repo.ts';
 import { DEFAULT_RUN_LEASE_MS, EXECUTOR_ID, leaseUntil } from './runs.lease.ts';
-import { authorizeById } from './scope.ts';
 
 const RESOURCE = 'ConsolidationRun';
 
@@ -130,13 +129,12 @@ function authorizeRun(
   organizationId: string | undefined,
   action: Action,
 ): Promise<RunRow> {
-  return authorizeById(
-    access,
+  return access.addressed(
     organizationId,
     action,
-    RESOURCE,
     (orgId) => findRun(db, id, orgId),
     () => runNotFound(id),
+    RESOURCE,
   );
 }
 
@@ -147,11 +145,9 @@ function authorizeGroupFor(
   organizationId: string | undefined,
   action: Action,
 ): Promise<GroupRow> {
-  return authorizeById(
-    access,
+  return access.addressed(
     organizationId,
     action,
-    undefined,
     (orgId) => findGroup(db, groupId, orgId),
     () => groupNotFound(groupId),
   );

@@ -427,17 +427,12 @@ async function addressedRate(
   organizationId: string | undefined,
   action: 'exchange_rate:read' | 'exchange_rate:manage',
 ): Promise<StoredRate> {
-  if (organizationId !== undefined) {
-    await access.enterOrganization(organizationId, action);
-    const row = await repo.findRateById(db, id);
-    if (!row || row.organizationId !== organizationId) throw exchangeRateIdNotFound(id);
-    await access.requireRole(organizationId, action);
-    return row;
-  }
-  const row = await repo.findRateById(db, id);
-  if (!row) throw exchangeRateIdNotFound(id);
-  await access.authorizeResource(row.organizationId, action);
-  return row;
+  return access.addressed(
+    organizationId,
+    action,
+    () => repo.findRateById(db, id),
+    () => exchangeRateIdNotFound(id),
+  );
 }
 
 export async function getRate(

@@ -145,7 +145,7 @@ export async function listFiscalYears(
 ) {
   const { organizationId, companyId } = path;
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read', 'FiscalYear');
-  await access.requireRole(organizationId, 'fiscal_period:read', 'FiscalYear');
+  await access.authorize(organizationId, 'fiscal_period:read', 'FiscalYear');
   const conds: SQL[] = [eq(fiscalYears.organizationId, organizationId), eq(fiscalYears.companyId, companyId)];
   if (status) conds.push(eq(fiscalYears.status, status));
   const where = and(...conds);
@@ -174,7 +174,7 @@ export async function getFiscalYear(
   const { organizationId, companyId } = path;
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read', 'FiscalYear');
   const year = await requireFiscalYear(db, organizationId, companyId, path.fiscalYearId);
-  await access.requireRole(organizationId, 'fiscal_period:read', 'FiscalYear');
+  await access.authorize(organizationId, 'fiscal_period:read', 'FiscalYear');
   return loadFiscalYearRecord(db, year);
 }
 
@@ -200,7 +200,7 @@ export async function createFiscalYear(
     'fiscal_period:manage',
     'FiscalYear',
   );
-  await access.requireRole(organizationId, 'fiscal_period:manage', 'FiscalYear');
+  await access.authorize(organizationId, 'fiscal_period:manage', 'FiscalYear');
   const fye = fiscalYearEndOf(company);
   const start = fiscalYearStartDate(fye, input.year);
   const end = fiscalYearEndDate(fye, input.year);
@@ -255,7 +255,7 @@ export async function listFiscalPeriods(
   const { organizationId, companyId } = path;
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read');
   const year = await requireFiscalYear(db, organizationId, companyId, path.fiscalYearId);
-  await access.requireRole(organizationId, 'fiscal_period:read');
+  await access.authorize(organizationId, 'fiscal_period:read');
   const conds: SQL[] = [
     eq(fiscalPeriods.organizationId, organizationId),
     eq(fiscalPeriods.fiscalYearId, year.id),
@@ -289,7 +289,7 @@ export async function getFiscalPeriod(db: Db, access: Access, path: PeriodPath):
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read');
   await requireFiscalYear(db, organizationId, companyId, path.fiscalYearId);
   const period = await requireFiscalPeriod(db, organizationId, path.fiscalYearId, path.periodId);
-  await access.requireRole(organizationId, 'fiscal_period:read');
+  await access.authorize(organizationId, 'fiscal_period:read');
   return loadFiscalPeriodRecord(db, period);
 }
 
@@ -304,7 +304,7 @@ export async function closeFiscalPeriod(
   return inTransaction(db, async (tx) => {
     await requireFiscalYear(tx, organizationId, companyId, path.fiscalYearId, 'share');
     const period = await requireFiscalPeriod(tx, organizationId, path.fiscalYearId, path.periodId, 'update');
-    await access.requireRole(organizationId, 'fiscal_period:manage');
+    await access.authorize(organizationId, 'fiscal_period:manage');
     if (period.status !== 'Open') throw invalidTransition(period.id, period.status, 'Closed');
     const now = new Date();
     const updated = await setPeriodStatus(tx, organizationId, period.id, {
@@ -374,7 +374,7 @@ export async function openFiscalPeriod(
   return inTransaction(db, async (tx) => {
     const year = await requireFiscalYear(tx, organizationId, companyId, path.fiscalYearId, 'share');
     const period = await requireFiscalPeriod(tx, organizationId, path.fiscalYearId, path.periodId, 'update');
-    await access.requireRole(organizationId, 'fiscal_period:manage');
+    await access.authorize(organizationId, 'fiscal_period:manage');
     if (period.status !== 'Closed') throw invalidTransition(period.id, period.status, 'Open');
     if (year.status === 'Closed') throw yearAlreadyClosed(year.id, year.year);
     const now = new Date();
@@ -410,7 +410,7 @@ export async function listReopenHistory(db: Db, access: Access, path: PeriodPath
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read');
   await requireFiscalYear(db, organizationId, companyId, path.fiscalYearId);
   const period = await requireFiscalPeriod(db, organizationId, path.fiscalYearId, path.periodId);
-  await access.requireRole(organizationId, 'fiscal_period:read');
+  await access.authorize(organizationId, 'fiscal_period:read');
   const where = and(
     eq(periodReopenHistory.organizationId, organizationId),
     eq(periodReopenHistory.periodId, period.id),
@@ -465,7 +465,7 @@ export async function periodStatus(
 ): Promise<PeriodStatusRecord> {
   const { organizationId, companyId } = path;
   const company = await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read');
-  await access.requireRole(organizationId, 'fiscal_period:read');
+  await access.authorize(organizationId, 'fiscal_period:read');
   const { year, period } = periodOf(fiscalYearEndOf(company), date);
   if (year < MIN_FISCAL_YEAR || year > MAX_FISCAL_YEAR) {
     throw invalid('/query/date', `The date falls in fiscal year ${year}, outside 1900–2999`);
@@ -518,7 +518,7 @@ export function mergeRanges(ranges: readonly DateRange[]): DateRange[] {
 export async function periodSummary(db: Db, access: Access, path: YearPath) {
   const { organizationId, companyId } = path;
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read');
-  await access.requireRole(organizationId, 'fiscal_period:read');
+  await access.authorize(organizationId, 'fiscal_period:read');
   const rows = await db
     .select()
     .from(fiscalPeriods)

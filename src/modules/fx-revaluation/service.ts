@@ -201,7 +201,7 @@ export async function foreignCurrencyBalances(
   q: { asOfDate: IsoDate; rateType?: RateType | undefined },
 ): Promise<ForeignCurrencyBalances> {
   const company = await enterCompany(db, access, path.organizationId, path.companyId, 'fx_revaluation:read');
-  await access.requireRole(path.organizationId, 'fx_revaluation:read');
+  await access.authorize(path.organizationId, 'fx_revaluation:read');
   const types = typesOf(q.rateType);
   const m = await measure(db, company, q.asOfDate, types);
   return {
@@ -263,7 +263,7 @@ export async function runRevaluation(
 ): Promise<FxRevaluationRecord> {
   const { organizationId, companyId } = path;
   const found = await enterCompany(db, access, organizationId, companyId, 'fx_revaluation:run');
-  await access.requireRole(organizationId, 'fx_revaluation:run');
+  await access.authorize(organizationId, 'fx_revaluation:run');
   const types = typesOf(input.rateType);
   const autoReverse = input.autoReverse ?? true;
   const reversalDate = autoReverse ? addDays(input.asOfDate, 1) : null;
@@ -490,7 +490,7 @@ async function entryStatuses(
 /** GET …/fx-revaluations (viewer): newest date first. */
 export async function listRevaluations(db: Db, access: Access, path: CompanyPath, page: PageParams) {
   const company = await enterCompany(db, access, path.organizationId, path.companyId, 'fx_revaluation:read');
-  await access.requireRole(path.organizationId, 'fx_revaluation:read');
+  await access.authorize(path.organizationId, 'fx_revaluation:read');
   const where = and(
     eq(fxRevaluations.organizationId, path.organizationId),
     eq(fxRevaluations.companyId, path.companyId),
@@ -537,7 +537,7 @@ export async function getRevaluation(
       ),
     );
   if (!row) throw revaluationNotFound(path.revaluationId);
-  await access.requireRole(path.organizationId, 'fx_revaluation:read');
+  await access.authorize(path.organizationId, 'fx_revaluation:read');
   const statuses = await entryStatuses(db, path.organizationId, row.entryId ? [row.entryId] : []);
   return revaluationRecord(
     row,

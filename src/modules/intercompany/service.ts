@@ -143,17 +143,12 @@ async function addressed(
   organizationId: string | undefined,
   action: Action,
 ): Promise<IntercompanyRow> {
-  if (organizationId !== undefined) {
-    await access.enterOrganization(organizationId, action);
-    const row = await repo.findTransaction(db, id, organizationId);
-    if (!row) throw transactionNotFound(id);
-    await access.requireRole(organizationId, action);
-    return row;
-  }
-  const row = await repo.findTransaction(db, id);
-  if (!row) throw transactionNotFound(id);
-  await access.authorizeResource(row.organizationId, action);
-  return row;
+  return access.addressed(
+    organizationId,
+    action,
+    (orgId) => repo.findTransaction(db, id, orgId),
+    () => transactionNotFound(id),
+  );
 }
 
 /** Inside the write transaction: the row again, locked (it may have been deleted meanwhile). */

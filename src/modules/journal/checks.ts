@@ -68,16 +68,12 @@ export async function locateEntry(
   organizationId: string | undefined,
   action: Action,
 ): Promise<string> {
-  if (organizationId !== undefined) {
-    await access.enterOrganization(organizationId, action);
-    const row = await repo.findEntry(db, organizationId, id);
-    if (!row) throw entryNotFound(id);
-    await access.requireRole(organizationId, action);
-    return organizationId;
-  }
-  const row = await repo.findEntryById(db, id);
-  if (!row) throw entryNotFound(id);
-  await access.authorizeResource(row.organizationId, action);
+  const row = await access.addressed(
+    organizationId,
+    action,
+    (orgId) => (orgId === undefined ? repo.findEntryById(db, id) : repo.findEntry(db, orgId, id)),
+    () => entryNotFound(id),
+  );
   return row.organizationId;
 }
 

@@ -118,20 +118,22 @@ export async function locateCompany(
   organizationId: string | undefined,
   action: Action,
 ): Promise<CompanyRow> {
-  if (organizationId !== undefined) {
-    await access.enterOrganization(organizationId, action);
-    const [row] = await db
-      .select()
-      .from(companies)
-      .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)));
-    if (!row) throw companyNotFound(companyId);
-    await access.requireRole(organizationId, action);
-    return row;
-  }
-  const [row] = await db.select().from(companies).where(eq(companies.id, companyId));
-  if (!row) throw companyNotFound(companyId);
-  await access.authorizeResource(row.organizationId, action);
-  return row;
+  return access.addressed(
+    organizationId,
+    action,
+    async (orgId) => {
+      const [row] = await db
+        .select()
+        .from(companies)
+        .where(
+          orgId === undefined
+            ? eq(companies.id, companyId)
+            : and(eq(companies.organizationId, orgId), eq(companies.id, companyId)),
+        );
+      return row;
+    },
+    () => companyNotFound(companyId),
+  );
 }
 
 function importRecord(r: typeof trialBalanceImports.$inferSelect, currency: string): ImportRecord {

@@ -223,7 +223,7 @@ export async function updateOrganization(
       const controlsChanged =
         settings.requireApproval !== before.settings.requireApproval ||
         settings.enforceSegregationOfDuties !== before.settings.enforceSegregationOfDuties;
-      await access.requireRole(id, controlsChanged ? 'organization:manage_controls' : 'organization:update');
+      await access.authorize(id, controlsChanged ? 'organization:manage_controls' : 'organization:update');
       const after = {
         ...before,
         name: input.name ?? before.name,
@@ -263,7 +263,7 @@ export async function updateOrganization(
 }
 
 export async function deleteOrganization(db: Db, access: Access, id: string): Promise<void> {
-  await access.requireRole(id, 'organization:delete');
+  await access.authorize(id, 'organization:delete');
   await inTransaction(db, async (tx) => {
     const [row] = await tx
       .select({ id: organizations.id })
@@ -360,7 +360,7 @@ export async function addMember(
   organizationId: string,
   input: { email: string; role: Role },
 ) {
-  await access.requireRole(organizationId, input.role === 'owner' ? 'member:manage_owners' : 'member:manage');
+  await access.authorize(organizationId, input.role === 'owner' ? 'member:manage_owners' : 'member:manage');
   const email = input.email.toLowerCase();
   const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
   if (!user)
@@ -414,7 +414,7 @@ export async function updateMember(
     const { target, owners } = await lockedMembership(tx as unknown as Db, organizationId, userId);
     if (!target) throw membershipNotFound(userId, organizationId);
     const touchesOwner = target.role === 'owner' || role === 'owner';
-    await access.requireRole(organizationId, touchesOwner ? 'member:manage_owners' : 'member:manage');
+    await access.authorize(organizationId, touchesOwner ? 'member:manage_owners' : 'member:manage');
     if (target.role === role) return;
     if (target.role === 'owner' && owners <= 1) throw lastOwner(organizationId);
     await tx
@@ -441,7 +441,7 @@ export async function removeMember(db: Db, access: Access, organizationId: strin
     const { target, owners } = await lockedMembership(tx as unknown as Db, organizationId, userId);
     if (!target) throw membershipNotFound(userId, organizationId);
     if (!self) {
-      await access.requireRole(
+      await access.authorize(
         organizationId,
         target.role === 'owner' ? 'member:manage_owners' : 'member:manage',
       );

@@ -130,15 +130,19 @@ async function addressed(
   endpointId: string,
   lock = false,
 ): Promise<EndpointRow> {
-  await access.enterOrganization(organizationId, 'webhook:manage');
-  const q = db
-    .select()
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.organizationId, organizationId), eq(webhookEndpoints.id, endpointId)));
-  const [row] = lock ? await q.for('update') : await q;
-  if (!row) throw endpointNotFound(endpointId);
-  await access.requireRole(organizationId, 'webhook:manage');
-  return row;
+  return access.addressed(
+    organizationId,
+    'webhook:manage',
+    async () => {
+      const q = db
+        .select()
+        .from(webhookEndpoints)
+        .where(and(eq(webhookEndpoints.organizationId, organizationId), eq(webhookEndpoints.id, endpointId)));
+      const [row] = lock ? await q.for('update') : await q;
+      return row;
+    },
+    () => endpointNotFound(endpointId),
+  );
 }
 
 export async function getEndpoint(db: Db, access: Access, organizationId: string, endpointId: string) {
@@ -178,15 +182,22 @@ export async function updateEndpoint(
   input: UpdateEndpointInput,
 ): Promise<EndpointRecord> {
   if (input.url !== undefined) checkUrl(input.url, policy);
-  await access.enterOrganization(organizationId, 'webhook:manage');
   return inTransaction(db, async (tx) => {
-    const [row] = await tx
-      .select()
-      .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.organizationId, organizationId), eq(webhookEndpoints.id, endpointId)))
-      .for('update');
-    if (!row) throw endpointNotFound(endpointId);
-    await access.requireRole(organizationId, 'webhook:manage');
+    const row = await access.addressed(
+      organizationId,
+      'webhook:manage',
+      async () => {
+        const [found] = await tx
+          .select()
+          .from(webhookEndpoints)
+          .where(
+            and(eq(webhookEndpoints.organizationId, organizationId), eq(webhookEndpoints.id, endpointId)),
+          )
+          .for('update');
+        return found;
+      },
+      () => endpointNotFound(endpointId),
+    );
     const before = endpointSummary(row);
     const set: Partial<EndpointRow> = {};
     if (input.url !== undefined) set.url = input.url;
@@ -233,7 +244,7 @@ export async function deleteEndpoint(
       .where(and(eq(webhookEndpoints.organizationId, organizationId), eq(webhookEndpoints.id, endpointId)))
       .returning({ id: webhookEndpoints.id });
     if (!row) throw endpointNotFound(endpointId);
-    await access.requireRole(organizationId, 'webhook:manage');
+    await access.authorize(organizationId, 'webhook:manage');
     await recordAudit(tx, {
       organizationId,
       userId: access.userId,
