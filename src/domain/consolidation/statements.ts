@@ -7,10 +7,11 @@
  */
 import { type CashFlowCategory, defaultCashFlowCategory } from '../accounts.ts';
 import { type Decimal, dec, type Money, money, ZERO } from '../money.ts';
+import type { LineStyle } from '../reports/common.ts';
 import { cmpAccountNumber, cmpStr } from './setup.ts';
 import type { ConsolidatedLine, PeriodRef, TrialBalanceView } from './types.ts';
 
-export type LineStyle = 'Normal' | 'Subtotal' | 'Total' | 'Header';
+export type { LineStyle };
 
 export interface ReportLine {
   accountId: null;

@@ -7,21 +7,37 @@
  */
 import type { AccountCategory, AccountType, CashFlowCategory } from '../accounts.ts';
 import type { Decimal, DecimalInput, Money } from '../money.ts';
+import type { RateDerivation, RateType } from '../rates.ts';
 import type { GroupChartInput } from './group-chart.ts';
 
-export type ConsolidationMethod = 'FullConsolidation' | 'ProportionateConsolidation' | 'EquityMethod';
-export type EliminationType =
-  | 'IntercompanyReceivablesPayables'
-  | 'IntercompanySales'
-  | 'IntercompanyProfit'
-  | 'IntercompanyDividends'
-  | 'IntercompanyInvestment'
-  | 'Custom';
-export type IntercompanyTransactionType =
-  'Sale' | 'Service' | 'Loan' | 'Dividend' | 'Royalty' | 'ManagementFee' | 'Other';
-export type MatchingStatus = 'Unmatched' | 'Matched' | 'PartiallyMatched' | 'VarianceApproved';
-export type RateType = 'Spot' | 'Average' | 'Historical' | 'YearEnd';
-export type RateDerivation = 'Direct' | 'Inverse' | 'Triangulated' | 'ComputedAverage';
+export const CONSOLIDATION_METHODS = [
+  'FullConsolidation',
+  'ProportionateConsolidation',
+  'EquityMethod',
+] as const;
+export type ConsolidationMethod = (typeof CONSOLIDATION_METHODS)[number];
+export const ELIMINATION_TYPES = [
+  'IntercompanyReceivablesPayables',
+  'IntercompanySales',
+  'IntercompanyProfit',
+  'IntercompanyDividends',
+  'IntercompanyInvestment',
+  'Custom',
+] as const;
+export type EliminationType = (typeof ELIMINATION_TYPES)[number];
+export const INTERCOMPANY_TRANSACTION_TYPES = [
+  'Sale',
+  'Service',
+  'Loan',
+  'Dividend',
+  'Royalty',
+  'ManagementFee',
+  'Other',
+] as const;
+export type IntercompanyTransactionType = (typeof INTERCOMPANY_TRANSACTION_TYPES)[number];
+export const MATCHING_STATUSES = ['Unmatched', 'Matched', 'PartiallyMatched', 'VarianceApproved'] as const;
+export type MatchingStatus = (typeof MATCHING_STATUSES)[number];
+export type { RateDerivation, RateType };
 export type RatePurpose = 'Closing' | 'Average' | 'Historical';
 
 export const STEP_TYPES = [

@@ -12,11 +12,7 @@ import { dec, formatPercentage } from '../../domain/money.ts';
 import { type AcquisitionData, type MemberState, percentagesOf, treeOf } from './holdings.ts';
 
 export type { ConsolidationMethod };
-export const CONSOLIDATION_METHODS = [
-  'FullConsolidation',
-  'ProportionateConsolidation',
-  'EquityMethod',
-] as const satisfies readonly ConsolidationMethod[];
+export { CONSOLIDATION_METHODS } from '../../domain/consolidation/index.ts';
 
 export type GroupRow = typeof consolidationGroups.$inferSelect;
 export type MemberRow = typeof consolidationMembers.$inferSelect;

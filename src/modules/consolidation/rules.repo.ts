@@ -10,14 +10,7 @@ import { DomainError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
 
 export type { EliminationType };
-export const ELIMINATION_TYPES = [
-  'IntercompanyReceivablesPayables',
-  'IntercompanySales',
-  'IntercompanyProfit',
-  'IntercompanyDividends',
-  'IntercompanyInvestment',
-  'Custom',
-] as const satisfies readonly EliminationType[];
+export { ELIMINATION_TYPES } from '../../domain/consolidation/index.ts';
 
 export type RuleRow = typeof eliminationRules.$inferSelect;
 

@@ -13,19 +13,12 @@ import { type KeyColumn, keyset, type PageParams } from '../../http/pagination.t
 export type IntercompanyRow = typeof intercompanyTransactions.$inferSelect;
 export type NewIntercompanyRow = typeof intercompanyTransactions.$inferInsert;
 
-export const TRANSACTION_TYPES = [
-  'Sale',
-  'Service',
-  'Loan',
-  'Dividend',
-  'Royalty',
-  'ManagementFee',
-  'Other',
-] as const;
-export type TransactionType = (typeof TRANSACTION_TYPES)[number];
-
-export const MATCHING_STATUSES = ['Unmatched', 'Matched', 'PartiallyMatched', 'VarianceApproved'] as const;
-export type MatchingStatus = (typeof MATCHING_STATUSES)[number];
+import type { IntercompanyTransactionType, MatchingStatus } from '../../domain/consolidation/index.ts';
+export {
+  INTERCOMPANY_TRANSACTION_TYPES as TRANSACTION_TYPES,
+  MATCHING_STATUSES,
+} from '../../domain/consolidation/index.ts';
+export type { IntercompanyTransactionType as TransactionType, MatchingStatus };
 
 /** Statuses whose transactions take part in elimination (`requiresElimination`). */
 export const ELIMINABLE_STATUSES: readonly MatchingStatus[] = ['Matched', 'VarianceApproved'];
