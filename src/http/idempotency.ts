@@ -15,8 +15,9 @@
  */
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type Db, queryRows } from '../db/client.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type Database, type Db, queryRows } from '../db/client.ts';
+import { markScope } from '../db/commit-marks.ts';
 import { isUnavailableError } from '../db/failover.ts';
 import { DomainError, ValidationError } from '../domain/errors.ts';
 import { constantTimeEqual } from './auth.ts';
@@ -259,4 +260,70 @@ export async function releaseOrphanedClaims(db: Db): Promise<number> {
     sql`delete from idempotency_keys where state = 'running' and lease_expires_at is not null returning key`,
   );
   return rows.length;
+}
+
+/**
+ * The idempotency steps of the request pipeline: a request that may claim a key runs in a scope of its
+ * own, in which its writes mark the key committed (db/commit-marks.ts); the key is claimed in
+ * preHandler (step 6) and completed with the response in onSend. Claims in progress hold a lease this
+ * process renews; on the embedded database the claims a stopped process left in progress are released
+ * at start-up.
+ */
+export function registerIdempotency(
+  app: FastifyInstance,
+  db: Db,
+  kind: Database['kind'],
+  leaseMs: number,
+): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.headers['idempotency-key'] !== undefined && idempotencyApplies(request))
+      markScope.run({ claims: [] }, done);
+    else done();
+  });
+
+  const claimLeases = new ClaimLeases(db, leaseMs, (err) =>
+    app.log.warn({ err }, 'could not renew Idempotency-Key leases'),
+  );
+  app.addHook('onReady', async () => {
+    if (kind !== 'pglite') return;
+    const released = await releaseOrphanedClaims(db);
+    if (released > 0)
+      app.log.warn({ released }, 'released Idempotency-Key claims left running by a stopped process');
+  });
+  app.addHook('onClose', async () => claimLeases.close());
+
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.user && idempotencyApplies(request)) {
+      const key = idempotencyKeyOf(request);
+      if (key !== undefined) {
+        const fingerprint = request.idempotencyFingerprint ?? fingerprintOf(request, undefined);
+        request.idempotencyClaim = await claimKey(
+          db,
+          request.user.id,
+          key,
+          fingerprint,
+          reply,
+          claimLeases.leaseMs,
+        );
+        if (request.idempotencyClaim === null) return reply;
+        claimLeases.add(request.idempotencyClaim);
+        markScope.getStore()?.claims.push(request.idempotencyClaim);
+      }
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = request.idempotencyClaim;
+    if (claim) {
+      request.idempotencyClaim = null;
+      claimLeases.delete(claim);
+      // The request's own writes are over: the completion below is not one of them.
+      const scope = markScope.getStore();
+      if (scope) scope.claims = [];
+      const body = typeof payload === 'string' ? payload : payload == null ? null : String(payload);
+      const failed = (err: unknown) => request.log.error({ err }, 'could not store idempotent response');
+      await completeKey(db, claim, reply.statusCode, body, failed).catch(failed);
+    }
+    return payload;
+  });
 }
