@@ -36,7 +36,6 @@ import { registerModules } from './modules/index.ts';
 import { Dispatcher, type DispatcherOptions } from './modules/webhooks/dispatcher.ts';
 import { VERSION } from './version.ts';
 
-
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** No authentication (health, register, login, OpenAPI, docs). */
