@@ -720,11 +720,16 @@ export const ENDPOINT_ERRORS: Record<string, string[]> = {
     'CompanyNotFoundError',
     'InvalidReportPeriodError',
   ],
-  'GET /api/v1/reports/balance-sheet': ['OrganizationNotFoundError', 'CompanyNotFoundError'],
+  'GET /api/v1/reports/balance-sheet': [
+    'OrganizationNotFoundError',
+    'CompanyNotFoundError',
+    'ExchangeRateNotFoundError',
+  ],
   'GET /api/v1/reports/income-statement': [
     'OrganizationNotFoundError',
     'CompanyNotFoundError',
     'InvalidReportPeriodError',
+    'ExchangeRateNotFoundError',
   ],
   'GET /api/v1/reports/cash-flow': [
     'OrganizationNotFoundError',

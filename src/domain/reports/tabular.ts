@@ -118,6 +118,22 @@ export function statementTable(title: string, report: Json): Table {
       row('Total', [null, labelOf(key), v.value, null, null]);
     }
   }
+  // A statement translated into another currency ends with the rates it used.
+  if (Array.isArray(report.exchangeRates) && report.exchangeRates.length > 0) {
+    row('Header', [
+      null,
+      `Exchange rates (${String(report.functionalCurrency)} to ${String(report.currency)})`,
+      null,
+      null,
+      null,
+    ]);
+    for (const r of report.exchangeRates as Json[]) {
+      const text =
+        `${String(r.purpose)}: ${String(r.fromCurrency)}/${String(r.toCurrency)} ${String(r.rateType)} ` +
+        `${String(r.effectiveDate)} = ${String(r.effectiveRate)}`;
+      row('Normal', [null, text, null, null, null], 1);
+    }
+  }
   return { title, currency: String(report.currency), columns, rows };
 }
 

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../../domain/errors.ts';
 import { responses } from '../../http/responses.ts';
 import {
+  CurrencyCode,
   IsoDate,
   Money,
   Nullable,
@@ -75,6 +76,50 @@ const TrialBalanceReport = Type.Object({
   isBalanced: Type.Boolean(),
 });
 
+const RateUsed = Type.Object({
+  exchangeRateId: Id,
+  fromCurrency: Type.String(),
+  toCurrency: Type.String(),
+  rateType: StringEnum(['Spot', 'Average', 'Historical', 'YearEnd'] as const),
+  effectiveDate: Day,
+  rate: Type.String({ description: 'The stored rate' }),
+  effectiveRate: Type.String({ description: 'The rate applied (inverse or cross rate when derived)' }),
+  derivation: StringEnum(['Direct', 'Inverse', 'Triangulated', 'ComputedAverage'] as const),
+  legIds: Type.Array(Id),
+  purpose: StringEnum(['Closing', 'Average', 'Historical'] as const, {
+    description:
+      'Closing: monetary assets and liabilities; Average: revenue and expenses of a period (a closing ' +
+      "rate here is the period's closing rate, used when the period has no average rate); Historical: " +
+      'equity and non-monetary items at the rate of their dates',
+  }),
+});
+
+/** Fields a statement translated into another currency adds after the functional ones. */
+const TranslationFields = {
+  functionalCurrency: Type.Optional(
+    Type.String({ description: "Only in another currency: the company's functional currency" }),
+  ),
+  exchangeRates: Type.Optional(
+    Type.Array(RateUsed, {
+      description:
+        'Only in another currency: every rate the translation used, as a consolidation run lists them',
+    }),
+  ),
+};
+
+const CurrencyParam = Type.Optional(
+  Type.Unsafe<string>({
+    ...CurrencyCode,
+    description:
+      'The currency of the statement (ISO 4217). Default: the functional currency (the statement as ' +
+      'booked). Another currency translates the balances as a consolidation run does (current-rate ' +
+      'method): monetary assets and liabilities at the closing rate, equity and non-monetary items at ' +
+      "the historical rates of their dates, revenue and expenses at each period's average rate, and " +
+      'the cumulative translation adjustment as the balancing equity line; the answer lists the rates ' +
+      'used. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType} when a rate is missing.',
+  }),
+);
+
 const BalanceSheetReport = Type.Object({
   companyId: Id,
   companyName: Type.String(),
@@ -92,6 +137,7 @@ const BalanceSheetReport = Type.Object({
   totalEquity: Money,
   totalLiabilitiesAndEquity: Money,
   isBalanced: Type.Boolean(),
+  ...TranslationFields,
 });
 
 const IncomeStatementReport = Type.Object({
@@ -112,6 +158,7 @@ const IncomeStatementReport = Type.Object({
   incomeBeforeTax: Money,
   taxExpense: Money,
   netIncome: Money,
+  ...TranslationFields,
 });
 
 const CashFlowSection = Type.Object({
@@ -383,13 +430,19 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Balance sheet',
         description:
           'Viewer. Balances at `asOfDate` (and `comparativeDate`), with "Current Year Earnings" and, ' +
-          'when non-zero, "Unclosed Earnings of Prior Years" in equity. ' +
+          'when non-zero, "Unclosed Earnings of Prior Years" in equity. With `currency` other than the ' +
+          "functional currency: the balances translated at each date's rates (see `currency`); the " +
+          "results of earlier years, at their periods' average rates, are in the retained-earnings " +
+          'account (or "Unclosed Earnings of Prior Years" without one), the year\'s revenue and expenses ' +
+          'in "Current Year Earnings", and "Cumulative Translation Adjustment" ends the equity section. ' +
+          '400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType}. ' +
           ERRORS,
         querystring: Type.Object({
           ...CommonQuery,
           asOfDate: IsoDate,
           comparativeDate: Type.Optional(IsoDate),
           includeZeroBalances: Type.Optional(Type.Boolean({ default: false })),
+          currency: CurrencyParam,
         }),
         response: responses({ 200: BalanceSheetReport }),
       },
@@ -402,6 +455,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         asOfDate: q.asOfDate,
         comparativeDate: q.comparativeDate ?? null,
         includeZeroBalances: q.includeZeroBalances ?? false,
+        currency: q.currency ?? null,
       });
       return answer(request, reply, 'balance-sheet', report, q, q.asOfDate);
     },
@@ -416,7 +470,9 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Viewer. Activity in the period excluding closing-related entries; comparative dates both ' +
           'or neither (400 ValidationError). 400 InvalidReportPeriodError {periodStart, periodEnd} when ' +
-          'a start date is later than its end date. ' +
+          'a start date is later than its end date. With `currency` other than the functional currency: ' +
+          "each period's revenue and expenses at its average rate (see `currency`). " +
+          '400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType}. ' +
           ERRORS,
         querystring: Type.Object({
           ...CommonQuery,
@@ -424,6 +480,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           periodEndDate: IsoDate,
           comparativeStartDate: Type.Optional(IsoDate),
           comparativeEndDate: Type.Optional(IsoDate),
+          currency: CurrencyParam,
         }),
         response: responses({ 200: IncomeStatementReport }),
       },
@@ -448,6 +505,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         periodEndDate: q.periodEndDate,
         comparativeStartDate: cs ?? null,
         comparativeEndDate: ce ?? null,
+        currency: q.currency ?? null,
       });
       return answer(request, reply, 'income-statement', report, q, q.periodEndDate);
     },

@@ -41,6 +41,7 @@ import {
   within,
 } from '../ledger/report-figures.ts';
 import { loadReportAccounts } from './repo.ts';
+import { type TranslationFacts, translatedFigures, translateViews } from './translation.ts';
 
 /** `400 InvalidReportPeriodError {periodStart, periodEnd}` (3.13.1). */
 export function invalidReportPeriod(periodStart: string, periodEnd: string): DomainError {
@@ -88,6 +89,16 @@ function named<R extends { companyId: string }>(ctx: Context, report: R): Named<
   return { companyId, companyName: ctx.companyName, ...rest } as Named<R>;
 }
 export type Named<R> = R & { companyName: string };
+
+/** A report in another currency: the functional report's fields, then the translation's facts. */
+export type Translated<R> = Named<R> & Partial<TranslationFacts>;
+
+/** The currency asked for, or null for the functional currency (the report as it always was). */
+function otherCurrency(ctx: Context, currency: string | null | undefined): string | null {
+  return currency === null || currency === undefined || currency === ctx.company.functionalCurrency
+    ? null
+    : currency;
+}
 
 /**
  * Runs the report's single aggregation, then loads the chart of accounts. Accounts that were ever
@@ -159,17 +170,56 @@ export interface BalanceSheetQuery extends ReportScope {
   asOfDate: string;
   comparativeDate: string | null;
   includeZeroBalances: boolean;
+  /** another currency than the functional one: the translated balance sheet */
+  currency?: string | null;
 }
 
 export async function balanceSheet(
   db: Db,
   access: Access,
   q: BalanceSheetQuery,
-): Promise<Named<BalanceSheetReport>> {
+): Promise<Translated<BalanceSheetReport>> {
   const ctx = await enter(db, access, q);
   const fye = fiscalYearEndOf(ctx.company);
   const yearStart = (d: string) => fiscalYearStartDate(fye, fiscalYearOf(fye, d));
   const dates = q.comparativeDate === null ? [q.asOfDate] : [q.asOfDate, q.comparativeDate];
+  const currency = otherCurrency(ctx, q.currency);
+  if (currency !== null) {
+    // Translated: every balance at the rates a consolidation run uses for this date.
+    const translated = await translateViews(
+      db,
+      ctx.company,
+      currency,
+      dates.map((d) => ({ asOfDate: d, yearStartDate: yearStart(d) })),
+    );
+    const accounts = await loadReportAccounts(
+      db,
+      ctx.company.organizationId,
+      ctx.company.id,
+      ctx.company.retainedEarningsAccountId,
+    );
+    const [current, comparative] = translated.views.map((v) => translatedFigures(v, accounts));
+    const figuresAt = (f: NonNullable<typeof current>): BalanceSheetDateFigures => ({
+      balances: f.rows,
+      currentYearEarnings: f.currentYearEarnings,
+      priorUnclosedEarnings: f.priorUnclosedEarnings,
+    });
+    const report = buildBalanceSheet({
+      ...ctx.header,
+      currency,
+      asOfDate: q.asOfDate,
+      comparativeDate: q.comparativeDate,
+      ...figuresAt(current!),
+      comparative: comparative ? figuresAt(comparative) : null,
+      accounts,
+      includeZeroBalances: q.includeZeroBalances,
+      translationAdjustment: {
+        current: current!.translationAdjustment,
+        comparative: comparative?.translationAdjustment ?? null,
+      },
+    });
+    return { ...named(ctx, report), ...translated.facts };
+  }
   // Per date: balances at the date, and balances before the start of its fiscal year (for the split
   // of unclosed earnings into current-year and prior-year). Closing entries included.
   const buckets: Record<string, Condition> = {};
@@ -208,18 +258,46 @@ export interface IncomeStatementQuery extends ReportScope {
   periodEndDate: string;
   comparativeStartDate: string | null;
   comparativeEndDate: string | null;
+  /** another currency than the functional one: the translated income statement */
+  currency?: string | null;
 }
 
 export async function incomeStatement(
   db: Db,
   access: Access,
   q: IncomeStatementQuery,
-): Promise<Named<IncomeStatementReport>> {
+): Promise<Translated<IncomeStatementReport>> {
   const ctx = await enter(db, access, q);
   const comparative =
     q.comparativeStartDate !== null && q.comparativeEndDate !== null
       ? { start: q.comparativeStartDate, end: q.comparativeEndDate }
       : null;
+  const currency = otherCurrency(ctx, q.currency);
+  if (currency !== null) {
+    // Translated: each period's revenue and expenses at its average rate, as a run translates them.
+    const periods = [{ asOfDate: q.periodEndDate, yearStartDate: q.periodStartDate }];
+    if (comparative) periods.push({ asOfDate: comparative.end, yearStartDate: comparative.start });
+    const translated = await translateViews(db, ctx.company, currency, periods, { activityOnly: true });
+    const accounts = await loadReportAccounts(
+      db,
+      ctx.company.organizationId,
+      ctx.company.id,
+      ctx.company.retainedEarningsAccountId,
+    );
+    const [current, previous] = translated.views.map((v) => translatedFigures(v, accounts).rows);
+    const report = buildIncomeStatement({
+      ...ctx.header,
+      currency,
+      periodStartDate: q.periodStartDate,
+      periodEndDate: q.periodEndDate,
+      comparativeStartDate: comparative?.start ?? null,
+      comparativeEndDate: comparative?.end ?? null,
+      accounts,
+      activity: current ?? [],
+      comparativeActivity: comparative ? (previous ?? []) : null,
+    });
+    return { ...named(ctx, report), ...translated.facts };
+  }
   const current = within(q.periodStartDate, q.periodEndDate);
   const buckets: Record<string, Condition> = { current };
   if (comparative) buckets.comparative = within(comparative.start, comparative.end);
