@@ -239,3 +239,28 @@ describe('income statement in another currency', () => {
     expect((res.body as any).netIncome.value).toBe('2200.00');
   });
 });
+
+describe('reports in the functional currency only', () => {
+  it.each([
+    ['trial-balance', { asOfDate: '2025-02-28' }],
+    ['cash-flow', { periodStartDate: '2025-01-01', periodEndDate: '2025-02-28' }],
+    ['equity-statement', { periodStartDate: '2025-01-01', periodEndDate: '2025-02-28' }],
+    ['general-ledger', { startDate: '2025-01-01', endDate: '2025-02-28' }],
+  ])('%s answers the functional report for its own currency and 400 for another', async (name, query) => {
+    const plain = await report(name, query);
+    const same = await report(name, { ...query, currency: 'EUR' });
+    expect(plain.status, JSON.stringify(plain.body)).toBe(200);
+    expect({ ...(same.body as any), generatedAt: null }).toEqual({
+      ...(plain.body as any),
+      generatedAt: null,
+    });
+    const other = await report(name, { ...query, currency: 'USD' });
+    expect(other.status).toBe(400);
+    expect(other.body).toMatchObject({
+      _tag: 'ReportCurrencyNotSupportedError',
+      report: name,
+      currency: 'USD',
+      functionalCurrency: 'EUR',
+    });
+  });
+});

@@ -9,6 +9,8 @@
  * The company statements in another currency are built from these translated balances.
  */
 import type { AccountType } from '../accounts.ts';
+import { dec, ZERO } from '../money.ts';
+import type { AccountFigures, ReportAccount } from '../reports/common.ts';
 import { scaledToString } from './scaled.ts';
 import { buildSetup } from './setup.ts';
 import { columnLedger } from './ledger.ts';
@@ -125,5 +127,47 @@ function activityOf(input: ConsolidationInput): ViewData {
       }
       return columnLedger(l.companyId, out);
     }),
+  };
+}
+
+/**
+ * Translated balances as statement figures: account rows (by account id) and the computed amounts
+ * of the balance sheet. The results of earlier years join the retained-earnings account when the
+ * company has one (as a run's retained-earnings line), else they are the unclosed earnings of prior
+ * years; the current year's revenue and expenses are its earnings; the translation adjustment is
+ * credit-positive.
+ */
+export function translatedFigures(
+  balances: readonly TranslatedBalance[],
+  accounts: readonly ReportAccount[],
+): {
+  rows: AccountFigures[];
+  currentYearEarnings: string;
+  priorUnclosedEarnings: string;
+  translationAdjustment: string;
+} {
+  const idOf = new Map(accounts.map((a) => [a.accountNumber, a.id]));
+  const re = accounts.find((a) => a.isRetainedEarningsAccount) ?? null;
+  const rows: AccountFigures[] = [];
+  let earnings = ZERO;
+  let prior = ZERO;
+  let cta = ZERO;
+  for (const b of balances) {
+    if (b.kind === 'cta') cta = cta.minus(b.net);
+    else if (b.kind === 'priorYear') {
+      if (re) rows.push({ accountId: re.id, net: b.net });
+      else prior = prior.minus(b.net);
+    } else {
+      const id = idOf.get(b.key);
+      if (id === undefined) continue;
+      rows.push({ accountId: id, net: b.net });
+      if (b.accountType === 'Revenue' || b.accountType === 'Expense') earnings = earnings.minus(b.net);
+    }
+  }
+  return {
+    rows,
+    currentYearEarnings: earnings.toFixed(),
+    priorUnclosedEarnings: prior.toFixed(),
+    translationAdjustment: dec(cta).toFixed(),
   };
 }

@@ -120,6 +120,17 @@ const CurrencyParam = Type.Optional(
   }),
 );
 
+/** The parameter of the reports that exist in the functional currency only. */
+const FunctionalCurrencyParam = Type.Optional(
+  Type.Unsafe<string>({
+    ...CurrencyCode,
+    description:
+      "The currency of the report: only the company's functional currency (the default); another " +
+      'currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} ' +
+      '(the balance sheet and the income statement translate into another currency).',
+  }),
+);
+
 const BalanceSheetReport = Type.Object({
   companyId: Id,
   companyName: Type.String(),
@@ -350,6 +361,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           periodStartDate: Type.Optional(IsoDate),
           excludeZeroBalances: Type.Optional(Type.Boolean({ default: true })),
           excludeClosingEntries: Type.Optional(Type.Boolean({ default: false })),
+          currency: FunctionalCurrencyParam,
         }),
         response: responses({ 200: TrialBalanceReport }),
       },
@@ -364,6 +376,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         periodStartDate: q.periodStartDate ?? null,
         excludeZeroBalances: q.excludeZeroBalances ?? true,
         excludeClosingEntries: q.excludeClosingEntries ?? false,
+        currency: q.currency ?? null,
       });
       return answer(request, reply, 'trial-balance', report, q, q.asOfDate);
     },
@@ -394,6 +407,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           endDate: IsoDate,
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
           offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+          currency: FunctionalCurrencyParam,
         }),
         response: responses({ 200: GeneralLedgerReport }),
       },
@@ -408,6 +422,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         accountNumberTo: q.accountNumberTo,
         startDate: q.startDate,
         endDate: q.endDate,
+        currency: q.currency ?? null,
       };
       checkGeneralLedgerQuery(query);
       const format = exportFormat(request, q.format);
@@ -524,6 +539,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: Type.Object({
           ...PeriodQuery.properties,
           method: Type.Optional(StringEnum(['indirect'] as const)),
+          currency: FunctionalCurrencyParam,
         }),
         response: responses({ 200: CashFlowStatementReport }),
       },
@@ -536,6 +552,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         companyId: q.companyId,
         periodStartDate: q.periodStartDate,
         periodEndDate: q.periodEndDate,
+        currency: q.currency ?? null,
       });
       return answer(request, reply, 'cash-flow', report, q, q.periodEndDate);
     },
@@ -552,7 +569,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'entries. 400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > ' +
           'periodEndDate. ' +
           ERRORS,
-        querystring: PeriodQuery,
+        querystring: Type.Object({ ...PeriodQuery.properties, currency: FunctionalCurrencyParam }),
         response: responses({ 200: EquityStatementReport }),
       },
     },
@@ -564,6 +581,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         companyId: q.companyId,
         periodStartDate: q.periodStartDate,
         periodEndDate: q.periodEndDate,
+        currency: q.currency ?? null,
       });
       return answer(request, reply, 'equity-statement', report, q, q.periodEndDate);
     },

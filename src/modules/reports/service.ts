@@ -93,6 +93,30 @@ export type Named<R> = R & { companyName: string };
 /** A report in another currency: the functional report's fields, then the translation's facts. */
 export type Translated<R> = Named<R> & Partial<TranslationFacts>;
 
+/**
+ * `400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency}`: the report exists in
+ * the functional currency only (the balance sheet and the income statement translate).
+ */
+export function currencyNotSupported(report: string, currency: string, functionalCurrency: string) {
+  return new DomainError(
+    400,
+    'ReportCurrencyNotSupportedError',
+    `The ${report} is only available in the functional currency ${functionalCurrency}`,
+    { report, currency, functionalCurrency },
+  );
+}
+
+/** Refuses a currency other than the company's functional currency for a functional-only report. */
+export function functionalOnly(
+  company: { functionalCurrency: string },
+  report: string,
+  currency: string | null | undefined,
+): void {
+  if (currency !== null && currency !== undefined && currency !== company.functionalCurrency) {
+    throw currencyNotSupported(report, currency, company.functionalCurrency);
+  }
+}
+
 /** The currency asked for, or null for the functional currency (the report as it always was). */
 function otherCurrency(ctx: Context, currency: string | null | undefined): string | null {
   return currency === null || currency === undefined || currency === ctx.company.functionalCurrency
@@ -139,6 +163,8 @@ export interface TrialBalanceQuery extends ReportScope {
   periodStartDate: string | null;
   excludeZeroBalances: boolean;
   excludeClosingEntries: boolean;
+  /** only the functional currency (400 ReportCurrencyNotSupportedError otherwise) */
+  currency?: string | null;
 }
 
 export async function trialBalance(
@@ -147,6 +173,7 @@ export async function trialBalance(
   q: TrialBalanceQuery,
 ): Promise<Named<TrialBalanceReport>> {
   const ctx = await enter(db, access, q);
+  functionalOnly(ctx.company, 'trial-balance', q.currency);
   const conditions = [onOrBefore(q.asOfDate)];
   if (q.periodStartDate !== null) conditions.push(within(q.periodStartDate, q.asOfDate));
   if (q.excludeClosingEntries) conditions.push(notClosing);
@@ -323,6 +350,8 @@ export async function incomeStatement(
 export interface PeriodQuery extends ReportScope {
   periodStartDate: string;
   periodEndDate: string;
+  /** only the functional currency (400 ReportCurrencyNotSupportedError otherwise) */
+  currency?: string | null;
 }
 
 export async function cashFlow(
@@ -331,6 +360,7 @@ export async function cashFlow(
   q: PeriodQuery,
 ): Promise<Named<CashFlowStatementReport>> {
   const ctx = await enter(db, access, q);
+  functionalOnly(ctx.company, 'cash-flow', q.currency);
   // Everything excludes closing-related entries (3.13.5).
   const { accounts, rows } = await figures(db, ctx, all(notClosing, onOrBefore(q.periodEndDate)), {
     activity: within(q.periodStartDate, q.periodEndDate),
@@ -357,6 +387,7 @@ export async function equityStatement(
   q: PeriodQuery,
 ): Promise<Named<EquityStatementReport>> {
   const ctx = await enter(db, access, q);
+  functionalOnly(ctx.company, 'equity-statement', q.currency);
   // Opening and closing balances include closing entries; movements exclude them (3.13.6).
   const { accounts, rows } = await figures(db, ctx, onOrBefore(q.periodEndDate), {
     opening: onOrBefore(addDays(q.periodStartDate, -1)),
