@@ -24,6 +24,9 @@
  *   CTA = 15,405.63 − 1,150.00 − 11,000.00 − 2,765.62 = 490.01
  *   Total liabilities and equity 1,150.00 + 11,000.00 + 2,765.62 + 490.01 = 15,405.63 (balances)
  *
+ * Trial balance at 28 Feb 2025 in USD: debits 7,475.63 + 3,450.00 + 4,480.00 + 1,130.00 = 16,535.63;
+ * credits 1,150.00 + 11,000.00 + 3,895.62 + CTA 490.01 = 16,535.63.
+ *
  * Income statement of February in USD: revenue 500.55 × 1.13 = 565.62, expense 1,130.00, net income
  * −564.38; of January and February: revenue 3,895.62, net income 2,765.62.
  */
@@ -192,6 +195,45 @@ describe('balance sheet in another currency', () => {
   });
 });
 
+describe('trial balance in another currency', () => {
+  it('lists the translated balances and the CTA line, and balances', async () => {
+    const res = await report('trial-balance', { asOfDate: '2025-02-28', currency: 'USD' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const tb: any = res.body;
+    expect(tb.currency).toBe('USD');
+    expect(tb.functionalCurrency).toBe('EUR');
+    expect(
+      tb.lineItems.map((l: any) => [
+        l.accountNumber,
+        l.accountId === null,
+        l.debitBalance.value,
+        l.creditBalance.value,
+      ]),
+    ).toEqual([
+      ['1000', false, '7475.63', '0.00'],
+      ['1100', false, '3450.00', '0.00'],
+      ['1500', false, '4480.00', '0.00'],
+      ['2000', false, '0.00', '1150.00'],
+      ['3000', false, '0.00', '11000.00'],
+      ['4000', false, '0.00', '3895.62'],
+      ['5000', false, '1130.00', '0.00'],
+      ['CTA', true, '0.00', '490.01'],
+    ]);
+    expect(tb.totalDebits.value).toBe('16535.63');
+    expect(tb.totalCredits.value).toBe('16535.63');
+    expect(tb.isBalanced).toBe(true);
+    expect(tb.exchangeRates).toHaveLength(5);
+  });
+
+  it('exports it as CSV', async () => {
+    const res = await report('trial-balance', { asOfDate: '2025-02-28', currency: 'USD', format: 'csv' });
+    expect(res.status).toBe(200);
+    expect(res.raw.body).toContain('CTA');
+    expect(res.raw.body).toContain('16535.63');
+    expect(res.raw.body).toContain('Average: EUR/USD Average 2025-01-31 = 1.11');
+  });
+});
+
 describe('income statement in another currency', () => {
   it("translates each month's activity at its average rate", async () => {
     const res = await report('income-statement', {
@@ -242,7 +284,7 @@ describe('income statement in another currency', () => {
 
 describe('reports in the functional currency only', () => {
   it.each([
-    ['trial-balance', { asOfDate: '2025-02-28' }],
+    ['trial-balance', { asOfDate: '2025-02-28', periodStartDate: '2025-02-01' }],
     ['cash-flow', { periodStartDate: '2025-01-01', periodEndDate: '2025-02-28' }],
     ['equity-statement', { periodStartDate: '2025-01-01', periodEndDate: '2025-02-28' }],
     ['general-ledger', { startDate: '2025-01-01', endDate: '2025-02-28' }],

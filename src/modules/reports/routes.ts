@@ -53,29 +53,6 @@ const ReportSection = Type.Object({
   comparativeSubtotal: Nullable(Money),
 });
 
-const TrialBalanceReport = Type.Object({
-  companyId: Id,
-  companyName: Type.String(),
-  asOfDate: Day,
-  periodStartDate: Nullable(Day),
-  currency: Type.String(),
-  generatedAt: Timestamp,
-  lineItems: Type.Array(
-    Type.Object({
-      accountId: Id,
-      accountNumber: Type.String(),
-      accountName: Type.String(),
-      accountType: Type.String(),
-      accountCategory: Type.String(),
-      debitBalance: Money,
-      creditBalance: Money,
-    }),
-  ),
-  totalDebits: Money,
-  totalCredits: Money,
-  isBalanced: Type.Boolean(),
-});
-
 const RateUsed = Type.Object({
   exchangeRateId: Id,
   fromCurrency: Type.String(),
@@ -130,6 +107,36 @@ const FunctionalCurrencyParam = Type.Optional(
       '(the balance sheet and the income statement translate into another currency).',
   }),
 );
+
+const TrialBalanceReport = Type.Object({
+  companyId: Id,
+  companyName: Type.String(),
+  asOfDate: Day,
+  periodStartDate: Nullable(Day),
+  currency: Type.String(),
+  generatedAt: Timestamp,
+  lineItems: Type.Array(
+    Type.Object({
+      accountId: Nullable(
+        Type.String({
+          description:
+            'UUID; null only for a computed line of a trial balance in another currency (`CTA`, ' +
+            '`RETAINED_EARNINGS`)',
+        }),
+      ),
+      accountNumber: Type.String(),
+      accountName: Type.String(),
+      accountType: Type.String(),
+      accountCategory: Type.String(),
+      debitBalance: Money,
+      creditBalance: Money,
+    }),
+  ),
+  totalDebits: Money,
+  totalCredits: Money,
+  isBalanced: Type.Boolean(),
+  ...TranslationFields,
+});
 
 const BalanceSheetReport = Type.Object({
   companyId: Id,
@@ -352,7 +359,11 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Trial balance',
         description:
           'Viewer. Cumulative balances at `asOfDate`, or activity from `periodStartDate` to `asOfDate`; ' +
-          '`excludeClosingEntries=true` gives a pre-closing trial balance. ' +
+          '`excludeClosingEntries=true` gives a pre-closing trial balance. With `currency` other than the ' +
+          'functional currency: the balances at `asOfDate` translated (see `currency`; closing entries ' +
+          'are always left out, as in a consolidation run), the results of earlier years in the ' +
+          'retained-earnings account (or a `RETAINED_EARNINGS` line without one) and a `CTA` line, both ' +
+          'with a null `accountId`; with `periodStartDate` 400 ReportCurrencyNotSupportedError. ' +
           '400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > asOfDate. ' +
           ERRORS,
         querystring: Type.Object({
@@ -361,7 +372,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           periodStartDate: Type.Optional(IsoDate),
           excludeZeroBalances: Type.Optional(Type.Boolean({ default: true })),
           excludeClosingEntries: Type.Optional(Type.Boolean({ default: false })),
-          currency: FunctionalCurrencyParam,
+          currency: CurrencyParam,
         }),
         response: responses({ 200: TrialBalanceReport }),
       },

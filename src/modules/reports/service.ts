@@ -11,7 +11,9 @@ import type { Db } from '../../db/client.ts';
 import { addDays, maxDate } from '../../domain/dates.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { fiscalYearOf, fiscalYearStartDate } from '../../domain/fiscal-calendar.ts';
-import { ZERO } from '../../domain/money.ts';
+import { CTA_KEY, RE_SYNTHETIC } from '../../domain/consolidation/setup.ts';
+import { dec, ZERO } from '../../domain/money.ts';
+import { TRANSLATION_ADJUSTMENT, UNCLOSED_PRIOR_EARNINGS } from '../../domain/reports/balance-sheet.ts';
 import {
   type AccountFigures,
   type BalanceSheetDateFigures,
@@ -163,7 +165,10 @@ export interface TrialBalanceQuery extends ReportScope {
   periodStartDate: string | null;
   excludeZeroBalances: boolean;
   excludeClosingEntries: boolean;
-  /** only the functional currency (400 ReportCurrencyNotSupportedError otherwise) */
+  /**
+   * another currency than the functional one: the translated trial balance at `asOfDate` (a period's
+   * activity, with `periodStartDate`, is only in the functional currency)
+   */
   currency?: string | null;
 }
 
@@ -171,9 +176,50 @@ export async function trialBalance(
   db: Db,
   access: Access,
   q: TrialBalanceQuery,
-): Promise<Named<TrialBalanceReport>> {
+): Promise<Translated<TrialBalanceReport>> {
   const ctx = await enter(db, access, q);
-  functionalOnly(ctx.company, 'trial-balance', q.currency);
+  const currency = otherCurrency(ctx, q.currency);
+  if (currency !== null) {
+    if (q.periodStartDate !== null) functionalOnly(ctx.company, 'trial-balance', currency);
+    const fye = fiscalYearEndOf(ctx.company);
+    const yearStartDate = fiscalYearStartDate(fye, fiscalYearOf(fye, q.asOfDate));
+    const translated = await translateViews(db, ctx.company, currency, [
+      { asOfDate: q.asOfDate, yearStartDate },
+    ]);
+    const accounts = await loadReportAccounts(
+      db,
+      ctx.company.organizationId,
+      ctx.company.id,
+      ctx.company.retainedEarningsAccountId,
+    );
+    const f = translatedFigures(translated.views[0]!, accounts);
+    const report = buildTrialBalance({
+      ...ctx.header,
+      currency,
+      asOfDate: q.asOfDate,
+      periodStartDate: null,
+      accounts,
+      figures: f.rows,
+      excludeZeroBalances: q.excludeZeroBalances,
+      computedLines: [
+        {
+          accountNumber: RE_SYNTHETIC,
+          accountName: UNCLOSED_PRIOR_EARNINGS,
+          accountType: 'Equity',
+          accountCategory: 'RetainedEarnings',
+          net: dec(f.priorUnclosedEarnings).negated(),
+        },
+        {
+          accountNumber: CTA_KEY,
+          accountName: TRANSLATION_ADJUSTMENT,
+          accountType: 'Equity',
+          accountCategory: 'OtherComprehensiveIncome',
+          net: dec(f.translationAdjustment).negated(),
+        },
+      ],
+    });
+    return { ...named(ctx, report), ...translated.facts };
+  }
   const conditions = [onOrBefore(q.asOfDate)];
   if (q.periodStartDate !== null) conditions.push(within(q.periodStartDate, q.asOfDate));
   if (q.excludeClosingEntries) conditions.push(notClosing);

@@ -7413,7 +7413,7 @@ export interface paths {
         };
         /**
          * Trial balance
-         * @description Viewer. Cumulative balances at `asOfDate`, or activity from `periodStartDate` to `asOfDate`; `excludeClosingEntries=true` gives a pre-closing trial balance. 400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > asOfDate. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
+         * @description Viewer. Cumulative balances at `asOfDate`, or activity from `periodStartDate` to `asOfDate`; `excludeClosingEntries=true` gives a pre-closing trial balance. With `currency` other than the functional currency: the balances at `asOfDate` translated (see `currency`; closing entries are always left out, as in a consolidation run), the results of earlier years in the retained-earnings account (or a `RETAINED_EARNINGS` line without one) and a `CTA` line, both with a null `accountId`; with `periodStartDate` 400 ReportCurrencyNotSupportedError. 400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > asOfDate. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
          */
         get: {
             parameters: {
@@ -7430,7 +7430,7 @@ export interface paths {
                     periodStartDate?: string;
                     excludeZeroBalances?: boolean;
                     excludeClosingEntries?: boolean;
-                    /** @description The currency of the report: only the company's functional currency (the default); another currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} (the balance sheet and the income statement translate into another currency). */
+                    /** @description The currency of the statement (ISO 4217). Default: the functional currency (the statement as booked). Another currency translates the balances as a consolidation run does (current-rate method): monetary assets and liabilities at the closing rate, equity and non-monetary items at the historical rates of their dates, revenue and expenses at each period's average rate, and the cumulative translation adjustment as the balancing equity line; the answer lists the rates used. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType} when a rate is missing. */
                     currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                 };
                 header?: never;
@@ -7462,8 +7462,7 @@ export interface paths {
                              */
                             generatedAt: string;
                             lineItems: {
-                                /** @description UUID */
-                                accountId: string;
+                                accountId: string | null;
                                 accountNumber: string;
                                 accountName: string;
                                 accountType: string;
@@ -7490,6 +7489,34 @@ export interface paths {
                                 currency: string;
                             };
                             isBalanced: boolean;
+                            /** @description Only in another currency: the company's functional currency */
+                            functionalCurrency?: string;
+                            /** @description Only in another currency: every rate the translation used, as a consolidation run lists them */
+                            exchangeRates?: {
+                                /** @description UUID */
+                                exchangeRateId: string;
+                                fromCurrency: string;
+                                toCurrency: string;
+                                /** @enum {string} */
+                                rateType: "Spot" | "Average" | "Historical" | "YearEnd";
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD
+                                 */
+                                effectiveDate: string;
+                                /** @description The stored rate */
+                                rate: string;
+                                /** @description The rate applied (inverse or cross rate when derived) */
+                                effectiveRate: string;
+                                /** @enum {string} */
+                                derivation: "Direct" | "Inverse" | "Triangulated" | "ComputedAverage";
+                                legIds: string[];
+                                /**
+                                 * @description Closing: monetary assets and liabilities; Average: revenue and expenses of a period (a closing rate here is the period's closing rate, used when the period has no average rate); Historical: equity and non-monetary items at the rate of their dates
+                                 * @enum {string}
+                                 */
+                                purpose: "Closing" | "Average" | "Historical";
+                            }[];
                         };
                     };
                 };
