@@ -24760,7 +24760,7 @@ export interface paths {
         };
         /**
          * Balance sheet
-         * @description Viewer. Balances at `asOfDate` (and `comparativeDate`), with "Current Year Earnings" and, when non-zero, "Unclosed Earnings of Prior Years" in equity. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
+         * @description Viewer. Balances at `asOfDate` (and `comparativeDate`), with "Current Year Earnings" and, when non-zero, "Unclosed Earnings of Prior Years" in equity. With `currency` other than the functional currency: the balances translated at each date's rates (see `currency`); the results of earlier years, at their periods' average rates, are in the retained-earnings account (or "Unclosed Earnings of Prior Years" without one), the year's revenue and expenses in "Current Year Earnings", and "Cumulative Translation Adjustment" ends the equity section. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType}. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
          */
         get: {
             parameters: {
@@ -24771,6 +24771,8 @@ export interface paths {
                     companyId: string;
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     comparativeDate?: string;
+                    /** @description The currency of the statement (ISO 4217). Default: the functional currency (the statement as booked). Another currency translates the balances as a consolidation run does (current-rate method): monetary assets and liabilities at the closing rate, equity and non-monetary items at the historical rates of their dates, revenue and expenses at each period's average rate, and the cumulative translation adjustment as the balancing equity line; the answer lists the rates used. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType} when a rate is missing. */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                     /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
                     format?: "json" | "csv" | "xlsx";
                     includeZeroBalances?: boolean;
@@ -24902,6 +24904,34 @@ export interface paths {
                                 };
                                 title: string;
                             };
+                            /** @description Only in another currency: every rate the translation used, as a consolidation run lists them */
+                            exchangeRates?: {
+                                /** @enum {string} */
+                                derivation: "Direct" | "Inverse" | "Triangulated" | "ComputedAverage";
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD
+                                 */
+                                effectiveDate: string;
+                                /** @description The rate applied (inverse or cross rate when derived) */
+                                effectiveRate: string;
+                                /** @description UUID */
+                                exchangeRateId: string;
+                                fromCurrency: string;
+                                legIds: string[];
+                                /**
+                                 * @description Closing: monetary assets and liabilities; Average: revenue and expenses of a period (a closing rate here is the period's closing rate, used when the period has no average rate); Historical: equity and non-monetary items at the rate of their dates
+                                 * @enum {string}
+                                 */
+                                purpose: "Closing" | "Average" | "Historical";
+                                /** @description The stored rate */
+                                rate: string;
+                                /** @enum {string} */
+                                rateType: "Spot" | "Average" | "Historical" | "YearEnd";
+                                toCurrency: string;
+                            }[];
+                            /** @description Only in another currency: the company's functional currency */
+                            functionalCurrency?: string;
                             /**
                              * Format: date-time
                              * @description UTC timestamp
@@ -25001,13 +25031,13 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `ExchangeRateNotFoundError` {fromCurrency, toCurrency, date, rateType}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ExchangeRateNotFoundError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -25099,6 +25129,8 @@ export interface paths {
                 query: {
                     /** @description UUID */
                     companyId: string;
+                    /** @description The currency of the report: only the company's functional currency (the default); another currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} (the balance sheet and the income statement translate into another currency). */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                     /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
                     format?: "json" | "csv" | "xlsx";
                     method?: "indirect";
@@ -25232,13 +25264,13 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ReportCurrencyNotSupportedError` {report, currency, functionalCurrency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ReportCurrencyNotSupportedError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -25330,6 +25362,8 @@ export interface paths {
                 query: {
                     /** @description UUID */
                     companyId: string;
+                    /** @description The currency of the report: only the company's functional currency (the default); another currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} (the balance sheet and the income statement translate into another currency). */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                     /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
                     format?: "json" | "csv" | "xlsx";
                     /** @description UUID */
@@ -25481,13 +25515,13 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ReportCurrencyNotSupportedError` {report, currency, functionalCurrency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ReportCurrencyNotSupportedError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -25585,6 +25619,8 @@ export interface paths {
                     accountNumberTo?: string;
                     /** @description UUID */
                     companyId: string;
+                    /** @description The currency of the report: only the company's functional currency (the default); another currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} (the balance sheet and the income statement translate into another currency). */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     endDate: string;
                     /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
@@ -25698,13 +25734,13 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ReportCurrencyNotSupportedError` {report, currency, functionalCurrency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ReportCurrencyNotSupportedError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -25789,7 +25825,7 @@ export interface paths {
         };
         /**
          * Income statement
-         * @description Viewer. Activity in the period excluding closing-related entries; comparative dates both or neither (400 ValidationError). 400 InvalidReportPeriodError {periodStart, periodEnd} when a start date is later than its end date. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
+         * @description Viewer. Activity in the period excluding closing-related entries; comparative dates both or neither (400 ValidationError). 400 InvalidReportPeriodError {periodStart, periodEnd} when a start date is later than its end date. With `currency` other than the functional currency: each period's revenue and expenses at its average rate (see `currency`). 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType}. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
          */
         get: {
             parameters: {
@@ -25800,6 +25836,8 @@ export interface paths {
                     comparativeEndDate?: string;
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     comparativeStartDate?: string;
+                    /** @description The currency of the statement (ISO 4217). Default: the functional currency (the statement as booked). Another currency translates the balances as a consolidation run does (current-rate method): monetary assets and liabilities at the closing rate, equity and non-monetary items at the historical rates of their dates, revenue and expenses at each period's average rate, and the cumulative translation adjustment as the balancing equity line; the answer lists the rates used. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType} when a rate is missing. */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                     /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
                     format?: "json" | "csv" | "xlsx";
                     /** @description UUID */
@@ -25862,6 +25900,34 @@ export interface paths {
                                 title: string;
                             };
                             currency: string;
+                            /** @description Only in another currency: every rate the translation used, as a consolidation run lists them */
+                            exchangeRates?: {
+                                /** @enum {string} */
+                                derivation: "Direct" | "Inverse" | "Triangulated" | "ComputedAverage";
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD
+                                 */
+                                effectiveDate: string;
+                                /** @description The rate applied (inverse or cross rate when derived) */
+                                effectiveRate: string;
+                                /** @description UUID */
+                                exchangeRateId: string;
+                                fromCurrency: string;
+                                legIds: string[];
+                                /**
+                                 * @description Closing: monetary assets and liabilities; Average: revenue and expenses of a period (a closing rate here is the period's closing rate, used when the period has no average rate); Historical: equity and non-monetary items at the rate of their dates
+                                 * @enum {string}
+                                 */
+                                purpose: "Closing" | "Average" | "Historical";
+                                /** @description The stored rate */
+                                rate: string;
+                                /** @enum {string} */
+                                rateType: "Spot" | "Average" | "Historical" | "YearEnd";
+                                toCurrency: string;
+                            }[];
+                            /** @description Only in another currency: the company's functional currency */
+                            functionalCurrency?: string;
                             /**
                              * Format: date-time
                              * @description UTC timestamp
@@ -26009,13 +26075,13 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ExchangeRateNotFoundError` {fromCurrency, toCurrency, date, rateType}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ExchangeRateNotFoundError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -26100,7 +26166,7 @@ export interface paths {
         };
         /**
          * Trial balance
-         * @description Viewer. Cumulative balances at `asOfDate`, or activity from `periodStartDate` to `asOfDate`; `excludeClosingEntries=true` gives a pre-closing trial balance. 400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > asOfDate. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
+         * @description Viewer. Cumulative balances at `asOfDate`, or activity from `periodStartDate` to `asOfDate`; `excludeClosingEntries=true` gives a pre-closing trial balance. With `currency` other than the functional currency: the balances at `asOfDate` translated (see `currency`; closing entries are always left out, as in a consolidation run), the results of earlier years in the retained-earnings account (or a `RETAINED_EARNINGS` line without one) and a `CTA` line, both with a null `accountId`; with `periodStartDate` 400 ReportCurrencyNotSupportedError. 400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > asOfDate. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
          */
         get: {
             parameters: {
@@ -26109,6 +26175,8 @@ export interface paths {
                     asOfDate: string;
                     /** @description UUID */
                     companyId: string;
+                    /** @description The currency of the statement (ISO 4217). Default: the functional currency (the statement as booked). Another currency translates the balances as a consolidation run does (current-rate method): monetary assets and liabilities at the closing rate, equity and non-monetary items at the historical rates of their dates, revenue and expenses at each period's average rate, and the cumulative translation adjustment as the balancing equity line; the answer lists the rates used. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType} when a rate is missing. */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                     excludeClosingEntries?: boolean;
                     excludeZeroBalances?: boolean;
                     /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
@@ -26140,6 +26208,34 @@ export interface paths {
                             companyId: string;
                             companyName: string;
                             currency: string;
+                            /** @description Only in another currency: every rate the translation used, as a consolidation run lists them */
+                            exchangeRates?: {
+                                /** @enum {string} */
+                                derivation: "Direct" | "Inverse" | "Triangulated" | "ComputedAverage";
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD
+                                 */
+                                effectiveDate: string;
+                                /** @description The rate applied (inverse or cross rate when derived) */
+                                effectiveRate: string;
+                                /** @description UUID */
+                                exchangeRateId: string;
+                                fromCurrency: string;
+                                legIds: string[];
+                                /**
+                                 * @description Closing: monetary assets and liabilities; Average: revenue and expenses of a period (a closing rate here is the period's closing rate, used when the period has no average rate); Historical: equity and non-monetary items at the rate of their dates
+                                 * @enum {string}
+                                 */
+                                purpose: "Closing" | "Average" | "Historical";
+                                /** @description The stored rate */
+                                rate: string;
+                                /** @enum {string} */
+                                rateType: "Spot" | "Average" | "Historical" | "YearEnd";
+                                toCurrency: string;
+                            }[];
+                            /** @description Only in another currency: the company's functional currency */
+                            functionalCurrency?: string;
                             /**
                              * Format: date-time
                              * @description UTC timestamp
@@ -26148,8 +26244,7 @@ export interface paths {
                             isBalanced: boolean;
                             lineItems: {
                                 accountCategory: string;
-                                /** @description UUID */
-                                accountId: string;
+                                accountId: string | null;
                                 accountName: string;
                                 accountNumber: string;
                                 accountType: string;
@@ -26180,13 +26275,13 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ReportCurrencyNotSupportedError` {report, currency, functionalCurrency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ReportCurrencyNotSupportedError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -28313,6 +28408,18 @@ export interface components {
             /** @description Human-readable English text; not stable */
             message: string;
             retryAfterSeconds: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 400 ReportCurrencyNotSupportedError */
+        ReportCurrencyNotSupportedError: {
+            /** @constant */
+            _tag: "ReportCurrencyNotSupportedError";
+            currency: string;
+            functionalCurrency: string;
+            /** @description Human-readable English text; not stable */
+            message: string;
+            report: string;
         } & {
             [key: string]: unknown;
         };

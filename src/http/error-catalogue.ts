@@ -234,6 +234,10 @@ export const ERROR_CATALOGUE: Record<string, ErrorTagInfo> = {
     fields: [['eliminationRuleId'], ['completedRunCount', 'integer']],
   },
   InvalidReportPeriodError: { status: 400, fields: [['periodStart'], ['periodEnd', 'dates']] },
+  ReportCurrencyNotSupportedError: {
+    status: 400,
+    fields: [['report'], ['currency'], ['functionalCurrency']],
+  },
   InvalidFxGainLossAccountError: {
     status: 400,
     fields: [['accountId'], ['setting', 'the company setting'], ['accountType']],
@@ -394,6 +398,7 @@ export const ENDPOINT_ERRORS: Record<string, string[]> = {
     'CompanyNotFoundError',
     'AccountNotFoundError',
     'InvalidReportPeriodError',
+    'ReportCurrencyNotSupportedError',
   ],
   'GET /api/v1/journal-entries/{}': ['JournalEntryNotFoundError'],
   'POST /api/v1/journal-entries': [
@@ -719,21 +724,29 @@ export const ENDPOINT_ERRORS: Record<string, string[]> = {
     'OrganizationNotFoundError',
     'CompanyNotFoundError',
     'InvalidReportPeriodError',
+    'ReportCurrencyNotSupportedError',
   ],
-  'GET /api/v1/reports/balance-sheet': ['OrganizationNotFoundError', 'CompanyNotFoundError'],
+  'GET /api/v1/reports/balance-sheet': [
+    'OrganizationNotFoundError',
+    'CompanyNotFoundError',
+    'ExchangeRateNotFoundError',
+  ],
   'GET /api/v1/reports/income-statement': [
     'OrganizationNotFoundError',
     'CompanyNotFoundError',
     'InvalidReportPeriodError',
+    'ExchangeRateNotFoundError',
   ],
   'GET /api/v1/reports/cash-flow': [
     'OrganizationNotFoundError',
     'CompanyNotFoundError',
     'InvalidReportPeriodError',
+    'ReportCurrencyNotSupportedError',
   ],
   'GET /api/v1/reports/equity-statement': [
     'OrganizationNotFoundError',
     'CompanyNotFoundError',
     'InvalidReportPeriodError',
+    'ReportCurrencyNotSupportedError',
   ],
 };

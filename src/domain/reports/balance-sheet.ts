@@ -39,6 +39,7 @@ export type BalanceSheetSectionKey = (typeof BALANCE_SHEET_SECTIONS)[number]['ke
 
 export const CURRENT_YEAR_EARNINGS = 'Current Year Earnings';
 export const UNCLOSED_PRIOR_EARNINGS = 'Unclosed Earnings of Prior Years';
+export const TRANSLATION_ADJUSTMENT = 'Cumulative Translation Adjustment';
 
 /** Sections and totals common to the company and the consolidated balance sheet. */
 export interface BalanceSheetSections {
@@ -171,6 +172,12 @@ export interface BalanceSheetInput extends CompanyReportHeader, BalanceSheetDate
   comparative: BalanceSheetDateFigures | null;
   accounts: readonly ReportAccount[];
   includeZeroBalances: boolean;
+  /**
+   * A balance sheet translated into another currency: the cumulative translation adjustment
+   * (credit-positive) at the report date and at the comparative date (null without comparative),
+   * shown as the last equity line. Absent for a balance sheet in the functional currency.
+   */
+  translationAdjustment?: { current: Amount; comparative: Amount | null };
 }
 
 /**
@@ -213,6 +220,16 @@ export function buildBalanceSheet(input: BalanceSheetInput): BalanceSheetReport 
   const extra: LineDraft[] = [computedLine(CURRENT_YEAR_EARNINGS, cye, cmpCye)];
   if (!prior.isZero() || (cmpPrior !== null && !cmpPrior.isZero())) {
     extra.push(computedLine(UNCLOSED_PRIOR_EARNINGS, prior, cmpPrior));
+  }
+  const cta = input.translationAdjustment;
+  if (cta) {
+    extra.push(
+      computedLine(
+        TRANSLATION_ADJUSTMENT,
+        roundMoney(cta.current, currency),
+        input.comparative ? roundMoney(cta.comparative ?? ZERO, currency) : null,
+      ),
+    );
   }
 
   const sections = balanceSheetSections({ currency, hasComparative, sources, equityExtraLines: extra });

@@ -118,6 +118,7 @@ export function statementTable(title: string, report: Json): Table {
       row('Total', [null, labelOf(key), v.value, null, null]);
     }
   }
+  rows.push(...rateRows(report, columns.length, 1));
   return { title, currency: String(report.currency), columns, rows };
 }
 
@@ -146,7 +147,30 @@ export function trialBalanceTable(title: string, report: Json): Table {
     style: 'Total',
     cells: [null, 'Total', null, null, value(report.totalDebits), value(report.totalCredits)],
   });
+  rows.push(...rateRows(report, columns.length, 1));
   return { title, currency: String(report.currency), columns, rows };
+}
+
+/**
+ * A report translated into another currency ends with the rates it used: a header row, then one row
+ * per rate, its text in column `at` (none for a report in the functional currency).
+ */
+function rateRows(report: Json, width: number, at: number): TableRow[] {
+  if (!Array.isArray(report.exchangeRates) || report.exchangeRates.length === 0) return [];
+  const cells = (text: string) => Array.from({ length: width }, (_, i) => (i === at ? text : null));
+  const rows: TableRow[] = [
+    {
+      style: 'Header',
+      cells: cells(`Exchange rates (${String(report.functionalCurrency)} to ${String(report.currency)})`),
+    },
+  ];
+  for (const r of report.exchangeRates as Json[]) {
+    const text =
+      `${String(r.purpose)}: ${String(r.fromCurrency)}/${String(r.toCurrency)} ${String(r.rateType)} ` +
+      `${String(r.effectiveDate)} = ${String(r.effectiveRate)}`;
+    rows.push({ style: 'Normal', cells: cells(text), indent: 1 });
+  }
+  return rows;
 }
 
 /** The consolidated trial balance: aggregated, eliminated, NCI and consolidated figures per line. */

@@ -1,8 +1,9 @@
 /** Company trial balance. */
 import type { AccountCategory, AccountType } from '../accounts.ts';
-import { type Money, money, ZERO } from '../money.ts';
+import { dec, type Money, money, roundMoney, ZERO } from '../money.ts';
 import {
   type AccountFigures,
+  type Amount,
   type CompanyReportHeader,
   indexAccounts,
   netByAccount,
@@ -11,7 +12,8 @@ import {
 } from './common.ts';
 
 export interface TrialBalanceLine {
-  accountId: string;
+  /** null for a computed line of a trial balance in another currency (translation adjustment) */
+  accountId: string | null;
   accountNumber: string;
   accountName: string;
   accountType: AccountType;
@@ -45,6 +47,18 @@ export interface TrialBalanceInput extends CompanyReportHeader {
    */
   figures: readonly AccountFigures[];
   excludeZeroBalances: boolean;
+  /**
+   * A trial balance translated into another currency: lines that belong to no account (the
+   * cumulative translation adjustment, the results of earlier years when the company has no
+   * retained-earnings account), debit-positive, after the account lines; zero ones are left out.
+   */
+  computedLines?: readonly {
+    accountNumber: string;
+    accountName: string;
+    accountType: AccountType;
+    accountCategory: AccountCategory;
+    net: Amount;
+  }[];
 }
 
 /**
@@ -82,6 +96,24 @@ export function buildTrialBalance(input: TrialBalanceInput): TrialBalanceReport 
       creditBalance: money(credit, currency),
     };
   });
+
+  for (const c of input.computedLines ?? []) {
+    const net = roundMoney(dec(c.net), currency);
+    if (net.isZero()) continue;
+    const debit = net.greaterThan(0) ? net : ZERO;
+    const credit = net.lessThan(0) ? net.negated() : ZERO;
+    totalDebits = totalDebits.plus(debit);
+    totalCredits = totalCredits.plus(credit);
+    lineItems.push({
+      accountId: null,
+      accountNumber: c.accountNumber,
+      accountName: c.accountName,
+      accountType: c.accountType,
+      accountCategory: c.accountCategory,
+      debitBalance: money(debit, currency),
+      creditBalance: money(credit, currency),
+    });
+  }
 
   return {
     companyId: input.companyId,

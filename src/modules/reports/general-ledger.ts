@@ -19,7 +19,7 @@ import type { Table, TableRow } from '../../domain/reports/tabular.ts';
 import type { Access } from '../../http/access.ts';
 import { requireCompany } from '../companies/lookup.ts';
 import { formatEntryNumber } from '../journal/repo.ts';
-import { checkPeriod } from './service.ts';
+import { checkPeriod, functionalOnly } from './service.ts';
 
 /** Entries whose lines are in the balances: posted, and posted then reversed. */
 const BOOKED = [BOOKED_STATUS, 'Reversed'];
@@ -27,6 +27,8 @@ const BOOKED = [BOOKED_STATUS, 'Reversed'];
 export interface GeneralLedgerQuery {
   organizationId: string;
   companyId: string;
+  /** only the functional currency (400 ReportCurrencyNotSupportedError otherwise) */
+  currency?: string | null | undefined;
   accountId?: string | undefined;
   accountNumberFrom?: string | undefined;
   accountNumberTo?: string | undefined;
@@ -115,6 +117,7 @@ export async function generalLedger(
 ): Promise<GeneralLedgerReport> {
   await access.authorize(q.organizationId, 'report:read');
   const company = await requireCompany(db, q.organizationId, q.companyId);
+  functionalOnly(company, 'general-ledger', q.currency);
   const org = q.organizationId;
   const co = company.id;
   const currency = company.functionalCurrency;

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../../domain/errors.ts';
 import { responses } from '../../http/responses.ts';
 import {
+  CurrencyCode,
   IsoDate,
   Money,
   Nullable,
@@ -52,6 +53,61 @@ const ReportSection = Type.Object({
   comparativeSubtotal: Nullable(Money),
 });
 
+const RateUsed = Type.Object({
+  exchangeRateId: Id,
+  fromCurrency: Type.String(),
+  toCurrency: Type.String(),
+  rateType: StringEnum(['Spot', 'Average', 'Historical', 'YearEnd'] as const),
+  effectiveDate: Day,
+  rate: Type.String({ description: 'The stored rate' }),
+  effectiveRate: Type.String({ description: 'The rate applied (inverse or cross rate when derived)' }),
+  derivation: StringEnum(['Direct', 'Inverse', 'Triangulated', 'ComputedAverage'] as const),
+  legIds: Type.Array(Id),
+  purpose: StringEnum(['Closing', 'Average', 'Historical'] as const, {
+    description:
+      'Closing: monetary assets and liabilities; Average: revenue and expenses of a period (a closing ' +
+      "rate here is the period's closing rate, used when the period has no average rate); Historical: " +
+      'equity and non-monetary items at the rate of their dates',
+  }),
+});
+
+/** Fields a statement translated into another currency adds after the functional ones. */
+const TranslationFields = {
+  functionalCurrency: Type.Optional(
+    Type.String({ description: "Only in another currency: the company's functional currency" }),
+  ),
+  exchangeRates: Type.Optional(
+    Type.Array(RateUsed, {
+      description:
+        'Only in another currency: every rate the translation used, as a consolidation run lists them',
+    }),
+  ),
+};
+
+const CurrencyParam = Type.Optional(
+  Type.Unsafe<string>({
+    ...CurrencyCode,
+    description:
+      'The currency of the statement (ISO 4217). Default: the functional currency (the statement as ' +
+      'booked). Another currency translates the balances as a consolidation run does (current-rate ' +
+      'method): monetary assets and liabilities at the closing rate, equity and non-monetary items at ' +
+      "the historical rates of their dates, revenue and expenses at each period's average rate, and " +
+      'the cumulative translation adjustment as the balancing equity line; the answer lists the rates ' +
+      'used. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType} when a rate is missing.',
+  }),
+);
+
+/** The parameter of the reports that exist in the functional currency only. */
+const FunctionalCurrencyParam = Type.Optional(
+  Type.Unsafe<string>({
+    ...CurrencyCode,
+    description:
+      "The currency of the report: only the company's functional currency (the default); another " +
+      'currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} ' +
+      '(the balance sheet and the income statement translate into another currency).',
+  }),
+);
+
 const TrialBalanceReport = Type.Object({
   companyId: Id,
   companyName: Type.String(),
@@ -61,7 +117,13 @@ const TrialBalanceReport = Type.Object({
   generatedAt: Timestamp,
   lineItems: Type.Array(
     Type.Object({
-      accountId: Id,
+      accountId: Nullable(
+        Type.String({
+          description:
+            'UUID; null only for a computed line of a trial balance in another currency (`CTA`, ' +
+            '`RETAINED_EARNINGS`)',
+        }),
+      ),
       accountNumber: Type.String(),
       accountName: Type.String(),
       accountType: Type.String(),
@@ -73,6 +135,7 @@ const TrialBalanceReport = Type.Object({
   totalDebits: Money,
   totalCredits: Money,
   isBalanced: Type.Boolean(),
+  ...TranslationFields,
 });
 
 const BalanceSheetReport = Type.Object({
@@ -92,6 +155,7 @@ const BalanceSheetReport = Type.Object({
   totalEquity: Money,
   totalLiabilitiesAndEquity: Money,
   isBalanced: Type.Boolean(),
+  ...TranslationFields,
 });
 
 const IncomeStatementReport = Type.Object({
@@ -112,6 +176,7 @@ const IncomeStatementReport = Type.Object({
   incomeBeforeTax: Money,
   taxExpense: Money,
   netIncome: Money,
+  ...TranslationFields,
 });
 
 const CashFlowSection = Type.Object({
@@ -294,7 +359,11 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Trial balance',
         description:
           'Viewer. Cumulative balances at `asOfDate`, or activity from `periodStartDate` to `asOfDate`; ' +
-          '`excludeClosingEntries=true` gives a pre-closing trial balance. ' +
+          '`excludeClosingEntries=true` gives a pre-closing trial balance. With `currency` other than the ' +
+          'functional currency: the balances at `asOfDate` translated (see `currency`; closing entries ' +
+          'are always left out, as in a consolidation run), the results of earlier years in the ' +
+          'retained-earnings account (or a `RETAINED_EARNINGS` line without one) and a `CTA` line, both ' +
+          'with a null `accountId`; with `periodStartDate` 400 ReportCurrencyNotSupportedError. ' +
           '400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > asOfDate. ' +
           ERRORS,
         querystring: Type.Object({
@@ -303,6 +372,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           periodStartDate: Type.Optional(IsoDate),
           excludeZeroBalances: Type.Optional(Type.Boolean({ default: true })),
           excludeClosingEntries: Type.Optional(Type.Boolean({ default: false })),
+          currency: CurrencyParam,
         }),
         response: responses({ 200: TrialBalanceReport }),
       },
@@ -317,6 +387,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         periodStartDate: q.periodStartDate ?? null,
         excludeZeroBalances: q.excludeZeroBalances ?? true,
         excludeClosingEntries: q.excludeClosingEntries ?? false,
+        currency: q.currency ?? null,
       });
       return answer(request, reply, 'trial-balance', report, q, q.asOfDate);
     },
@@ -347,6 +418,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           endDate: IsoDate,
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
           offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+          currency: FunctionalCurrencyParam,
         }),
         response: responses({ 200: GeneralLedgerReport }),
       },
@@ -361,6 +433,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         accountNumberTo: q.accountNumberTo,
         startDate: q.startDate,
         endDate: q.endDate,
+        currency: q.currency ?? null,
       };
       checkGeneralLedgerQuery(query);
       const format = exportFormat(request, q.format);
@@ -383,13 +456,19 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Balance sheet',
         description:
           'Viewer. Balances at `asOfDate` (and `comparativeDate`), with "Current Year Earnings" and, ' +
-          'when non-zero, "Unclosed Earnings of Prior Years" in equity. ' +
+          'when non-zero, "Unclosed Earnings of Prior Years" in equity. With `currency` other than the ' +
+          "functional currency: the balances translated at each date's rates (see `currency`); the " +
+          "results of earlier years, at their periods' average rates, are in the retained-earnings " +
+          'account (or "Unclosed Earnings of Prior Years" without one), the year\'s revenue and expenses ' +
+          'in "Current Year Earnings", and "Cumulative Translation Adjustment" ends the equity section. ' +
+          '400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType}. ' +
           ERRORS,
         querystring: Type.Object({
           ...CommonQuery,
           asOfDate: IsoDate,
           comparativeDate: Type.Optional(IsoDate),
           includeZeroBalances: Type.Optional(Type.Boolean({ default: false })),
+          currency: CurrencyParam,
         }),
         response: responses({ 200: BalanceSheetReport }),
       },
@@ -402,6 +481,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         asOfDate: q.asOfDate,
         comparativeDate: q.comparativeDate ?? null,
         includeZeroBalances: q.includeZeroBalances ?? false,
+        currency: q.currency ?? null,
       });
       return answer(request, reply, 'balance-sheet', report, q, q.asOfDate);
     },
@@ -416,7 +496,9 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Viewer. Activity in the period excluding closing-related entries; comparative dates both ' +
           'or neither (400 ValidationError). 400 InvalidReportPeriodError {periodStart, periodEnd} when ' +
-          'a start date is later than its end date. ' +
+          'a start date is later than its end date. With `currency` other than the functional currency: ' +
+          "each period's revenue and expenses at its average rate (see `currency`). " +
+          '400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType}. ' +
           ERRORS,
         querystring: Type.Object({
           ...CommonQuery,
@@ -424,6 +506,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           periodEndDate: IsoDate,
           comparativeStartDate: Type.Optional(IsoDate),
           comparativeEndDate: Type.Optional(IsoDate),
+          currency: CurrencyParam,
         }),
         response: responses({ 200: IncomeStatementReport }),
       },
@@ -448,6 +531,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         periodEndDate: q.periodEndDate,
         comparativeStartDate: cs ?? null,
         comparativeEndDate: ce ?? null,
+        currency: q.currency ?? null,
       });
       return answer(request, reply, 'income-statement', report, q, q.periodEndDate);
     },
@@ -466,6 +550,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: Type.Object({
           ...PeriodQuery.properties,
           method: Type.Optional(StringEnum(['indirect'] as const)),
+          currency: FunctionalCurrencyParam,
         }),
         response: responses({ 200: CashFlowStatementReport }),
       },
@@ -478,6 +563,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         companyId: q.companyId,
         periodStartDate: q.periodStartDate,
         periodEndDate: q.periodEndDate,
+        currency: q.currency ?? null,
       });
       return answer(request, reply, 'cash-flow', report, q, q.periodEndDate);
     },
@@ -494,7 +580,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'entries. 400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > ' +
           'periodEndDate. ' +
           ERRORS,
-        querystring: PeriodQuery,
+        querystring: Type.Object({ ...PeriodQuery.properties, currency: FunctionalCurrencyParam }),
         response: responses({ 200: EquityStatementReport }),
       },
     },
@@ -506,6 +592,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         companyId: q.companyId,
         periodStartDate: q.periodStartDate,
         periodEndDate: q.periodEndDate,
+        currency: q.currency ?? null,
       });
       return answer(request, reply, 'equity-statement', report, q, q.periodEndDate);
     },

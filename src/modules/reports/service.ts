@@ -11,7 +11,9 @@ import type { Db } from '../../db/client.ts';
 import { addDays, maxDate } from '../../domain/dates.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { fiscalYearOf, fiscalYearStartDate } from '../../domain/fiscal-calendar.ts';
-import { ZERO } from '../../domain/money.ts';
+import { CTA_KEY, RE_SYNTHETIC } from '../../domain/consolidation/setup.ts';
+import { dec, ZERO } from '../../domain/money.ts';
+import { TRANSLATION_ADJUSTMENT, UNCLOSED_PRIOR_EARNINGS } from '../../domain/reports/balance-sheet.ts';
 import {
   type AccountFigures,
   type BalanceSheetDateFigures,
@@ -41,6 +43,7 @@ import {
   within,
 } from '../ledger/report-figures.ts';
 import { loadReportAccounts } from './repo.ts';
+import { type TranslationFacts, translatedFigures, translateViews } from './translation.ts';
 
 /** `400 InvalidReportPeriodError {periodStart, periodEnd}`. */
 export function invalidReportPeriod(periodStart: string, periodEnd: string): DomainError {
@@ -89,6 +92,40 @@ function named<R extends { companyId: string }>(ctx: Context, report: R): Named<
 }
 export type Named<R> = R & { companyName: string };
 
+/** A report in another currency: the functional report's fields, then the translation's facts. */
+export type Translated<R> = Named<R> & Partial<TranslationFacts>;
+
+/**
+ * `400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency}`: the report exists in
+ * the functional currency only (the balance sheet and the income statement translate).
+ */
+export function currencyNotSupported(report: string, currency: string, functionalCurrency: string) {
+  return new DomainError(
+    400,
+    'ReportCurrencyNotSupportedError',
+    `The ${report} is only available in the functional currency ${functionalCurrency}`,
+    { report, currency, functionalCurrency },
+  );
+}
+
+/** Refuses a currency other than the company's functional currency for a functional-only report. */
+export function functionalOnly(
+  company: { functionalCurrency: string },
+  report: string,
+  currency: string | null | undefined,
+): void {
+  if (currency !== null && currency !== undefined && currency !== company.functionalCurrency) {
+    throw currencyNotSupported(report, currency, company.functionalCurrency);
+  }
+}
+
+/** The currency asked for, or null for the functional currency (the report as it always was). */
+function otherCurrency(ctx: Context, currency: string | null | undefined): string | null {
+  return currency === null || currency === undefined || currency === ctx.company.functionalCurrency
+    ? null
+    : currency;
+}
+
 /**
  * Runs the report's single aggregation, then loads the chart of accounts. Accounts that were ever
  * used are never deleted, so loading them after the balances covers every account with figures even
@@ -128,14 +165,61 @@ export interface TrialBalanceQuery extends ReportScope {
   periodStartDate: string | null;
   excludeZeroBalances: boolean;
   excludeClosingEntries: boolean;
+  /**
+   * another currency than the functional one: the translated trial balance at `asOfDate` (a period's
+   * activity, with `periodStartDate`, is only in the functional currency)
+   */
+  currency?: string | null;
 }
 
 export async function trialBalance(
   db: Db,
   access: Access,
   q: TrialBalanceQuery,
-): Promise<Named<TrialBalanceReport>> {
+): Promise<Translated<TrialBalanceReport>> {
   const ctx = await enter(db, access, q);
+  const currency = otherCurrency(ctx, q.currency);
+  if (currency !== null) {
+    if (q.periodStartDate !== null) functionalOnly(ctx.company, 'trial-balance', currency);
+    const fye = fiscalYearEndOf(ctx.company);
+    const yearStartDate = fiscalYearStartDate(fye, fiscalYearOf(fye, q.asOfDate));
+    const translated = await translateViews(db, ctx.company, currency, [
+      { asOfDate: q.asOfDate, yearStartDate },
+    ]);
+    const accounts = await loadReportAccounts(
+      db,
+      ctx.company.organizationId,
+      ctx.company.id,
+      ctx.company.retainedEarningsAccountId,
+    );
+    const f = translatedFigures(translated.views[0]!, accounts);
+    const report = buildTrialBalance({
+      ...ctx.header,
+      currency,
+      asOfDate: q.asOfDate,
+      periodStartDate: null,
+      accounts,
+      figures: f.rows,
+      excludeZeroBalances: q.excludeZeroBalances,
+      computedLines: [
+        {
+          accountNumber: RE_SYNTHETIC,
+          accountName: UNCLOSED_PRIOR_EARNINGS,
+          accountType: 'Equity',
+          accountCategory: 'RetainedEarnings',
+          net: dec(f.priorUnclosedEarnings).negated(),
+        },
+        {
+          accountNumber: CTA_KEY,
+          accountName: TRANSLATION_ADJUSTMENT,
+          accountType: 'Equity',
+          accountCategory: 'OtherComprehensiveIncome',
+          net: dec(f.translationAdjustment).negated(),
+        },
+      ],
+    });
+    return { ...named(ctx, report), ...translated.facts };
+  }
   const conditions = [onOrBefore(q.asOfDate)];
   if (q.periodStartDate !== null) conditions.push(within(q.periodStartDate, q.asOfDate));
   if (q.excludeClosingEntries) conditions.push(notClosing);
@@ -159,17 +243,56 @@ export interface BalanceSheetQuery extends ReportScope {
   asOfDate: string;
   comparativeDate: string | null;
   includeZeroBalances: boolean;
+  /** another currency than the functional one: the translated balance sheet */
+  currency?: string | null;
 }
 
 export async function balanceSheet(
   db: Db,
   access: Access,
   q: BalanceSheetQuery,
-): Promise<Named<BalanceSheetReport>> {
+): Promise<Translated<BalanceSheetReport>> {
   const ctx = await enter(db, access, q);
   const fye = fiscalYearEndOf(ctx.company);
   const yearStart = (d: string) => fiscalYearStartDate(fye, fiscalYearOf(fye, d));
   const dates = q.comparativeDate === null ? [q.asOfDate] : [q.asOfDate, q.comparativeDate];
+  const currency = otherCurrency(ctx, q.currency);
+  if (currency !== null) {
+    // Translated: every balance at the rates a consolidation run uses for this date.
+    const translated = await translateViews(
+      db,
+      ctx.company,
+      currency,
+      dates.map((d) => ({ asOfDate: d, yearStartDate: yearStart(d) })),
+    );
+    const accounts = await loadReportAccounts(
+      db,
+      ctx.company.organizationId,
+      ctx.company.id,
+      ctx.company.retainedEarningsAccountId,
+    );
+    const [current, comparative] = translated.views.map((v) => translatedFigures(v, accounts));
+    const figuresAt = (f: NonNullable<typeof current>): BalanceSheetDateFigures => ({
+      balances: f.rows,
+      currentYearEarnings: f.currentYearEarnings,
+      priorUnclosedEarnings: f.priorUnclosedEarnings,
+    });
+    const report = buildBalanceSheet({
+      ...ctx.header,
+      currency,
+      asOfDate: q.asOfDate,
+      comparativeDate: q.comparativeDate,
+      ...figuresAt(current!),
+      comparative: comparative ? figuresAt(comparative) : null,
+      accounts,
+      includeZeroBalances: q.includeZeroBalances,
+      translationAdjustment: {
+        current: current!.translationAdjustment,
+        comparative: comparative?.translationAdjustment ?? null,
+      },
+    });
+    return { ...named(ctx, report), ...translated.facts };
+  }
   // Per date: balances at the date, and balances before the start of its fiscal year (for the split
   // of unclosed earnings into current-year and prior-year). Closing entries included.
   const buckets: Record<string, Condition> = {};
@@ -208,18 +331,46 @@ export interface IncomeStatementQuery extends ReportScope {
   periodEndDate: string;
   comparativeStartDate: string | null;
   comparativeEndDate: string | null;
+  /** another currency than the functional one: the translated income statement */
+  currency?: string | null;
 }
 
 export async function incomeStatement(
   db: Db,
   access: Access,
   q: IncomeStatementQuery,
-): Promise<Named<IncomeStatementReport>> {
+): Promise<Translated<IncomeStatementReport>> {
   const ctx = await enter(db, access, q);
   const comparative =
     q.comparativeStartDate !== null && q.comparativeEndDate !== null
       ? { start: q.comparativeStartDate, end: q.comparativeEndDate }
       : null;
+  const currency = otherCurrency(ctx, q.currency);
+  if (currency !== null) {
+    // Translated: each period's revenue and expenses at its average rate, as a run translates them.
+    const periods = [{ asOfDate: q.periodEndDate, yearStartDate: q.periodStartDate }];
+    if (comparative) periods.push({ asOfDate: comparative.end, yearStartDate: comparative.start });
+    const translated = await translateViews(db, ctx.company, currency, periods, { activityOnly: true });
+    const accounts = await loadReportAccounts(
+      db,
+      ctx.company.organizationId,
+      ctx.company.id,
+      ctx.company.retainedEarningsAccountId,
+    );
+    const [current, previous] = translated.views.map((v) => translatedFigures(v, accounts).rows);
+    const report = buildIncomeStatement({
+      ...ctx.header,
+      currency,
+      periodStartDate: q.periodStartDate,
+      periodEndDate: q.periodEndDate,
+      comparativeStartDate: comparative?.start ?? null,
+      comparativeEndDate: comparative?.end ?? null,
+      accounts,
+      activity: current ?? [],
+      comparativeActivity: comparative ? (previous ?? []) : null,
+    });
+    return { ...named(ctx, report), ...translated.facts };
+  }
   const current = within(q.periodStartDate, q.periodEndDate);
   const buckets: Record<string, Condition> = { current };
   if (comparative) buckets.comparative = within(comparative.start, comparative.end);
@@ -245,6 +396,8 @@ export async function incomeStatement(
 export interface PeriodQuery extends ReportScope {
   periodStartDate: string;
   periodEndDate: string;
+  /** only the functional currency (400 ReportCurrencyNotSupportedError otherwise) */
+  currency?: string | null;
 }
 
 export async function cashFlow(
@@ -253,6 +406,7 @@ export async function cashFlow(
   q: PeriodQuery,
 ): Promise<Named<CashFlowStatementReport>> {
   const ctx = await enter(db, access, q);
+  functionalOnly(ctx.company, 'cash-flow', q.currency);
   // Everything excludes closing-related entries.
   const { accounts, rows } = await figures(db, ctx, all(notClosing, onOrBefore(q.periodEndDate)), {
     activity: within(q.periodStartDate, q.periodEndDate),
@@ -279,6 +433,7 @@ export async function equityStatement(
   q: PeriodQuery,
 ): Promise<Named<EquityStatementReport>> {
   const ctx = await enter(db, access, q);
+  functionalOnly(ctx.company, 'equity-statement', q.currency);
   // Opening and closing balances include closing entries; movements exclude them.
   const { accounts, rows } = await figures(db, ctx, onOrBefore(q.periodEndDate), {
     opening: onOrBefore(addDays(q.periodStartDate, -1)),

@@ -7413,7 +7413,7 @@ export interface paths {
         };
         /**
          * Trial balance
-         * @description Viewer. Cumulative balances at `asOfDate`, or activity from `periodStartDate` to `asOfDate`; `excludeClosingEntries=true` gives a pre-closing trial balance. 400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > asOfDate. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
+         * @description Viewer. Cumulative balances at `asOfDate`, or activity from `periodStartDate` to `asOfDate`; `excludeClosingEntries=true` gives a pre-closing trial balance. With `currency` other than the functional currency: the balances at `asOfDate` translated (see `currency`; closing entries are always left out, as in a consolidation run), the results of earlier years in the retained-earnings account (or a `RETAINED_EARNINGS` line without one) and a `CTA` line, both with a null `accountId`; with `periodStartDate` 400 ReportCurrencyNotSupportedError. 400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > asOfDate. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
          */
         get: {
             parameters: {
@@ -7430,6 +7430,8 @@ export interface paths {
                     periodStartDate?: string;
                     excludeZeroBalances?: boolean;
                     excludeClosingEntries?: boolean;
+                    /** @description The currency of the statement (ISO 4217). Default: the functional currency (the statement as booked). Another currency translates the balances as a consolidation run does (current-rate method): monetary assets and liabilities at the closing rate, equity and non-monetary items at the historical rates of their dates, revenue and expenses at each period's average rate, and the cumulative translation adjustment as the balancing equity line; the answer lists the rates used. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType} when a rate is missing. */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                 };
                 header?: never;
                 path?: never;
@@ -7460,8 +7462,7 @@ export interface paths {
                              */
                             generatedAt: string;
                             lineItems: {
-                                /** @description UUID */
-                                accountId: string;
+                                accountId: string | null;
                                 accountNumber: string;
                                 accountName: string;
                                 accountType: string;
@@ -7488,16 +7489,44 @@ export interface paths {
                                 currency: string;
                             };
                             isBalanced: boolean;
+                            /** @description Only in another currency: the company's functional currency */
+                            functionalCurrency?: string;
+                            /** @description Only in another currency: every rate the translation used, as a consolidation run lists them */
+                            exchangeRates?: {
+                                /** @description UUID */
+                                exchangeRateId: string;
+                                fromCurrency: string;
+                                toCurrency: string;
+                                /** @enum {string} */
+                                rateType: "Spot" | "Average" | "Historical" | "YearEnd";
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD
+                                 */
+                                effectiveDate: string;
+                                /** @description The stored rate */
+                                rate: string;
+                                /** @description The rate applied (inverse or cross rate when derived) */
+                                effectiveRate: string;
+                                /** @enum {string} */
+                                derivation: "Direct" | "Inverse" | "Triangulated" | "ComputedAverage";
+                                legIds: string[];
+                                /**
+                                 * @description Closing: monetary assets and liabilities; Average: revenue and expenses of a period (a closing rate here is the period's closing rate, used when the period has no average rate); Historical: equity and non-monetary items at the rate of their dates
+                                 * @enum {string}
+                                 */
+                                purpose: "Closing" | "Average" | "Historical";
+                            }[];
                         };
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ReportCurrencyNotSupportedError` {report, currency, functionalCurrency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ReportCurrencyNotSupportedError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -7605,6 +7634,8 @@ export interface paths {
                     endDate: string;
                     limit?: number;
                     offset?: number;
+                    /** @description The currency of the report: only the company's functional currency (the default); another currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} (the balance sheet and the income statement translate into another currency). */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                 };
                 header?: never;
                 path?: never;
@@ -7706,13 +7737,13 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ReportCurrencyNotSupportedError` {report, currency, functionalCurrency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ReportCurrencyNotSupportedError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -7797,7 +7828,7 @@ export interface paths {
         };
         /**
          * Balance sheet
-         * @description Viewer. Balances at `asOfDate` (and `comparativeDate`), with "Current Year Earnings" and, when non-zero, "Unclosed Earnings of Prior Years" in equity. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
+         * @description Viewer. Balances at `asOfDate` (and `comparativeDate`), with "Current Year Earnings" and, when non-zero, "Unclosed Earnings of Prior Years" in equity. With `currency` other than the functional currency: the balances translated at each date's rates (see `currency`); the results of earlier years, at their periods' average rates, are in the retained-earnings account (or "Unclosed Earnings of Prior Years" without one), the year's revenue and expenses in "Current Year Earnings", and "Cumulative Translation Adjustment" ends the equity section. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType}. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
          */
         get: {
             parameters: {
@@ -7813,6 +7844,8 @@ export interface paths {
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     comparativeDate?: string;
                     includeZeroBalances?: boolean;
+                    /** @description The currency of the statement (ISO 4217). Default: the functional currency (the statement as booked). Another currency translates the balances as a consolidation run does (current-rate method): monetary assets and liabilities at the closing rate, equity and non-monetary items at the historical rates of their dates, revenue and expenses at each period's average rate, and the cumulative translation adjustment as the balancing equity line; the answer lists the rates used. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType} when a rate is missing. */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                 };
                 header?: never;
                 path?: never;
@@ -8033,16 +8066,44 @@ export interface paths {
                                 currency: string;
                             };
                             isBalanced: boolean;
+                            /** @description Only in another currency: the company's functional currency */
+                            functionalCurrency?: string;
+                            /** @description Only in another currency: every rate the translation used, as a consolidation run lists them */
+                            exchangeRates?: {
+                                /** @description UUID */
+                                exchangeRateId: string;
+                                fromCurrency: string;
+                                toCurrency: string;
+                                /** @enum {string} */
+                                rateType: "Spot" | "Average" | "Historical" | "YearEnd";
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD
+                                 */
+                                effectiveDate: string;
+                                /** @description The stored rate */
+                                rate: string;
+                                /** @description The rate applied (inverse or cross rate when derived) */
+                                effectiveRate: string;
+                                /** @enum {string} */
+                                derivation: "Direct" | "Inverse" | "Triangulated" | "ComputedAverage";
+                                legIds: string[];
+                                /**
+                                 * @description Closing: monetary assets and liabilities; Average: revenue and expenses of a period (a closing rate here is the period's closing rate, used when the period has no average rate); Historical: equity and non-monetary items at the rate of their dates
+                                 * @enum {string}
+                                 */
+                                purpose: "Closing" | "Average" | "Historical";
+                            }[];
                         };
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `ExchangeRateNotFoundError` {fromCurrency, toCurrency, date, rateType}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ExchangeRateNotFoundError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -8127,7 +8188,7 @@ export interface paths {
         };
         /**
          * Income statement
-         * @description Viewer. Activity in the period excluding closing-related entries; comparative dates both or neither (400 ValidationError). 400 InvalidReportPeriodError {periodStart, periodEnd} when a start date is later than its end date. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
+         * @description Viewer. Activity in the period excluding closing-related entries; comparative dates both or neither (400 ValidationError). 400 InvalidReportPeriodError {periodStart, periodEnd} when a start date is later than its end date. With `currency` other than the functional currency: each period's revenue and expenses at its average rate (see `currency`). 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType}. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
          */
         get: {
             parameters: {
@@ -8146,6 +8207,8 @@ export interface paths {
                     comparativeStartDate?: string;
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     comparativeEndDate?: string;
+                    /** @description The currency of the statement (ISO 4217). Default: the functional currency (the statement as booked). Another currency translates the balances as a consolidation run does (current-rate method): monetary assets and liabilities at the closing rate, equity and non-monetary items at the historical rates of their dates, revenue and expenses at each period's average rate, and the cumulative translation adjustment as the balancing equity line; the answer lists the rates used. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType} when a rate is missing. */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                 };
                 header?: never;
                 path?: never;
@@ -8342,16 +8405,44 @@ export interface paths {
                                 value: string;
                                 currency: string;
                             };
+                            /** @description Only in another currency: the company's functional currency */
+                            functionalCurrency?: string;
+                            /** @description Only in another currency: every rate the translation used, as a consolidation run lists them */
+                            exchangeRates?: {
+                                /** @description UUID */
+                                exchangeRateId: string;
+                                fromCurrency: string;
+                                toCurrency: string;
+                                /** @enum {string} */
+                                rateType: "Spot" | "Average" | "Historical" | "YearEnd";
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD
+                                 */
+                                effectiveDate: string;
+                                /** @description The stored rate */
+                                rate: string;
+                                /** @description The rate applied (inverse or cross rate when derived) */
+                                effectiveRate: string;
+                                /** @enum {string} */
+                                derivation: "Direct" | "Inverse" | "Triangulated" | "ComputedAverage";
+                                legIds: string[];
+                                /**
+                                 * @description Closing: monetary assets and liabilities; Average: revenue and expenses of a period (a closing rate here is the period's closing rate, used when the period has no average rate); Historical: equity and non-monetary items at the rate of their dates
+                                 * @enum {string}
+                                 */
+                                purpose: "Closing" | "Average" | "Historical";
+                            }[];
                         };
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ExchangeRateNotFoundError` {fromCurrency, toCurrency, date, rateType}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ExchangeRateNotFoundError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -8452,6 +8543,8 @@ export interface paths {
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     periodEndDate: string;
                     method?: "indirect";
+                    /** @description The currency of the report: only the company's functional currency (the default); another currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} (the balance sheet and the income statement translate into another currency). */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                 };
                 header?: never;
                 path?: never;
@@ -8574,13 +8667,13 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ReportCurrencyNotSupportedError` {report, currency, functionalCurrency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ReportCurrencyNotSupportedError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -8680,6 +8773,8 @@ export interface paths {
                     periodStartDate: string;
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     periodEndDate: string;
+                    /** @description The currency of the report: only the company's functional currency (the default); another currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} (the balance sheet and the income statement translate into another currency). */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                 };
                 header?: never;
                 path?: never;
@@ -8821,13 +8916,13 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ReportCurrencyNotSupportedError` {report, currency, functionalCurrency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ReportCurrencyNotSupportedError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -27923,6 +28018,31 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description 400 ReportCurrencyNotSupportedError */
+        ReportCurrencyNotSupportedError: {
+            /** @constant */
+            _tag: "ReportCurrencyNotSupportedError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            report: string;
+            currency: string;
+            functionalCurrency: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 400 ExchangeRateNotFoundError */
+        ExchangeRateNotFoundError: {
+            /** @constant */
+            _tag: "ExchangeRateNotFoundError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            fromCurrency: string;
+            toCurrency: string;
+            date: string;
+            rateType: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description 400 SameCompanyIntercompanyError */
         SameCompanyIntercompanyError: {
             /** @constant */
@@ -28350,19 +28470,6 @@ export interface components {
                 year: number;
                 period: number;
             };
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description 400 ExchangeRateNotFoundError */
-        ExchangeRateNotFoundError: {
-            /** @constant */
-            _tag: "ExchangeRateNotFoundError";
-            /** @description Human-readable English text; not stable */
-            message: string;
-            fromCurrency: string;
-            toCurrency: string;
-            date: string;
-            rateType: string;
         } & {
             [key: string]: unknown;
         };
