@@ -1,171 +1,63 @@
 /**
- * Charts of accounts and account templates.
+ * Charts of accounts: list, get, create, update and delete accounts. Rows and records are in
+ * records.ts, the hierarchy and locks in hierarchy.ts, templates in templates.ts.
  *
  * `isRetainedEarnings` is not stored on the account: it is derived from the company's
  * `retainedEarningsAccountId` (one source of truth), so every read joins the company.
  */
-import { and, asc, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import {
-  type Db,
-  inTransaction,
-  pgConstraint,
-  pgErrorCode,
-  type Queryable,
-  queryRows,
-} from '../../db/client.ts';
-import { accounts, companies, eliminationRules, journalLines } from '../../db/schema/index.ts';
+import { type Db, inTransaction, pgConstraint, pgErrorCode } from '../../db/client.ts';
+import { accounts, eliminationRules, journalLines } from '../../db/schema/index.ts';
 import {
   type AccountCategory,
   type AccountType,
   type CashFlowCategory,
   categoryBelongsToType,
   isUsableRetainedEarningsAccount,
-  normalBalanceOf,
 } from '../../domain/accounts.ts';
-import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
-import {
-  getTemplate,
-  isTemplateType,
-  listTemplates,
-  type Template,
-  type TemplateSummary,
-  type TemplateType,
-} from '../../domain/templates/index.ts';
+import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
 import type { Access } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { type Changes, diffChanges, recordAudit } from '../audit/service.ts';
 import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/errors.ts';
-import { type AppliedTemplate, insertTemplateAccounts, templateAuditChanges } from '../charts/templates.ts';
-import { companyNotFound, findCompany, requireCompany } from '../companies/lookup.ts';
+import { companyNotFound, requireCompany } from '../companies/lookup.ts';
 
-export const MAX_HIERARCHY_LEVEL = 10;
+import {
+  accountInUse,
+  accountRecord,
+  type AccountRecord,
+  numberTaken,
+  tooDeep,
+  findAccount,
+  loadAccountRecord,
+  MAX_HIERARCHY_LEVEL,
+} from './records.ts';
+import {
+  checkParent,
+  checkPartner,
+  descendantIds,
+  lockAccount,
+  lockCompany,
+  setCompanyRetainedEarnings,
+  subtreeHeight,
+} from './hierarchy.ts';
 
-export type AccountRow = typeof accounts.$inferSelect;
-
-export interface AccountRecord {
-  id: string;
-  organizationId: string;
-  companyId: string;
-  accountNumber: string;
-  name: string;
-  description: string | null;
-  accountType: AccountType;
-  accountCategory: AccountCategory;
-  normalBalance: 'Debit' | 'Credit';
-  parentAccountId: string | null;
-  hierarchyLevel: number;
-  isPostable: boolean;
-  isActive: boolean;
-  isIntercompany: boolean;
-  intercompanyPartnerId: string | null;
-  cashFlowCategory: CashFlowCategory | null;
-  isCashEquivalent: boolean;
-  isRetainedEarnings: boolean;
-  isNonMonetary: boolean;
-  createdAt: string;
-  updatedAt: string;
-  deactivatedAt: string | null;
-}
-
-/** The wire record of an account; `retainedEarningsAccountId` is its company's. */
-export function accountRecord(row: AccountRow, retainedEarningsAccountId: string | null): AccountRecord {
-  const accountType = row.accountType as AccountType;
-  return {
-    id: row.id,
-    organizationId: row.organizationId,
-    companyId: row.companyId,
-    accountNumber: row.accountNumber,
-    name: row.name,
-    description: row.description,
-    accountType,
-    accountCategory: row.accountCategory as AccountCategory,
-    normalBalance: normalBalanceOf(accountType),
-    parentAccountId: row.parentAccountId,
-    hierarchyLevel: row.hierarchyLevel,
-    isPostable: row.isPostable,
-    isActive: row.isActive,
-    isIntercompany: row.isIntercompany,
-    intercompanyPartnerId: row.intercompanyPartnerId,
-    cashFlowCategory: row.cashFlowCategory as CashFlowCategory | null,
-    isCashEquivalent: row.isCashEquivalent,
-    isRetainedEarnings: retainedEarningsAccountId !== null && retainedEarningsAccountId === row.id,
-    isNonMonetary: row.isNonMonetary,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-    deactivatedAt: row.deactivatedAt ? row.deactivatedAt.toISOString() : null,
-  };
-}
-
-const withCompany = {
-  ...getTableColumns(accounts),
-  companyRetainedEarningsAccountId: companies.retainedEarningsAccountId,
-};
-
-function selectAccounts(db: Queryable) {
-  return db
-    .select(withCompany)
-    .from(accounts)
-    .innerJoin(
-      companies,
-      and(eq(companies.organizationId, accounts.organizationId), eq(companies.id, accounts.companyId)),
-    );
-}
-
-function toRecord(row: AccountRow & { companyRetainedEarningsAccountId: string | null }): AccountRecord {
-  return accountRecord(row, row.companyRetainedEarningsAccountId);
-}
-
-/** An account of the organization (any company), or null. */
-export async function findAccount(
-  db: Queryable,
-  organizationId: string,
-  accountId: string,
-): Promise<AccountRow | null> {
-  const [row] = await db
-    .select()
-    .from(accounts)
-    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)));
-  return row ?? null;
-}
-
-/** The wire record of one account of the organization, or 404 AccountNotFoundError. */
-export async function loadAccountRecord(
-  db: Queryable,
-  organizationId: string,
-  accountId: string,
-): Promise<AccountRecord> {
-  const [row] = await selectAccounts(db).where(
-    and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)),
-  );
-  if (!row) throw accountNotFound(accountId);
-  return toRecord(row);
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Errors
-
-function parentNotFound(parentAccountId: string): DomainError {
-  return new DomainError(404, 'ParentAccountNotFoundError', 'Parent account not found', { parentAccountId });
-}
-
-function accountInUse(accountId: string, reason: string): DomainError {
-  return new DomainError(409, 'AccountInUseError', 'The account is in use', { accountId, reason });
-}
-
-function numberTaken(accountNumber: string, companyId: string): DomainError {
-  return new DomainError(409, 'AccountNumberAlreadyExistsError', 'The account number is already used', {
-    accountNumber,
-    companyId,
-  });
-}
-
-function tooDeep(): ValidationError {
-  return invalid(
-    '/parentAccountId',
-    `The account hierarchy must not be deeper than ${MAX_HIERARCHY_LEVEL} levels`,
-  );
-}
+export {
+  accountRecord,
+  type AccountRecord,
+  type AccountRow,
+  findAccount,
+  loadAccountRecord,
+  MAX_HIERARCHY_LEVEL,
+} from './records.ts';
+export { descendantIds } from './hierarchy.ts';
+export {
+  applyAccountTemplate,
+  getAccountTemplate,
+  listAccountTemplates,
+  templateNotFound,
+} from './templates.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Cross-field rules of CreateAccountRequest, applied to the resulting record
@@ -229,128 +121,6 @@ export function accountFlagIssues(s: FlagState): Issue[] {
     }
   }
   return issues;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Hierarchy helpers
-
-/** Ids of every descendant of the account (children, grandchildren, …). */
-export async function descendantIds(
-  tx: Queryable,
-  organizationId: string,
-  accountId: string,
-): Promise<string[]> {
-  const rows = await queryRows<{ id: string }>(
-    tx,
-    sql`with recursive sub(id, depth) as (
-          select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
-          union all
-          select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
-          where a.organization_id = ${organizationId} and sub.depth < 64
-        )
-        select distinct id from sub`,
-  );
-  return rows.map((r) => r.id);
-}
-
-/** Deepest level below the account, relative to it (0 when it has no children). */
-async function subtreeHeight(tx: Queryable, organizationId: string, accountId: string): Promise<number> {
-  const rows = await queryRows<{ h: number | null }>(
-    tx,
-    sql`with recursive sub(id, depth) as (
-          select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
-          union all
-          select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
-          where a.organization_id = ${organizationId} and sub.depth < 64
-        )
-        select max(depth)::int as h from sub`,
-  );
-  return Number(rows[0]?.h ?? 0);
-}
-
-/** Parent checks shared by create and update: exists in the organization, same company, same type. */
-async function checkParent(
-  tx: Queryable,
-  organizationId: string,
-  companyId: string,
-  accountType: AccountType,
-  parentAccountId: string,
-): Promise<AccountRow> {
-  const [parent] = await tx
-    .select()
-    .from(accounts)
-    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, parentAccountId)))
-    .for('share');
-  if (!parent) throw parentNotFound(parentAccountId);
-  if (parent.companyId !== companyId) {
-    throw new DomainError(
-      400,
-      'ParentAccountDifferentCompanyError',
-      'The parent account belongs to another company',
-      { accountCompanyId: companyId, parentAccountCompanyId: parent.companyId },
-    );
-  }
-  if (parent.accountType !== accountType) {
-    throw new DomainError(400, 'AccountTypeMismatchError', 'The parent account has another account type', {
-      accountType,
-      parentAccountId,
-      parentAccountType: parent.accountType,
-    });
-  }
-  return parent;
-}
-
-async function checkPartner(tx: Queryable, organizationId: string, partnerId: string): Promise<void> {
-  const partner = await findCompany(tx, organizationId, partnerId);
-  if (!partner) throw companyNotFound(partnerId);
-}
-
-async function lockCompany(
-  tx: Queryable,
-  organizationId: string,
-  companyId: string,
-  mode: 'update' | 'share',
-) {
-  const [row] = await tx
-    .select()
-    .from(companies)
-    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)))
-    .for(mode);
-  return row ?? null;
-}
-
-/** Locks an account row that was read before (it cannot move to another company or organization). */
-async function lockAccount(tx: Queryable, organizationId: string, accountId: string): Promise<AccountRow> {
-  const [row] = await tx
-    .select()
-    .from(accounts)
-    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)))
-    .for('update');
-  if (!row) throw accountNotFound(accountId);
-  return row;
-}
-
-async function setCompanyRetainedEarnings(
-  tx: Queryable,
-  access: Access,
-  organizationId: string,
-  companyId: string,
-  from: string | null,
-  to: string | null,
-): Promise<void> {
-  if (from === to) return;
-  await tx
-    .update(companies)
-    .set({ retainedEarningsAccountId: to, updatedAt: new Date() })
-    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)));
-  await recordAudit(tx, {
-    organizationId,
-    userId: access.userId,
-    action: 'Update',
-    entityType: 'Company',
-    entityId: companyId,
-    changes: { retainedEarningsAccountId: { from, to } },
-  });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -803,59 +573,5 @@ export async function deleteAccount(
       entityType: 'Account',
       entityId: accountId,
     });
-  });
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Templates
-
-export function templateNotFound(templateType: string): DomainError {
-  return new DomainError(404, 'AccountTemplateNotFoundError', 'Unknown account template', { templateType });
-}
-
-export function listAccountTemplates(): { templates: TemplateSummary[] } {
-  return { templates: listTemplates() };
-}
-
-export function getAccountTemplate(templateType: string): { template: Template } {
-  if (!isTemplateType(templateType)) throw templateNotFound(templateType);
-  return { template: getTemplate(templateType) };
-}
-
-/** POST /account-templates/{type}/apply: one `ApplyTemplate` audit entry on the company. */
-export async function applyAccountTemplate(
-  db: Db,
-  access: Access,
-  templateType: string,
-  input: { organizationId: string; companyId: string },
-): Promise<AppliedTemplate> {
-  if (!isTemplateType(templateType)) throw templateNotFound(templateType);
-  const type: TemplateType = templateType;
-  const { organizationId, companyId } = input;
-  await access.authorize(organizationId, 'account:manage');
-  return inTransaction(db, async (tx) => {
-    const company = await lockCompany(tx, organizationId, companyId, 'update');
-    if (!company) throw companyNotFound(companyId);
-    const [c] = await tx
-      .select({ n: sql<number>`count(*)::int` })
-      .from(accounts)
-      .where(and(eq(accounts.organizationId, organizationId), eq(accounts.companyId, companyId)));
-    const accountCount = Number(c?.n ?? 0);
-    if (accountCount > 0) {
-      throw new DomainError(409, 'AccountsAlreadyExistError', 'The company already has accounts', {
-        companyId,
-        accountCount,
-      });
-    }
-    const applied = await insertTemplateAccounts(tx, { organizationId, companyId, templateType: type });
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'ApplyTemplate',
-      entityType: 'Company',
-      entityId: companyId,
-      changes: templateAuditChanges(type, applied.createdCount, company.retainedEarningsAccountId, applied),
-    });
-    return applied;
   });
 }

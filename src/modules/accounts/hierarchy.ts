@@ -1,0 +1,142 @@
+/**
+ * The account hierarchy and the locks of account writes: parents, subtree height, descendants, the
+ * intercompany partner check, and the company row every account write locks first.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { type Queryable, queryRows } from '../../db/client.ts';
+import { accounts, companies } from '../../db/schema/index.ts';
+import { type AccountType } from '../../domain/accounts.ts';
+import { DomainError } from '../../domain/errors.ts';
+import type { Access } from '../../http/access.ts';
+import { recordAudit } from '../audit/service.ts';
+import { accountNotFound } from '../charts/errors.ts';
+import { companyNotFound, findCompany } from '../companies/lookup.ts';
+
+import { type AccountRow, parentNotFound } from './records.ts';
+
+/** Ids of every descendant of the account (children, grandchildren, …). */
+export async function descendantIds(
+  tx: Queryable,
+  organizationId: string,
+  accountId: string,
+): Promise<string[]> {
+  const rows = await queryRows<{ id: string }>(
+    tx,
+    sql`with recursive sub(id, depth) as (
+          select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
+          union all
+          select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
+          where a.organization_id = ${organizationId} and sub.depth < 64
+        )
+        select distinct id from sub`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Deepest level below the account, relative to it (0 when it has no children). */
+export async function subtreeHeight(
+  tx: Queryable,
+  organizationId: string,
+  accountId: string,
+): Promise<number> {
+  const rows = await queryRows<{ h: number | null }>(
+    tx,
+    sql`with recursive sub(id, depth) as (
+          select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
+          union all
+          select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
+          where a.organization_id = ${organizationId} and sub.depth < 64
+        )
+        select max(depth)::int as h from sub`,
+  );
+  return Number(rows[0]?.h ?? 0);
+}
+
+/** Parent checks shared by create and update: exists in the organization, same company, same type. */
+export async function checkParent(
+  tx: Queryable,
+  organizationId: string,
+  companyId: string,
+  accountType: AccountType,
+  parentAccountId: string,
+): Promise<AccountRow> {
+  const [parent] = await tx
+    .select()
+    .from(accounts)
+    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, parentAccountId)))
+    .for('share');
+  if (!parent) throw parentNotFound(parentAccountId);
+  if (parent.companyId !== companyId) {
+    throw new DomainError(
+      400,
+      'ParentAccountDifferentCompanyError',
+      'The parent account belongs to another company',
+      { accountCompanyId: companyId, parentAccountCompanyId: parent.companyId },
+    );
+  }
+  if (parent.accountType !== accountType) {
+    throw new DomainError(400, 'AccountTypeMismatchError', 'The parent account has another account type', {
+      accountType,
+      parentAccountId,
+      parentAccountType: parent.accountType,
+    });
+  }
+  return parent;
+}
+
+export async function checkPartner(tx: Queryable, organizationId: string, partnerId: string): Promise<void> {
+  const partner = await findCompany(tx, organizationId, partnerId);
+  if (!partner) throw companyNotFound(partnerId);
+}
+
+export async function lockCompany(
+  tx: Queryable,
+  organizationId: string,
+  companyId: string,
+  mode: 'update' | 'share',
+) {
+  const [row] = await tx
+    .select()
+    .from(companies)
+    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)))
+    .for(mode);
+  return row ?? null;
+}
+
+/** Locks an account row that was read before (it cannot move to another company or organization). */
+export async function lockAccount(
+  tx: Queryable,
+  organizationId: string,
+  accountId: string,
+): Promise<AccountRow> {
+  const [row] = await tx
+    .select()
+    .from(accounts)
+    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)))
+    .for('update');
+  if (!row) throw accountNotFound(accountId);
+  return row;
+}
+
+export async function setCompanyRetainedEarnings(
+  tx: Queryable,
+  access: Access,
+  organizationId: string,
+  companyId: string,
+  from: string | null,
+  to: string | null,
+): Promise<void> {
+  if (from === to) return;
+  await tx
+    .update(companies)
+    .set({ retainedEarningsAccountId: to, updatedAt: new Date() })
+    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)));
+  await recordAudit(tx, {
+    organizationId,
+    userId: access.userId,
+    action: 'Update',
+    entityType: 'Company',
+    entityId: companyId,
+    changes: { retainedEarningsAccountId: { from, to } },
+  });
+}
