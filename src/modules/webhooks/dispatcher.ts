@@ -16,12 +16,15 @@
  *    are leased (`lease_until`) with FOR UPDATE SKIP LOCKED, so several processes share the work
  *    without sending one delivery twice; a delivery leased by a process that died is claimed again
  *    once its lease has expired;
- * 4. send — outside any transaction, POSTs signed per the Standard Webhooks specification, in event
- *    order per endpoint with a few in flight at once. Their attempts are recorded by step 1 of the
- *    next cycle, which follows at once (or on their own when the dispatcher stops).
+ * 4. send — outside any transaction and while the next cycles go on: the claimed deliveries join
+ *    their endpoint's lane, which POSTs them signed per the Standard Webhooks specification, in event
+ *    order with a few in flight at once. A finished attempt nudges the loop, and step 1 of the next
+ *    cycle records it (or a last statement when the dispatcher stops, which also gives up the leases
+ *    of deliveries not yet sent). A cycle claims no more than the lanes have room for, so a claimed
+ *    delivery is sent well within its lease.
  *
- * Steps 1–3 commit together before anything is sent, so a crash at any point loses nothing: a
- * delivery sent but not recorded is sent again when its lease lapses (at least once).
+ * Steps 1–3 commit together before anything they claimed is sent, so a crash at any point loses
+ * nothing: a delivery sent but not recorded is sent again when its lease lapses (at least once).
  *
  * Endpoints failing without a success for five days are disabled, with a `WebhookEndpointDisabled`
  * event, by a check every few seconds.
@@ -94,6 +97,14 @@ const FAILING_SINCE = `update webhook_endpoints w
          (case when h.any_ok then null else coalesce(w.failing_since, h.first_at) end)
      returning 1`;
 
+/** Gives up the leases of claimed deliveries that were not sent (the dispatcher stops). */
+const RELEASE = statement(
+  'webhook_release',
+  `update webhook_deliveries d set lease_until = null
+   from jsonb_to_recordset($1::jsonb) as r(organization_id uuid, id uuid, lease_until timestamptz)
+   where d.organization_id = r.organization_id and d.id = r.id and d.lease_until = r.lease_until`,
+);
+
 const COMPLETE = statement(
   'webhook_complete',
   `with r as (
@@ -113,12 +124,12 @@ const COMPLETE = statement(
  * connection):
  *
  * - `r`, `done`, `h`, `fail`: record the attempts of the previous cycle (as `COMPLETE` below);
- * - `cur` … `adv`: fan-out of the events past the shared position, as described above; the new
+ * - `cur` … `adv`: fan-out of up to $1 events past the shared position, as described above; the new
  *   deliveries are inserted already leased to this process (they are claimed by their insert), unless
  *   the claim of older due deliveries was full, so that an endpoint's backlog keeps its order;
- * - `due`, `claimed`: the due deliveries written before this statement (retries, deliveries fanned out
- *   by another process, leases that lapsed), leased with FOR UPDATE SKIP LOCKED — never one whose
- *   attempt this statement is recording.
+ * - `due`, `claimed`: up to $4 due deliveries written before this statement (retries, deliveries
+ *   fanned out by another process, leases that lapsed), leased for $2 ms with FOR UPDATE SKIP LOCKED —
+ *   never one whose attempt this statement is recording ($3).
  *
  * Rows: one per delivery to send now (`kind` 'send', with the body), then one summary row (`kind`
  * 'summary': events fanned out, attempts recorded, and `held_back` when the fan-out could not take
@@ -149,7 +160,7 @@ const CYCLE = statement(
        and (d.lease_until is null or d.lease_until < now())
        and not exists (select 1 from r where r.organization_id = d.organization_id and r.id = d.id)
      order by d.next_attempt_at, d.event_tx, d.event_id
-     limit $1
+     limit $4
      for update of d skip locked),
    claimed as (
      update webhook_deliveries d set lease_until = now() + $2::int * interval '1 millisecond'
@@ -160,7 +171,7 @@ const CYCLE = statement(
      insert into webhook_deliveries (id, organization_id, endpoint_id, event_id, event_tx, event_type,
        status, next_attempt_at, lease_until, created_at, updated_at)
      select gen_random_uuid(), b.organization_id, w.id, b.id, b.tx, b.type, 'Pending', now(),
-       case when (select count(*) from due) < $1 then now() + $2::int * interval '1 millisecond' end,
+       case when (select count(*) from due) < $4 then now() + $2::int * interval '1 millisecond' end,
        now(), now()
      from batch b join webhook_endpoints w on w.organization_id = b.organization_id and w.enabled
        and (cardinality(w.event_types) = 0 or b.type = any(w.event_types)) and w.created_at <= b.occurred_at
@@ -232,6 +243,13 @@ export class Dispatcher {
   private endPause: (() => void) | null = null;
   private readonly spacingMs: number;
   private lastHealthCheck = 0;
+  /** Claimed deliveries per endpoint: those waiting to be sent, and how many are in flight. */
+  private readonly lanes = new Map<string, { queue: ClaimedDelivery[]; inFlight: number }>();
+  /** Claimed deliveries whose attempt has not finished (queued or in flight). */
+  private unfinished = 0;
+  /** Attempts that finished, not yet recorded. */
+  private finished: Outcome[] = [];
+  private onDrained: (() => void) | null = null;
   private readonly signers = new Map<string, Webhook>();
 
   constructor(
@@ -257,7 +275,7 @@ export class Dispatcher {
     this.loop = this.runLoop();
   }
 
-  /** Stops after the cycle in progress (its attempts are recorded). */
+  /** Stops after the cycle in progress; the sends in flight finish and are recorded (see drain). */
   async stop(): Promise<void> {
     this.running = false;
     this.unsubscribe?.();
@@ -296,14 +314,15 @@ export class Dispatcher {
 
   /**
    * Cycles while there is work, then waits for a nudge (a commit of events in this process, a retry
-   * by hand) or the poll interval (events of other processes, retries falling due). The attempts of a
-   * cycle's sends are recorded by the next cycle's statement, together with its fan-out and claim;
-   * when the loop stops, they are recorded on their own.
+   * by hand, a send that finished) or the poll interval (events of other processes, retries falling
+   * due). Claimed deliveries go to their endpoint's lane and are sent while the cycles go on; the
+   * attempts that finished are recorded by the next cycle's statement, together with its fan-out
+   * and claim. When the loop stops, the sends in flight finish and are recorded, and the leases of
+   * deliveries not yet sent are given up.
    */
   private async runLoop(): Promise<void> {
     let failures = 0;
     let heldBackStreak = 0; // looks again soon, then less often (a long transaction holds events back)
-    let outcomes: Outcome[] = [];
     let lastStart = 0;
     while (this.running) {
       // Under a steady load, cycles are spaced so that each carries the events of that interval:
@@ -315,65 +334,79 @@ export class Dispatcher {
       this.nudged = false;
       let more = false;
       let heldBack = false;
+      const outcomes = this.finished.splice(0);
       try {
-        const step = await this.step(outcomes);
-        outcomes = [];
+        const step = await this.step(outcomes, Math.max(0, this.batchSize - this.unfinished));
         failures = 0;
         more = step.more;
         heldBack = step.heldBack;
         if (!heldBack || step.claimed.length > 0) heldBackStreak = 0;
-        if (step.claimed.length > 0) outcomes = await this.sendAll(step.claimed);
+        this.enqueue(step.claimed);
         if (Date.now() - this.lastHealthCheck > 5_000) {
           this.lastHealthCheck = Date.now();
           await this.disableFailingEndpoints();
         }
       } catch (err) {
         // e.g. the database is unreachable: reported once per wait, waits growing up to 10 s (the
-        // attempts not yet recorded are recorded by a later cycle, while their leases last)
+        // attempts not recorded are recorded by a later cycle, while their leases last)
+        this.finished.unshift(...outcomes);
         failures++;
         this.onError(err);
       }
       if (!this.running) break;
-      if (outcomes.length > 0 && failures === 0) continue; // record them now, and look for more
-      if (!more && !(this.nudged && failures === 0)) {
-        const wait =
-          failures > 0
-            ? Math.min(this.pollMs * 2 ** failures, 10_000)
-            : heldBack
-              ? Math.min(this.pollMs, HELD_BACK_RETRY_MS * 2 ** Math.min(heldBackStreak++, 8))
-              : this.pollMs;
-        await new Promise<void>((resolve) => {
-          this.wake = resolve;
-          this.timer = setTimeout(() => this.nudge(), wait);
-        });
-      }
+      if (failures === 0 && (more || this.nudged)) continue;
+      const wait =
+        failures > 0
+          ? Math.min(this.pollMs * 2 ** failures, 10_000)
+          : heldBack
+            ? Math.min(this.pollMs, HELD_BACK_RETRY_MS * 2 ** Math.min(heldBackStreak++, 8))
+            : this.pollMs;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        this.timer = setTimeout(() => this.nudge(), wait);
+      });
     }
-    if (outcomes.length > 0) {
-      try {
-        await this.complete(outcomes);
-      } catch (err) {
-        this.onError(err); // their leases lapse and the deliveries are sent again
-      }
-    }
+    await this.drain();
   }
 
-  /** One cycle, sends included (attempts recorded before it returns); true when it found work. */
-  async cycle(): Promise<boolean> {
-    const step = await this.step([]);
-    if (step.claimed.length > 0) await this.complete(await this.sendAll(step.claimed));
-    return step.more || step.claimed.length > 0;
+  /** On stop: lets the sends in flight finish, records them, gives up the leases of the others. */
+  private async drain(): Promise<void> {
+    const unsent: ClaimedDelivery[] = [];
+    for (const lane of this.lanes.values()) unsent.push(...lane.queue.splice(0));
+    this.unfinished -= unsent.length;
+    if (this.unfinished > 0) await new Promise<void>((resolve) => (this.onDrained = resolve));
+    try {
+      await this.complete(this.finished.splice(0));
+      if (unsent.length > 0) {
+        await run(this.db, RELEASE, [
+          JSON.stringify(
+            unsent.map((d) => ({
+              organization_id: d.organizationId,
+              id: d.id,
+              lease_until: d.leaseUntil.toISOString(),
+            })),
+          ),
+        ]);
+      }
+    } catch (err) {
+      this.onError(err); // the leases lapse and the deliveries are sent again
+    }
   }
 
   /**
-   * One statement: records `outcomes`, fans new events out and claims due deliveries. `more` when
-   * the fan-out or the claim was full (more work is waiting); `heldBack` when events wait for the
-   * fan-out (see CYCLE).
+   * One statement: records `outcomes`, fans new events out and claims up to `claimLimit` due
+   * deliveries. `more` when the fan-out or the claim was full (more work is waiting); `heldBack` when
+   * events wait for the fan-out (see CYCLE).
    */
-  async step(outcomes: Outcome[]): Promise<{ claimed: ClaimedDelivery[]; more: boolean; heldBack: boolean }> {
+  async step(
+    outcomes: Outcome[],
+    claimLimit: number,
+  ): Promise<{ claimed: ClaimedDelivery[]; more: boolean; heldBack: boolean }> {
     const rows = await run<Record<string, unknown>>(this.db, CYCLE, [
       this.batchSize,
       this.leaseMs,
       JSON.stringify(this.attemptRows(outcomes)),
+      claimLimit,
     ]);
     const claimed: ClaimedDelivery[] = [];
     let events = 0;
@@ -397,31 +430,53 @@ export class Dispatcher {
         body: r.body as string,
       });
     }
-    return { claimed, more: events >= this.batchSize || claimed.length >= this.batchSize, heldBack };
+    const more = events >= this.batchSize || (claimLimit > 0 && claimed.length >= claimLimit);
+    return { claimed, more, heldBack };
   }
 
-  /** Sends claimed deliveries: per endpoint in the given order, a few at a time. */
-  async sendAll(claimed: ClaimedDelivery[]): Promise<Outcome[]> {
-    const byEndpoint = new Map<string, ClaimedDelivery[]>();
+  /**
+   * Queues claimed deliveries (in the order claimed: event order per endpoint) on their endpoint's
+   * lane; each lane sends its queue in order with a few in flight at once.
+   */
+  private enqueue(claimed: ClaimedDelivery[]): void {
+    const touched = new Set<string>();
     for (const d of claimed) {
-      const list = byEndpoint.get(d.endpointId) ?? [];
-      list.push(d);
-      byEndpoint.set(d.endpointId, list);
+      let lane = this.lanes.get(d.endpointId);
+      if (!lane) {
+        lane = { queue: [], inFlight: 0 };
+        this.lanes.set(d.endpointId, lane);
+      }
+      lane.queue.push(d);
+      this.unfinished++;
+      touched.add(d.endpointId);
     }
-    const outcomes: Outcome[] = [];
-    await Promise.all(
-      [...byEndpoint.values()].map(async (list) => {
-        let next = 0;
-        const worker = async () => {
-          while (next < list.length) {
-            const delivery = list[next++]!;
-            outcomes.push(await this.sendOne(delivery));
-          }
-        };
-        await Promise.all(Array.from({ length: Math.min(this.perEndpoint, list.length) }, worker));
-      }),
-    );
-    return outcomes;
+    for (const endpointId of touched) this.pump(endpointId);
+  }
+
+  private pump(endpointId: string): void {
+    const lane = this.lanes.get(endpointId);
+    if (!lane) return;
+    while (lane.inFlight < this.perEndpoint && lane.queue.length > 0) {
+      const delivery = lane.queue.shift()!;
+      lane.inFlight++;
+      void this.sendOne(delivery)
+        .catch(
+          (err: unknown): Outcome => ({
+            delivery,
+            attemptedAt: new Date(),
+            result: { status: null, ok: false, durationMs: 0, error: String(err) },
+          }),
+        )
+        .then((outcome) => {
+          lane.inFlight--;
+          this.unfinished--;
+          this.finished.push(outcome);
+          if (lane.queue.length === 0 && lane.inFlight === 0) this.lanes.delete(endpointId);
+          else this.pump(endpointId);
+          if (this.unfinished === 0 && this.onDrained) this.onDrained();
+          else if (this.running) this.nudge(); // record it (with what else finished by then)
+        });
+    }
   }
 
   async sendOne(delivery: ClaimedDelivery): Promise<Outcome> {
