@@ -460,13 +460,11 @@ export class Dispatcher {
       const delivery = lane.queue.shift()!;
       lane.inFlight++;
       void this.sendOne(delivery)
-        .catch(
-          (err: unknown): Outcome => ({
-            delivery,
-            attemptedAt: new Date(),
-            result: { status: null, ok: false, durationMs: 0, error: String(err) },
-          }),
-        )
+        .catch((err: unknown): Outcome => ({
+          delivery,
+          attemptedAt: new Date(),
+          result: { status: null, ok: false, durationMs: 0, error: String(err) },
+        }))
         .then((outcome) => {
           lane.inFlight--;
           this.unfinished--;
