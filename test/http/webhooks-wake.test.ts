@@ -74,10 +74,10 @@ function entryBody(description: string) {
   };
 }
 
-async function until<T>(what: string, fn: () => T, timeoutMs: number): Promise<NonNullable<T>> {
+async function until<T>(what: string, fn: () => T | Promise<T>, timeoutMs: number): Promise<NonNullable<T>> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const value = fn();
+    const value = await fn();
     if (value) return value as NonNullable<T>;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
@@ -176,19 +176,22 @@ describe('dispatcher woken by commits', () => {
       expect(res.status).toBe(201);
       ids.push(res.body.id as string);
     }
-    await until('the first slow delivery to arrive', () => received.some((r) => r.path === '/slow'), PROMPT_MS);
-    await t.app.deps.webhooks.dispatcher.stop();
-    const rows = await queryRows<{
-      event_id: string;
-      status: string;
-      attempt_count: number;
-      lease_until: Date | null;
-    }>(
-      t.database.db,
-      sql`select d.event_id, d.status, d.attempt_count, d.lease_until from webhook_deliveries d
-          where d.organization_id = ${org.id} and d.endpoint_id = ${created.body.id}
-          order by d.event_tx, d.event_id`,
+    await until(
+      'the first slow delivery to arrive',
+      () => received.some((r) => r.path === '/slow'),
+      PROMPT_MS,
     );
+    const deliveries = () =>
+      queryRows<{ event_id: string; status: string; attempt_count: number; lease_until: Date | null }>(
+        t.database.db,
+        sql`select d.event_id, d.status, d.attempt_count, d.lease_until from webhook_deliveries d
+            where d.organization_id = ${org.id} and d.endpoint_id = ${created.body.id}
+            order by d.event_tx, d.event_id`,
+      );
+    // both events fanned out (the second while the first is in flight), then stop
+    await until('both deliveries', async () => (await deliveries()).length === 2, PROMPT_MS);
+    await t.app.deps.webhooks.dispatcher.stop();
+    const rows = await deliveries();
     const sent = received.filter((r) => r.path === '/slow').map((r) => r.body.id as string);
     expect(rows).toHaveLength(2);
     for (const row of rows) {
