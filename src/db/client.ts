@@ -2,6 +2,7 @@
  * One Drizzle handle over either a PostgreSQL server (`pg` pool) or the embedded PGlite. Code outside
  * `src/db` never branches on which one it talks to.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -160,14 +161,34 @@ const RETRYABLE = new Set(['40001', '40P01']);
  */
 export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
+    // what this attempt asks to run once it has committed (nothing of an attempt that rolled back)
+    const hooks = new Set<(db: Db) => void>();
     try {
-      return await db.transaction(fn);
+      const result = await commitHooks.run(hooks, () => db.transaction(fn));
+      for (const hook of hooks) {
+        try {
+          hook(db);
+        } catch {
+          // the transaction has committed: a failing hook cannot change its outcome
+        }
+      }
+      return result;
     } catch (err) {
       const code = pgErrorCode(err);
       if (attempt < 4 && code !== undefined && RETRYABLE.has(code)) continue;
       throw err;
     }
   }
+}
+
+const commitHooks = new AsyncLocalStorage<Set<(db: Db) => void>>();
+
+/**
+ * Runs `hook` once the `inTransaction` that is running the caller has committed (once per transaction
+ * for the same function; never when it rolls back). Outside `inTransaction` it does nothing.
+ */
+export function afterCommit(hook: (db: Db) => void): void {
+  commitHooks.getStore()?.add(hook);
 }
 
 /** The pool of a PostgreSQL handle, for the companion connections of `readInSnapshot`. */

@@ -10,10 +10,14 @@
  *
  * Journal entries are announced with a summary of the entry (`JOURNAL_ENTRY_SUMMARY`), built by one
  * SQL expression on the stored row whichever path wrote it; other resources carry their API record.
+ *
+ * Once a write with events has committed, this process's listeners hear of it (`onEventsCommitted`):
+ * the webhook dispatcher starts its next cycle at once instead of after its polling interval. The
+ * signal is only a hint to look now; what is delivered is always read from the committed rows.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Queryable, queryRows } from '../../db/client.ts';
+import { afterCommit, type Db, type Queryable, queryRows } from '../../db/client.ts';
 import { events } from '../../db/schema/index.ts';
 
 export const EVENT_TYPES = [
@@ -47,10 +51,33 @@ export interface EventInput {
   data: unknown;
 }
 
+const listeners = new WeakMap<Db, Set<() => void>>();
+
+/** Calls `listener` whenever a write of this process that recorded events on `db` has committed. */
+export function onEventsCommitted(db: Db, listener: () => void): () => void {
+  let set = listeners.get(db);
+  if (!set) {
+    set = new Set();
+    listeners.set(db, set);
+  }
+  set.add(listener);
+  return () => set.delete(listener);
+}
+
+/**
+ * Tells the listeners that events were committed on `db`: called by `inTransaction` after the commit
+ * of a transaction that recorded events, and by single-statement writers after their statement.
+ */
+export function eventsCommitted(db: Db): void {
+  const set = listeners.get(db);
+  if (set) for (const listener of set) listener();
+}
+
 /** Inserts events inside the caller's transaction. */
 export async function recordEvent(tx: Queryable, input: EventInput | EventInput[]): Promise<void> {
   const list = Array.isArray(input) ? input : [input];
   if (list.length === 0) return;
+  afterCommit(eventsCommitted);
   await tx.insert(events).values(
     list.map((e) => ({
       id: uuidv7(),
@@ -110,6 +137,7 @@ export async function recordJournalEvents(
   items: { organizationId: string; entryId: string; type: EventType; actorId: string | null }[],
 ): Promise<void> {
   if (items.length === 0) return;
+  afterCommit(eventsCommitted);
   // One statement for all items: their summaries as the rows now are, in the given order.
   const rows = items.map((item) => ({
     ord: items.indexOf(item),

@@ -27,7 +27,7 @@ import {
   SEGREGATION,
   type SegregatedOperation,
 } from '../../domain/journal/workflow.ts';
-import { eventCte, type EventType, JOURNAL_ENTRY_SUMMARY } from '../events/record.ts';
+import { eventCte, type EventType, eventsCommitted, JOURNAL_ENTRY_SUMMARY } from '../events/record.ts';
 import { balancePostingCtes } from '../ledger/posting.ts';
 import type { EntryRow, LineRow, NewEntryRow, NewLineRow } from './repo.ts';
 
@@ -365,6 +365,7 @@ export async function insertEntries(db: Db, entries: NewEntry[]): Promise<(Store
       ),
     ),
   ]);
+  if (rows.length > 0) eventsCommitted(db); // the statement (its own transaction) wrote their events
   const stored = new Map(rows.map((r) => [r.id as string, entryWithLines(r)]));
   return entries.map((e) => stored.get(e.entry.id) ?? null);
 }
@@ -491,6 +492,7 @@ export async function transitionEntry(
   const params: unknown[] = [p.organizationId, p.id, p.userId, new Date(), p.auditId, p.eventId ?? uuidv7()];
   if (operation !== 'submit') params.push(p.extra ?? null);
   const [r] = await run<Record<string, unknown>>(db, TRANSITIONS[operation], params);
+  if (r) eventsCommitted(db); // the statement (its own transaction) wrote the event
   return r ? storedEntry(r) : null;
 }
 
@@ -586,6 +588,7 @@ export async function postEntry(
     p.postedBy,
     p.eventId ?? uuidv7(),
   ]);
+  if (r) eventsCommitted(db); // the statement (its own transaction) wrote the event
   return r ? storedEntry(r) : null;
 }
 

@@ -1,19 +1,30 @@
 /**
  * The webhook dispatcher: runs inside every service process (no process of its own) and repeats one
- * cycle while there is work, otherwise waits `pollMs`:
+ * cycle while there is work; otherwise it waits for a nudge — a write of this process that recorded
+ * events has just committed, or a delivery was retried by hand — or for `pollMs` (events written by
+ * other processes, retries falling due). A cycle is ONE statement and the sends:
  *
- * 1. fan-out — events past the shared fan-out position become one delivery per subscribed, enabled
+ * 1. record — the attempts of the previous cycle's sends (only while the lease is still the one they
+ *    were sent under): success, or the next attempt after an exponential, jittered delay, or Failed
+ *    after the retry window; the endpoint's `failing_since` follows;
+ * 2. fan-out — events past the shared fan-out position become one delivery per subscribed, enabled
  *    endpoint. Only events of transactions older than every transaction still running are taken, so
  *    an event that commits late cannot fall behind the position; one process at a time advances it
- *    (its row is claimed with FOR UPDATE SKIP LOCKED);
- * 2. claim — due deliveries are leased (`lease_until`) with FOR UPDATE SKIP LOCKED, so several
- *    processes share the work without sending one delivery twice; a delivery leased by a process that
- *    died is claimed again once its lease has expired;
- * 3. send — POSTs signed per the Standard Webhooks specification, in event order per endpoint with a
- *    few in flight at once;
- * 4. complete — one statement records every attempt (only while the lease is still the one taken in
- *    2): success, or the next attempt after an exponential, jittered delay, or Failed after the retry
- *    window; the endpoint's `failing_since` follows.
+ *    (its row is claimed with FOR UPDATE SKIP LOCKED). The new deliveries are inserted already leased
+ *    to this process: the insert is their claim;
+ * 3. claim — other due deliveries (retries, those fanned out by another process, leases that lapsed)
+ *    are leased (`lease_until`) with FOR UPDATE SKIP LOCKED, so several processes share the work
+ *    without sending one delivery twice; a delivery leased by a process that died is claimed again
+ *    once its lease has expired;
+ * 4. send — outside any transaction and while the next cycles go on: the claimed deliveries join
+ *    their endpoint's lane, which POSTs them signed per the Standard Webhooks specification, in event
+ *    order with a few in flight at once. A finished attempt nudges the loop, and step 1 of the next
+ *    cycle records it (or a last statement when the dispatcher stops, which also gives up the leases
+ *    of deliveries not yet sent). A cycle claims no more than the lanes have room for, so a claimed
+ *    delivery is sent well within its lease.
+ *
+ * Steps 1–3 commit together before anything they claimed is sent, so a crash at any point loses
+ * nothing: a delivery sent but not recorded is sent again when its lease lapses (at least once).
  *
  * Endpoints failing without a success for five days are disabled, with a `WebhookEndpointDisabled`
  * event, by a check every few seconds.
@@ -29,7 +40,7 @@ import {
   type OutboundPolicy,
   type RetryPolicy,
 } from '../../domain/webhooks.ts';
-import { recordEvent } from '../events/record.ts';
+import { onEventsCommitted, recordEvent } from '../events/record.ts';
 import { Outbound, type SendResult } from './outbound.ts';
 
 export interface DispatcherOptions {
@@ -37,6 +48,11 @@ export interface DispatcherOptions {
   retry?: RetryPolicy;
   /** Wait between cycles when there was nothing to do. */
   pollMs?: number;
+  /**
+   * Least time between the starts of two cycles (default 50 ms): a nudge right after a cycle waits
+   * for the rest of it, so that under load one cycle takes the events of that interval together.
+   */
+  cycleSpacingMs?: number;
   /** Deliveries claimed per cycle. */
   batchSize?: number;
   /** How long a claim holds a delivery (longer than a send's timeout). */
@@ -50,64 +66,14 @@ export interface DispatcherOptions {
   onError?: (err: unknown) => void;
 }
 
-const FANOUT = statement(
-  'webhook_fanout',
-  `with cur as (select tx, event_id from webhook_fanout where id = 1 for update skip locked),
-   horizon as (select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as xmin),
-   batch as (
-     select e.organization_id, e.id, e.tx, e.type, e.occurred_at from events e, cur, horizon
-     where (e.tx, e.id) > (cur.tx, cur.event_id) and e.tx < horizon.xmin
-     order by e.tx, e.id limit $1),
-   ins as (
-     insert into webhook_deliveries (id, organization_id, endpoint_id, event_id, event_tx, event_type,
-       status, next_attempt_at, created_at, updated_at)
-     select gen_random_uuid(), b.organization_id, w.id, b.id, b.tx, b.type, 'Pending', now(), now(), now()
-     from batch b join webhook_endpoints w on w.organization_id = b.organization_id and w.enabled
-       and (cardinality(w.event_types) = 0 or b.type = any(w.event_types)) and w.created_at <= b.occurred_at
-     returning 1),
-   last as (select tx, id from batch order by tx desc, id desc limit 1),
-   adv as (update webhook_fanout f set tx = last.tx, event_id = last.id from last where f.id = 1 returning 1)
-   select (select count(*) from batch)::int as events, (select count(*) from ins)::int as deliveries,
-     (select count(*) from adv)::int as advanced`,
-);
-
 /** The wire form of an event (GET /events and webhook bodies), as JSON text. */
 export const EVENT_JSON = (e: string) => `json_build_object('id', ${e}.id, 'type', ${e}.type,
     'timestamp', ${e}.occurred_at, 'organizationId', ${e}.organization_id, 'occurredAt', ${e}.occurred_at,
     'actorId', ${e}.actor_id, 'resourceType', ${e}.resource_type, 'resourceId', ${e}.resource_id,
     'data', ${e}.data)`;
 
-const CLAIM = statement(
-  'webhook_claim',
-  `with due as (
-     select d.organization_id, d.id from webhook_deliveries d
-     join webhook_endpoints w on w.organization_id = d.organization_id and w.id = d.endpoint_id and w.enabled
-     where d.status = 'Pending' and d.next_attempt_at <= now()
-       and (d.lease_until is null or d.lease_until < now())
-     order by d.next_attempt_at, d.event_tx, d.event_id
-     limit $1
-     for update of d skip locked),
-   claimed as (
-     update webhook_deliveries d set lease_until = now() + $2::int * interval '1 millisecond'
-     from due where d.organization_id = due.organization_id and d.id = due.id
-     returning d.organization_id, d.id, d.endpoint_id, d.event_id, d.event_tx, d.payload, d.attempt_count,
-       d.created_at, d.lease_until)
-   select c.organization_id, c.id, c.endpoint_id, c.event_id, c.attempt_count, c.created_at, c.lease_until,
-     w.url, w.secret, coalesce(c.payload::text, ${EVENT_JSON('e')}::text) as body
-   from claimed c
-   join webhook_endpoints w on w.organization_id = c.organization_id and w.id = c.endpoint_id
-   left join events e on e.organization_id = c.organization_id and e.id = c.event_id
-   order by c.endpoint_id, c.event_tx, c.event_id`,
-);
-
-const COMPLETE = statement(
-  'webhook_complete',
-  `with r as (
-     select * from jsonb_to_recordset($1::jsonb) as r(organization_id uuid, id uuid, lease_until timestamptz,
-       ok boolean, response_status int, duration_ms int, error text, attempted_at timestamptz,
-       next_attempt_at timestamptz)),
-   d as (
-     update webhook_deliveries d set
+/** Records attempts `r` (only while the lease is still the one they were sent under). */
+const COMPLETED_ATTEMPTS = `update webhook_deliveries d set
        status = case when r.ok then 'Succeeded' when r.next_attempt_at is null then 'Failed' else 'Pending' end,
        attempt_count = d.attempt_count + 1,
        next_attempt_at = case when r.ok then null else r.next_attempt_at end,
@@ -121,19 +87,122 @@ const COMPLETE = statement(
          'responseStatus', r.response_status, 'durationMs', r.duration_ms, 'error', r.error)),
        updated_at = r.attempted_at
      from r where d.organization_id = r.organization_id and d.id = r.id and d.lease_until = r.lease_until
-     returning d.organization_id, d.endpoint_id, r.ok, r.attempted_at),
-   h as (
-     select organization_id, endpoint_id, bool_or(ok) as any_ok, min(attempted_at) as first_at
-     from d group by organization_id, endpoint_id),
-   w as (
-     update webhook_endpoints w
+     returning d.organization_id, d.endpoint_id, r.ok, r.attempted_at`;
+
+/** The endpoints' `failing_since` after the attempts grouped in `h`. */
+const FAILING_SINCE = `update webhook_endpoints w
      set failing_since = case when h.any_ok then null else coalesce(w.failing_since, h.first_at) end
      from h where w.organization_id = h.organization_id and w.id = h.endpoint_id
        and w.failing_since is distinct from
          (case when h.any_ok then null else coalesce(w.failing_since, h.first_at) end)
-     returning 1)
+     returning 1`;
+
+/** Gives up the leases of claimed deliveries that were not sent (the dispatcher stops). */
+const RELEASE = statement(
+  'webhook_release',
+  `update webhook_deliveries d set lease_until = null
+   from jsonb_to_recordset($1::jsonb) as r(organization_id uuid, id uuid, lease_until timestamptz)
+   where d.organization_id = r.organization_id and d.id = r.id and d.lease_until = r.lease_until`,
+);
+
+const COMPLETE = statement(
+  'webhook_complete',
+  `with r as (
+     select * from jsonb_to_recordset($1::jsonb) as r(organization_id uuid, id uuid, lease_until timestamptz,
+       ok boolean, response_status int, duration_ms int, error text, attempted_at timestamptz,
+       next_attempt_at timestamptz)),
+   d as (${COMPLETED_ATTEMPTS}),
+   h as (
+     select organization_id, endpoint_id, bool_or(ok) as any_ok, min(attempted_at) as first_at
+     from d group by organization_id, endpoint_id),
+   w as (${FAILING_SINCE})
    select (select count(*) from d)::int as recorded`,
 );
+
+/**
+ * One dispatcher cycle in one statement (one round trip, and on PGlite one turn of its single
+ * connection):
+ *
+ * - `r`, `done`, `h`, `fail`: record the attempts of the previous cycle (as `COMPLETE` below);
+ * - `cur` … `adv`: fan-out of up to $1 events past the shared position, as described above; the new
+ *   deliveries are inserted already leased to this process (they are claimed by their insert), unless
+ *   the claim of older due deliveries was full, so that an endpoint's backlog keeps its order;
+ * - `due`, `claimed`: up to $4 due deliveries written before this statement (retries, deliveries
+ *   fanned out by another process, leases that lapsed), leased for $2 ms with FOR UPDATE SKIP LOCKED —
+ *   never one whose attempt this statement is recording ($3).
+ *
+ * Rows: one per delivery to send now (`kind` 'send', with the body), then one summary row (`kind`
+ * 'summary': events fanned out, attempts recorded, and `held_back` when the fan-out could not take
+ * every event there is — another process holds the position, or an event's transaction is younger
+ * than one still running — so that the dispatcher looks again shortly).
+ */
+const CYCLE = statement(
+  'webhook_cycle',
+  `with r as (
+     select * from jsonb_to_recordset($3::jsonb) as r(organization_id uuid, id uuid, lease_until timestamptz,
+       ok boolean, response_status int, duration_ms int, error text, attempted_at timestamptz,
+       next_attempt_at timestamptz)),
+   done as (${COMPLETED_ATTEMPTS}),
+   h as (
+     select organization_id, endpoint_id, bool_or(ok) as any_ok, min(attempted_at) as first_at
+     from done group by organization_id, endpoint_id),
+   fail as (${FAILING_SINCE}),
+   cur as (select tx, event_id from webhook_fanout where id = 1 for update skip locked),
+   horizon as (select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as xmin),
+   batch as (
+     select e.* from events e, cur, horizon
+     where (e.tx, e.id) > (cur.tx, cur.event_id) and e.tx < horizon.xmin
+     order by e.tx, e.id limit $1),
+   due as (
+     select d.organization_id, d.id from webhook_deliveries d
+     join webhook_endpoints w on w.organization_id = d.organization_id and w.id = d.endpoint_id and w.enabled
+     where d.status = 'Pending' and d.next_attempt_at <= now()
+       and (d.lease_until is null or d.lease_until < now())
+       and not exists (select 1 from r where r.organization_id = d.organization_id and r.id = d.id)
+     order by d.next_attempt_at, d.event_tx, d.event_id
+     limit $4
+     for update of d skip locked),
+   claimed as (
+     update webhook_deliveries d set lease_until = now() + $2::int * interval '1 millisecond'
+     from due where d.organization_id = due.organization_id and d.id = due.id
+     returning d.organization_id, d.id, d.endpoint_id, d.event_id, d.event_tx, d.payload, d.attempt_count,
+       d.created_at, d.lease_until),
+   ins as (
+     insert into webhook_deliveries (id, organization_id, endpoint_id, event_id, event_tx, event_type,
+       status, next_attempt_at, lease_until, created_at, updated_at)
+     select gen_random_uuid(), b.organization_id, w.id, b.id, b.tx, b.type, 'Pending', now(),
+       case when (select count(*) from due) < $4 then now() + $2::int * interval '1 millisecond' end,
+       now(), now()
+     from batch b join webhook_endpoints w on w.organization_id = b.organization_id and w.enabled
+       and (cardinality(w.event_types) = 0 or b.type = any(w.event_types)) and w.created_at <= b.occurred_at
+     returning organization_id, id, endpoint_id, event_id, event_tx, attempt_count, created_at, lease_until),
+   last as (select tx, id from batch order by tx desc, id desc limit 1),
+   adv as (update webhook_fanout f set tx = last.tx, event_id = last.id from last where f.id = 1 returning 1),
+   send as (
+     select c.organization_id, c.id, c.endpoint_id, c.event_id, c.event_tx, c.attempt_count, c.created_at,
+       c.lease_until, coalesce(c.payload::text, ${EVENT_JSON('e')}::text) as body
+     from claimed c
+     left join events e on e.organization_id = c.organization_id and e.id = c.event_id
+     union all
+     select i.organization_id, i.id, i.endpoint_id, i.event_id, i.event_tx, i.attempt_count, i.created_at,
+       i.lease_until, ${EVENT_JSON('b')}::text
+     from ins i join batch b on b.id = i.event_id
+     where i.lease_until is not null)
+   select 'send' as kind, s.organization_id, s.id, s.endpoint_id, s.event_tx, s.event_id, s.attempt_count,
+     s.created_at, s.lease_until, w.url, w.secret, s.body, null::int as events, null::int as recorded,
+     null::boolean as held_back
+   from send s join webhook_endpoints w on w.organization_id = s.organization_id and w.id = s.endpoint_id
+   union all
+   select 'summary', null, null, null, null, null, null, null, null, null, null, null,
+     (select count(*) from batch)::int, (select count(*) from done)::int,
+     not exists (select 1 from cur)
+       or exists (select 1 from events e, cur, horizon
+                  where (e.tx, e.id) > (cur.tx, cur.event_id) and e.tx >= horizon.xmin)
+   order by kind, endpoint_id, event_tx, event_id`,
+);
+
+/** First wait before looking again at events the fan-out could not take yet (doubling up to pollMs). */
+const HELD_BACK_RETRY_MS = 20;
 
 /** A claimed delivery, ready to send. */
 export interface ClaimedDelivery {
@@ -168,7 +237,19 @@ export class Dispatcher {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** A nudge came while a cycle was running: run another one at once instead of waiting. */
+  private nudged = false;
+  private unsubscribe: (() => void) | null = null;
+  private endPause: (() => void) | null = null;
+  private readonly spacingMs: number;
   private lastHealthCheck = 0;
+  /** Claimed deliveries per endpoint: those waiting to be sent, and how many are in flight. */
+  private readonly lanes = new Map<string, { queue: ClaimedDelivery[]; inFlight: number }>();
+  /** Claimed deliveries whose attempt has not finished (queued or in flight). */
+  private unfinished = 0;
+  /** Attempts that finished, not yet recorded. */
+  private finished: Outcome[] = [];
+  private onDrained: (() => void) | null = null;
   private readonly signers = new Map<string, Webhook>();
 
   constructor(
@@ -178,6 +259,7 @@ export class Dispatcher {
     this.outbound = new Outbound(options.outbound, options.timeoutMs ?? 10_000);
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.pollMs = options.pollMs ?? 200;
+    this.spacingMs = options.cycleSpacingMs ?? 50;
     this.batchSize = options.batchSize ?? 500;
     this.leaseMs = options.leaseMs ?? Math.max(60_000, (options.timeoutMs ?? 10_000) * 3);
     this.perEndpoint = options.perEndpointConcurrency ?? 8;
@@ -188,20 +270,41 @@ export class Dispatcher {
   start(): void {
     if (this.running) return;
     this.running = true;
+    // A write of this process that committed events starts a cycle at once: no polling wait.
+    this.unsubscribe = onEventsCommitted(this.db, () => this.nudge());
     this.loop = this.runLoop();
   }
 
-  /** Stops after the cycle in progress (its attempts are recorded). */
+  /** Stops after the cycle in progress; the sends in flight finish and are recorded (see drain). */
   async stop(): Promise<void> {
     this.running = false;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.endPause?.();
     this.nudge();
     await this.loop;
     this.loop = null;
     this.outbound.close();
   }
 
+  /** Waits `ms` (a nudge does not shorten it; stopping does). */
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.endPause = null;
+        resolve();
+      }, ms);
+      this.endPause = () => {
+        clearTimeout(timer);
+        this.endPause = null;
+        resolve();
+      };
+    });
+  }
+
   /** Starts the next cycle now instead of after the poll interval. */
   nudge(): void {
+    this.nudged = true;
     const wake = this.wake;
     this.wake = null;
     if (this.timer) clearTimeout(this.timer);
@@ -209,79 +312,169 @@ export class Dispatcher {
     wake?.();
   }
 
+  /**
+   * Cycles while there is work, then waits for a nudge (a commit of events in this process, a retry
+   * by hand, a send that finished) or the poll interval (events of other processes, retries falling
+   * due). Claimed deliveries go to their endpoint's lane and are sent while the cycles go on; the
+   * attempts that finished are recorded by the next cycle's statement, together with its fan-out
+   * and claim. When the loop stops, the sends in flight finish and are recorded, and the leases of
+   * deliveries not yet sent are given up.
+   */
   private async runLoop(): Promise<void> {
     let failures = 0;
+    let heldBackStreak = 0; // looks again soon, then less often (a long transaction holds events back)
+    let lastStart = 0;
     while (this.running) {
-      let busy = false;
+      // Under a steady load, cycles are spaced so that each carries the events of that interval:
+      // fewer statements and less per-cycle work, at the cost of at most the spacing in lag.
+      const gap = lastStart + this.spacingMs - Date.now();
+      if (gap > 0) await this.pause(gap);
+      if (!this.running) break;
+      lastStart = Date.now();
+      this.nudged = false;
+      let more = false;
+      let heldBack = false;
+      const outcomes = this.finished.splice(0);
       try {
-        busy = await this.cycle();
+        const step = await this.step(outcomes, Math.max(0, this.batchSize - this.unfinished));
         failures = 0;
+        more = step.more;
+        heldBack = step.heldBack;
+        if (!heldBack || step.claimed.length > 0) heldBackStreak = 0;
+        this.enqueue(step.claimed);
+        if (Date.now() - this.lastHealthCheck > 5_000) {
+          this.lastHealthCheck = Date.now();
+          await this.disableFailingEndpoints();
+        }
       } catch (err) {
-        // e.g. the database is unreachable: reported once per wait, waits growing up to 10 s
+        // e.g. the database is unreachable: reported once per wait, waits growing up to 10 s (the
+        // attempts not recorded are recorded by a later cycle, while their leases last)
+        this.finished.unshift(...outcomes);
         failures++;
         this.onError(err);
       }
       if (!this.running) break;
-      if (!busy) {
-        const wait = failures > 0 ? Math.min(this.pollMs * 2 ** failures, 10_000) : this.pollMs;
-        await new Promise<void>((resolve) => {
-          this.wake = resolve;
-          this.timer = setTimeout(() => this.nudge(), wait);
-        });
+      if (failures === 0 && (more || this.nudged)) continue;
+      const wait =
+        failures > 0
+          ? Math.min(this.pollMs * 2 ** failures, 10_000)
+          : heldBack
+            ? Math.min(this.pollMs, HELD_BACK_RETRY_MS * 2 ** Math.min(heldBackStreak++, 8))
+            : this.pollMs;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        this.timer = setTimeout(() => this.nudge(), wait);
+      });
+    }
+    await this.drain();
+  }
+
+  /** On stop: lets the sends in flight finish, records them, gives up the leases of the others. */
+  private async drain(): Promise<void> {
+    const unsent: ClaimedDelivery[] = [];
+    for (const lane of this.lanes.values()) unsent.push(...lane.queue.splice(0));
+    this.unfinished -= unsent.length;
+    if (this.unfinished > 0) await new Promise<void>((resolve) => (this.onDrained = resolve));
+    try {
+      await this.complete(this.finished.splice(0));
+      if (unsent.length > 0) {
+        await run(this.db, RELEASE, [
+          JSON.stringify(
+            unsent.map((d) => ({
+              organization_id: d.organizationId,
+              id: d.id,
+              lease_until: d.leaseUntil.toISOString(),
+            })),
+          ),
+        ]);
       }
+    } catch (err) {
+      this.onError(err); // the leases lapse and the deliveries are sent again
     }
   }
 
-  /** One fan-out, claim, send and complete; true when it found work. */
-  async cycle(): Promise<boolean> {
-    const [fan] = await run<{ events: number; advanced: number }>(this.db, FANOUT, [this.batchSize]);
-    const claimed = await this.claim(this.batchSize);
-    if (claimed.length > 0) await this.complete(await this.sendAll(claimed));
-    if (Date.now() - this.lastHealthCheck > 5_000) {
-      this.lastHealthCheck = Date.now();
-      await this.disableFailingEndpoints();
+  /**
+   * One statement: records `outcomes`, fans new events out and claims up to `claimLimit` due
+   * deliveries. `more` when the fan-out or the claim was full (more work is waiting); `heldBack` when
+   * events wait for the fan-out (see CYCLE).
+   */
+  async step(
+    outcomes: Outcome[],
+    claimLimit: number,
+  ): Promise<{ claimed: ClaimedDelivery[]; more: boolean; heldBack: boolean }> {
+    const rows = await run<Record<string, unknown>>(this.db, CYCLE, [
+      this.batchSize,
+      this.leaseMs,
+      JSON.stringify(this.attemptRows(outcomes)),
+      claimLimit,
+    ]);
+    const claimed: ClaimedDelivery[] = [];
+    let events = 0;
+    let heldBack = false;
+    for (const r of rows) {
+      if (r.kind === 'summary') {
+        events = Number(r.events);
+        heldBack = r.held_back === true;
+        continue;
+      }
+      claimed.push({
+        organizationId: r.organization_id as string,
+        id: r.id as string,
+        endpointId: r.endpoint_id as string,
+        eventId: r.event_id as string | null,
+        attemptCount: Number(r.attempt_count),
+        createdAt: new Date(r.created_at as Date),
+        leaseUntil: new Date(r.lease_until as Date),
+        url: r.url as string,
+        secret: r.secret as string,
+        body: r.body as string,
+      });
     }
-    return (fan?.events ?? 0) > 0 || claimed.length > 0;
+    const more = events >= this.batchSize || (claimLimit > 0 && claimed.length >= claimLimit);
+    return { claimed, more, heldBack };
   }
 
-  async claim(limit: number): Promise<ClaimedDelivery[]> {
-    const rows = await run<Record<string, unknown>>(this.db, CLAIM, [limit, this.leaseMs]);
-    return rows.map((r) => ({
-      organizationId: r.organization_id as string,
-      id: r.id as string,
-      endpointId: r.endpoint_id as string,
-      eventId: r.event_id as string | null,
-      attemptCount: Number(r.attempt_count),
-      createdAt: new Date(r.created_at as Date),
-      leaseUntil: new Date(r.lease_until as Date),
-      url: r.url as string,
-      secret: r.secret as string,
-      body: r.body as string,
-    }));
-  }
-
-  /** Sends claimed deliveries: per endpoint in the given order, a few at a time. */
-  async sendAll(claimed: ClaimedDelivery[]): Promise<Outcome[]> {
-    const byEndpoint = new Map<string, ClaimedDelivery[]>();
+  /**
+   * Queues claimed deliveries (in the order claimed: event order per endpoint) on their endpoint's
+   * lane; each lane sends its queue in order with a few in flight at once.
+   */
+  private enqueue(claimed: ClaimedDelivery[]): void {
+    const touched = new Set<string>();
     for (const d of claimed) {
-      const list = byEndpoint.get(d.endpointId) ?? [];
-      list.push(d);
-      byEndpoint.set(d.endpointId, list);
+      let lane = this.lanes.get(d.endpointId);
+      if (!lane) {
+        lane = { queue: [], inFlight: 0 };
+        this.lanes.set(d.endpointId, lane);
+      }
+      lane.queue.push(d);
+      this.unfinished++;
+      touched.add(d.endpointId);
     }
-    const outcomes: Outcome[] = [];
-    await Promise.all(
-      [...byEndpoint.values()].map(async (list) => {
-        let next = 0;
-        const worker = async () => {
-          while (next < list.length) {
-            const delivery = list[next++]!;
-            outcomes.push(await this.sendOne(delivery));
-          }
-        };
-        await Promise.all(Array.from({ length: Math.min(this.perEndpoint, list.length) }, worker));
-      }),
-    );
-    return outcomes;
+    for (const endpointId of touched) this.pump(endpointId);
+  }
+
+  private pump(endpointId: string): void {
+    const lane = this.lanes.get(endpointId);
+    if (!lane) return;
+    while (lane.inFlight < this.perEndpoint && lane.queue.length > 0) {
+      const delivery = lane.queue.shift()!;
+      lane.inFlight++;
+      void this.sendOne(delivery)
+        .catch((err: unknown): Outcome => ({
+          delivery,
+          attemptedAt: new Date(),
+          result: { status: null, ok: false, durationMs: 0, error: String(err) },
+        }))
+        .then((outcome) => {
+          lane.inFlight--;
+          this.unfinished--;
+          this.finished.push(outcome);
+          if (lane.queue.length === 0 && lane.inFlight === 0) this.lanes.delete(endpointId);
+          else this.pump(endpointId);
+          if (this.unfinished === 0 && this.onDrained) this.onDrained();
+          else if (this.running) this.nudge(); // record it (with what else finished by then)
+        });
+    }
   }
 
   async sendOne(delivery: ClaimedDelivery): Promise<Outcome> {
@@ -304,8 +497,12 @@ export class Dispatcher {
   /** Records the attempts of claimed deliveries (only those whose lease is still this claim's). */
   async complete(outcomes: Outcome[]): Promise<void> {
     if (outcomes.length === 0) return;
+    await run(this.db, COMPLETE, [JSON.stringify(this.attemptRows(outcomes))]);
+  }
+
+  private attemptRows(outcomes: Outcome[]) {
     const now = new Date();
-    const rows = outcomes.map(({ delivery: d, result, attemptedAt }) => ({
+    return outcomes.map(({ delivery: d, result, attemptedAt }) => ({
       organization_id: d.organizationId,
       id: d.id,
       lease_until: d.leaseUntil.toISOString(),
@@ -324,7 +521,6 @@ export class Dispatcher {
             Math.random(),
           )?.toISOString() ?? null),
     }));
-    await run(this.db, COMPLETE, [JSON.stringify(rows)]);
   }
 
   /** Disables endpoints that have failed without a success for too long, each with its event. */
