@@ -1019,6 +1019,13 @@ function report(results: Measurement[], datasets: Record<string, Omit<Dataset, '
   const bulkFloorRate = find(BULK_FLOOR)?.rate;
   if (bulk && bulkFloorRate)
     ratios['bulk create / bulk raw-SQL floor (lines/s)'] = round(bulk / bulkFloorRate, 2);
+  // The data-in-and-out targets as figures against their thresholds (≥ 1 meets the target).
+  if (bulk) ratios['bulk create lines/s / 20,000 target'] = round(bulk / 20_000, 2);
+  const tb = find(`trial-balance import ${TB_ROWS / 1000}k rows`)?.p50;
+  if (tb) ratios['trial-balance import 5,000 ms target / ms'] = round(5000 / tb, 2);
+  const exported = results.find((m) => m.scenario.startsWith('journal export CSV'));
+  if (exported?.rssMb)
+    ratios['journal export 250 MB RSS target / peak RSS MB'] = round(250 / exported.rssMb, 2);
   const pairs: [string, string, string][] = [
     ['balance sheet', 'balance sheet 10k lines', 'balance sheet'],
     ['consolidation run', 'consolidation run 10k lines', 'consolidation run'],

@@ -139,8 +139,8 @@ export async function recordJournalEvents(
   if (items.length === 0) return;
   afterCommit(eventsCommitted);
   // One statement for all items: their summaries as the rows now are, in the given order.
-  const rows = items.map((item) => ({
-    ord: items.indexOf(item),
+  const rows = items.map((item, ord) => ({
+    ord,
     id: uuidv7(),
     organization_id: item.organizationId,
     entry_id: item.entryId,

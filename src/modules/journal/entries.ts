@@ -443,6 +443,12 @@ export async function listEntries(db: Db, access: Access, q: ListEntriesQuery, p
 
 /** Entries read per query by an export. */
 const EXPORT_BATCH = 500;
+/**
+ * Lines an export holds at once: a batch of entries is cut where its lines pass this (never before
+ * its first entry), so that a batch of large entries (an imported trial balance posts entries of up to
+ * 10,000 lines) does not hold millions of lines.
+ */
+export const EXPORT_LINE_BUDGET = 5_000;
 
 /**
  * The lines of every entry of the list (its filters, its order; no pagination), as export rows
@@ -460,8 +466,9 @@ export async function journalLineRows(
     let after: repo.ListCursor | null = null;
     const currencies = new Map<string, string>();
     for (;;) {
-      const rows = await repo.listEntriesAfter(db, filter, after, EXPORT_BATCH);
-      if (rows.length === 0) return;
+      const page = await repo.listEntriesAfter(db, filter, after, EXPORT_BATCH);
+      if (page.length === 0) return;
+      const rows = withinLineBudget(page, await repo.lineCountsOfEntries(db, page), EXPORT_LINE_BUDGET);
       const lines = await repo.loadLinesOfEntries(db, rows);
       const missing = [...new Set(rows.map((r) => r.companyId))].filter((c) => !currencies.has(c));
       if (missing.length > 0) {
@@ -509,7 +516,7 @@ export async function journalLineRows(
       }
       const last = rows[rows.length - 1]!;
       after = { transactionDate: last.transactionDate, entryNumber: last.entryNumber, id: last.id };
-      if (rows.length < EXPORT_BATCH) return;
+      if (page.length < EXPORT_BATCH && rows.length === page.length) return;
     }
   })();
 }

@@ -450,7 +450,11 @@ export async function listEntries(
 export async function lineCountsOfEntries(db: Queryable, entries: EntryRow[]): Promise<Map<string, number>> {
   if (entries.length === 0) return new Map();
   const byOrg = new Map<string, string[]>();
-  for (const e of entries) byOrg.set(e.organizationId, [...(byOrg.get(e.organizationId) ?? []), e.id]);
+  for (const e of entries) {
+    const ids = byOrg.get(e.organizationId);
+    if (ids) ids.push(e.id);
+    else byOrg.set(e.organizationId, [e.id]);
+  }
   const conds = [...byOrg].map(([org, ids]) =>
     and(eq(journalLines.organizationId, org), inArray(journalLines.journalEntryId, ids)),
   );
@@ -466,7 +470,11 @@ export async function lineCountsOfEntries(db: Queryable, entries: EntryRow[]): P
 export async function loadLinesOfEntries(db: Queryable, entries: EntryRow[]): Promise<LineRow[]> {
   if (entries.length === 0) return [];
   const byOrg = new Map<string, string[]>();
-  for (const e of entries) byOrg.set(e.organizationId, [...(byOrg.get(e.organizationId) ?? []), e.id]);
+  for (const e of entries) {
+    const ids = byOrg.get(e.organizationId);
+    if (ids) ids.push(e.id);
+    else byOrg.set(e.organizationId, [e.id]);
+  }
   const conds = [...byOrg].map(([org, ids]) =>
     and(eq(journalLines.organizationId, org), inArray(journalLines.journalEntryId, ids)),
   );

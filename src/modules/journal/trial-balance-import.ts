@@ -45,6 +45,8 @@ import { todayIn } from '../../domain/dates.ts';
 
 /** Lines per posted entry of an import (a larger trial balance is posted as several entries). */
 export const MAX_LINES_PER_ENTRY = 10_000;
+/** Accounts an import creates per statement. */
+const ACCOUNT_CHUNK = 10_000;
 
 export interface ImportInput {
   asOfDate: string;
@@ -296,19 +298,23 @@ export async function importTrialBalance(
     });
     const audit: AuditInput[] = [];
     if (toCreate.length > 0) {
-      for (let i = 0; i < toCreate.length; i += 1000) {
-        await tx.insert(accounts).values(
-          toCreate.slice(i, i + 1000).map((c) => ({
-            id: created.get(c.accountNumber)!,
-            organizationId: company.organizationId,
-            companyId: company.id,
-            accountNumber: c.accountNumber,
-            name: c.accountName,
-            accountType: typeOfCategory(c.category as never),
-            accountCategory: c.category,
-            createdAt: now,
-            updatedAt: now,
-          })),
+      // One statement per batch of accounts, the batch bound as one JSON parameter.
+      for (let i = 0; i < toCreate.length; i += ACCOUNT_CHUNK) {
+        const rows = toCreate.slice(i, i + ACCOUNT_CHUNK).map((c) => ({
+          id: created.get(c.accountNumber)!,
+          account_number: c.accountNumber,
+          name: c.accountName,
+          account_type: typeOfCategory(c.category as never),
+          account_category: c.category,
+        }));
+        await tx.execute(
+          sql`insert into accounts (id, organization_id, company_id, account_number, name, account_type,
+                account_category, created_at, updated_at)
+              select a.id, ${company.organizationId}, ${company.id}, a.account_number, a.name,
+                a.account_type, a.account_category, ${now.toISOString()}::timestamptz,
+                ${now.toISOString()}::timestamptz
+              from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as a(id uuid, account_number text,
+                name text, account_type text, account_category text)`,
         );
       }
       for (const c of toCreate) {
@@ -436,7 +442,7 @@ export async function importTrialBalance(
         createdAt: now,
       })
       .returning();
-    for (let i = 0; i < audit.length; i += 1000) await recordAudit(tx, audit.slice(i, i + 1000));
+    await recordAudit(tx, audit);
     return {
       dryRun: false,
       import: importRecord(stored!, fc),
