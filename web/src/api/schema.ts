@@ -16123,6 +16123,7 @@ export interface paths {
                         description?: string | null;
                         /** @enum {string} */
                         eliminationType: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
+                        /** @description At most 50 conditions, with at most 500 selectors in all (400 ValidationError past it) */
                         triggerConditions: {
                             description: string;
                             sourceAccounts: {
@@ -16645,6 +16646,7 @@ export interface paths {
                         description?: string | null;
                         /** @enum {string} */
                         eliminationType?: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
+                        /** @description At most 50 conditions, with at most 500 selectors in all (400 ValidationError past it) */
                         triggerConditions?: {
                             description: string;
                             sourceAccounts: {
@@ -16961,6 +16963,7 @@ export interface paths {
                             description?: string | null;
                             /** @enum {string} */
                             eliminationType: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
+                            /** @description At most 50 conditions, with at most 500 selectors in all (400 ValidationError past it) */
                             triggerConditions: {
                                 description: string;
                                 sourceAccounts: {
