@@ -465,6 +465,177 @@ async function consolidationRuns(server: Server, ds: Dataset, label: string): Pr
 }
 
 /**
+ * Health during a heavy consolidation run: a group of 10 of the dataset's companies with 40 rules of
+ * the most trigger conditions and selectors the rule bounds allow, and 100 draft entries of 500
+ * lines. Runs start one after the other (each executes before its response) while 20 connections
+ * read the drafts 100 at a time and one connection probes `/api/health` every 10 ms; reported: the
+ * health latency. A run computes in slices that let other requests in, so health stays fast.
+ */
+async function healthDuringHeavyRun(server: Server, ds: Dataset): Promise<Measurement> {
+  const scenario = 'health during heavy run';
+  const setup = new Client(server.url, 1);
+  const org = `?organizationId=${ds.organizationId}`;
+  const token = ds.tokens.owner;
+  const companies = ds.companyIds.slice(0, 10);
+  const skipped = (why: string): Measurement => ({
+    scenario,
+    connections: 22,
+    rate: null,
+    p50: null,
+    p99: null,
+    errors: 0,
+    rssMb: null,
+    count: 0,
+    note: `skipped: ${why}`,
+  });
+  let groupId: string;
+  try {
+    const group = await setup.request('POST', '/api/v1/consolidation/groups', token, {
+      organizationId: ds.organizationId,
+      name: `Heavy ${Date.now()}`,
+      reportingCurrency: 'USD',
+      consolidationMethod: 'FullConsolidation',
+      parentCompanyId: companies[0],
+      members: companies.slice(1).map((companyId) => ({
+        companyId,
+        ownershipPercentage: 100,
+        consolidationMethod: 'FullConsolidation',
+      })),
+    });
+    if (group.status !== 201) return skipped(`group: ${group.status} ${String(group.body._tag)}`);
+    groupId = String(group.body.id);
+    const forms = ['1*', '11*', '1000-19999999', '2*', '4*', '5000-79999999', '9999', '6*'];
+    const scopes = [null, ...companies];
+    const selectors = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        accountNumber: forms[i % forms.length]!,
+        companyId: scopes[i % scopes.length]!,
+      }));
+    for (let r = 0; r < 40; r++) {
+      const res = await setup.request('POST', '/api/v1/elimination-rules', token, {
+        organizationId: ds.organizationId,
+        consolidationGroupId: groupId,
+        name: `Heavy ${r}`,
+        eliminationType: 'IntercompanyReceivablesPayables',
+        // 50 conditions of 10 selectors: the 500 in all the bounds allow; only the last one holds.
+        triggerConditions: Array.from({ length: 50 }, (_, c) => ({
+          description: `Condition ${c}`,
+          sourceAccounts: selectors(10),
+          minimumAmount: c === 49 ? '0.01' : '999999999999',
+        })),
+        sourceAccounts: selectors(100),
+        targetAccounts: selectors(100),
+        debitAccountId: ds.entryAccounts[0]!.debit,
+        creditAccountId: ds.entryAccounts[1]!.credit,
+        isAutomatic: true,
+        priority: r,
+      });
+      if (res.status !== 201) return skipped(`rule: ${res.status} ${String(res.body._tag)}`);
+    }
+    const accounts = ds.entryAccounts[0]!;
+    const currency = ds.companyCurrencies[0]!;
+    for (let e = 0; e < 100; e++) {
+      const lines = Array.from({ length: 500 }, (_, i) =>
+        i % 2 === 0
+          ? { accountId: accounts.debit, debitAmount: { value: `${i + 1}.00`, currency } }
+          : { accountId: accounts.credit, creditAmount: { value: `${i}.00`, currency } },
+      );
+      const res = await setup.request('POST', '/api/v1/journal-entries', ds.tokens.clerk, {
+        organizationId: ds.organizationId,
+        companyId: companies[0],
+        description: `Large draft ${e}`,
+        transactionDate: `${ds.year}-07-01`,
+        lines,
+      });
+      if (res.status !== 201) return skipped(`draft: ${res.status} ${String(res.body._tag)}`);
+    }
+  } finally {
+    setup.close();
+  }
+
+  log(`  ${scenario} (20 list readers, 1 health probe, runs in a row) …`);
+  const rss = sampleRss(server.pid);
+  const runner = new Client(server.url, 1);
+  const readers = new Client(server.url, 20);
+  const prober = new Client(server.url, 1);
+  const runPath = `/api/v1/consolidation/groups/${groupId}/runs${org}`;
+  const listPath = `/api/v1/journal-entries${org}&companyId=${companies[0]}&status=Draft&limit=100`;
+  let running = true;
+  const runTimes: number[] = [];
+  let runFailure = '';
+  const health: number[] = [];
+  let healthErrors = 0;
+  try {
+    const runs = (async () => {
+      const deadline = performance.now() + Math.max(seconds, 4) * 1000;
+      try {
+        do {
+          const t = performance.now();
+          const res = await runner.request('POST', runPath, token, {
+            periodRef: { year: ds.year, period: 12 },
+            forceRegeneration: true,
+          });
+          if (res.status === 201 && res.body.status === 'Completed') runTimes.push(performance.now() - t);
+          else {
+            runFailure = `${res.status} ${String(res.body.status ?? res.body._tag)}`;
+            break;
+          }
+        } while (performance.now() < deadline);
+      } finally {
+        running = false;
+      }
+    })();
+    const reads = (async () => {
+      const latencies: number[] = [];
+      let errors = 0;
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          while (running) {
+            const t = performance.now();
+            const res = await readers.request('GET', listPath, token).catch(() => null);
+            if (res?.status === 200) latencies.push(performance.now() - t);
+            else errors++;
+          }
+        }),
+      );
+      latencies.sort((a, b) => a - b);
+      return { latencies, errors };
+    })();
+    while (running) {
+      const t = performance.now();
+      const res = await prober.request('GET', '/api/health', null).catch(() => null);
+      if (res?.status === 200) health.push(performance.now() - t);
+      else healthErrors++;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await runs;
+    const read = await reads;
+    health.sort((a, b) => a - b);
+    const runMean = runTimes.length ? runTimes.reduce((a, b) => a + b, 0) / runTimes.length : null;
+    return {
+      scenario,
+      connections: 22,
+      rate: null,
+      p50: round(percentile(health, 50), 2),
+      p99: round(percentile(health, 99), 2),
+      errors: healthErrors,
+      rssMb: rss.stop(),
+      count: health.length,
+      note:
+        `latency of /api/health (target p99 ≤ 100 ms; max ${round(health.at(-1) ?? null, 1)} ms); ` +
+        `${runTimes.length} heavy run(s), mean ${round(runMean, 0)} ms` +
+        `${runFailure ? `, last failure ${runFailure}` : ''}; ` +
+        `${read.latencies.length} list reads of 100 × 500-line drafts, p50 ${round(percentile(read.latencies, 50), 0)} ms, ` +
+        `p99 ${round(percentile(read.latencies, 99), 0)} ms, ${read.errors} errors`,
+    };
+  } finally {
+    runner.close();
+    readers.close();
+    prober.close();
+  }
+}
+
+/**
  * Gives the dataset's group a group chart (the GeneralBusiness accounts) and one pattern mapping per
  * account for every member (`1010*` → 1010: the template account and its padded copies), through
  * the API. Returns an error text, or null.
@@ -745,6 +916,7 @@ async function main(): Promise<void> {
       if (wants('fx') && fx) {
         results.push(...(await fxRevaluations(server, big, fx, bigLabel)));
       }
+      if (wants('health during')) results.push(await healthDuringHeavyRun(server, small));
       if (wants('consolidation')) {
         results.push(await consolidationRuns(server, small, '10k lines'));
         results.push(await consolidationRuns(server, big, `${bigLabel} lines`));

@@ -12895,6 +12895,7 @@ export interface paths {
                             accountNumber: string;
                             companyId?: string | null;
                         }[];
+                        /** @description At most 50 conditions, with at most 500 selectors in all (400 ValidationError past it) */
                         triggerConditions: {
                             description: string;
                             minimumAmount?: string | null;
@@ -13250,6 +13251,7 @@ export interface paths {
                             accountNumber: string;
                             companyId?: string | null;
                         }[];
+                        /** @description At most 50 conditions, with at most 500 selectors in all (400 ValidationError past it) */
                         triggerConditions?: {
                             description: string;
                             minimumAmount?: string | null;
@@ -14097,6 +14099,7 @@ export interface paths {
                                 accountNumber: string;
                                 companyId?: string | null;
                             }[];
+                            /** @description At most 50 conditions, with at most 500 selectors in all (400 ValidationError past it) */
                             triggerConditions: {
                                 description: string;
                                 minimumAmount?: string | null;

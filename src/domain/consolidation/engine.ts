@@ -37,6 +37,13 @@ export interface ConsolidationExecution {
   readonly nextStep: StepType | null;
   /** executes the next step (a Validate step with `skipValidation` is reported `Skipped`) */
   runNextStep(): StepOutcome;
+  /**
+   * `runNextStep` in slices: each `next()` does a bounded part of the step (at most one selector
+   * list of one elimination rule) and the generator returns the step's outcome. A caller that
+   * yields to other work between slices gets the same outcome as `runNextStep`. Drive it to its end
+   * before calling anything else on the execution.
+   */
+  runNextStepInSlices(): Generator<void, StepOutcome, void>;
   /** the result so far; final once `nextStep` is null (steps not yet run are reported `Skipped`) */
   result(): ConsolidationResult;
   /**
@@ -287,12 +294,20 @@ class Execution implements ConsolidationExecution {
   }
 
   runNextStep(): StepOutcome {
+    const slices = this.runNextStepInSlices();
+    for (;;) {
+      const next = slices.next();
+      if (next.done) return next.value;
+    }
+  }
+
+  *runNextStepInSlices(): Generator<void, StepOutcome, void> {
     const stepType = this.nextStep;
     if (stepType === null) throw new Error('The consolidation run has no further step');
     this.index++;
     let outcome: StepOutcome;
     try {
-      outcome = this.execute(stepType);
+      outcome = yield* this.execute(stepType);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       outcome = { stepType, status: 'Failed', details: null, errorMessage: message };
@@ -315,7 +330,7 @@ class Execution implements ConsolidationExecution {
     return this.closing;
   }
 
-  private execute(step: StepType): StepOutcome {
+  private *execute(step: StepType): Generator<void, StepOutcome, void> {
     const ok = (details: string): StepOutcome => ({
       stepType: step,
       status: 'Completed',
@@ -377,7 +392,7 @@ class Execution implements ConsolidationExecution {
       }
       case 'Eliminate': {
         const v = this.view;
-        v.eliminate();
+        yield* v.eliminateInSlices();
         this.addIssues(v.eliminationIssues);
         this.addIssues(acquisitionIssues(v));
         const skipped = v.eliminations.length - v.appliedCount;
@@ -406,7 +421,7 @@ class Execution implements ConsolidationExecution {
         opening.aggregate();
         opening.matchIntercompany();
         this.failOnMissingRates(opening);
-        opening.eliminate();
+        yield* opening.eliminateInSlices();
         opening.computeNci();
         opening.foldIntoRetainedEarnings();
         this.openingTb = opening.trialBalance();

@@ -471,6 +471,16 @@ export class ViewComputation {
   // ------------------------------------------------------------------------------------------
 
   eliminate(): void {
+    const slices = this.eliminateInSlices();
+    while (!slices.next().done) continue;
+  }
+
+  /**
+   * Step 5 in slices: yields after each sum of a selector list (a rule's source, its target, each of
+   * its trigger conditions), so a caller can let other work run between them. Draining it is
+   * `eliminate()`: the same computation, in the same order.
+   */
+  *eliminateInSlices(): Generator<void, void, void> {
     const { consolidatedIds } = this.setup;
     const working = new Map<string, Map<string, bigint>>();
     if (this.setup.rules.length > 0) {
@@ -512,11 +522,15 @@ export class ViewComputation {
 
     const difference = this.differenceSetting();
     for (const rule of this.setup.rules) {
-      touched = new Set<string>();
+      const ruleCompanies = new Set<string>();
+      touched = ruleCompanies;
       const S = matchedSum(rule.sourceAccounts);
-      const T = rule.targetAccounts.length > 0 ? matchedSum(rule.targetAccounts) : 0n;
-      const ruleCompanies = touched;
       touched = null;
+      yield;
+      touched = ruleCompanies;
+      const T = rule.targetAccounts.length > 0 ? matchedSum(rule.targetAccounts) : 0n;
+      touched = null;
+      if (rule.targetAccounts.length > 0) yield;
       const base = {
         eliminationRuleId: rule.id,
         ruleName: rule.name,
@@ -528,12 +542,17 @@ export class ViewComputation {
         creditAccountNumber: rule.creditAccount.accountNumber,
       };
       if (rule.triggerConditions.length > 0) {
-        const holds = rule.triggerConditions.some((cond) => {
+        // The first condition that holds decides (later ones are not evaluated).
+        let holds = false;
+        for (const cond of rule.triggerConditions) {
           const sum = abs(matchedSum(cond.sourceAccounts));
-          return cond.minimumAmount === null
-            ? sum !== 0n
-            : scaledToDecimal(sum, this.setup.minor).greaterThanOrEqualTo(dec(cond.minimumAmount));
-        });
+          yield;
+          holds =
+            cond.minimumAmount === null
+              ? sum !== 0n
+              : scaledToDecimal(sum, this.setup.minor).greaterThanOrEqualTo(dec(cond.minimumAmount));
+          if (holds) break;
+        }
         if (!holds) {
           this.eliminations.push({
             ...base,

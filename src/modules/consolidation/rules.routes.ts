@@ -14,6 +14,11 @@ import {
   Uuid,
 } from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
+import {
+  MAX_SELECTORS_PER_LIST,
+  MAX_TRIGGER_CONDITIONS,
+  MAX_TRIGGER_SELECTORS,
+} from '../../domain/consolidation/rule-bounds.ts';
 import { ELIMINATION_TYPES } from './rules.repo.ts';
 import * as rules from './rules.service.ts';
 
@@ -26,7 +31,7 @@ const SelectorInput = Type.Object({
 });
 const TriggerInput = Type.Object({
   description: Text(1000),
-  sourceAccounts: Type.Array(SelectorInput, { minItems: 1, maxItems: 100 }),
+  sourceAccounts: Type.Array(SelectorInput, { minItems: 1, maxItems: MAX_SELECTORS_PER_LIST }),
   minimumAmount: Type.Optional(
     Nullable(
       Type.String({
@@ -69,9 +74,12 @@ const CreateRule = Type.Object({
   name: Text(255),
   description: Type.Optional(Nullable(Text(2000))),
   eliminationType: EliminationTypeSchema,
-  triggerConditions: Type.Array(TriggerInput, { maxItems: 50 }),
-  sourceAccounts: Type.Array(SelectorInput, { minItems: 1, maxItems: 100 }),
-  targetAccounts: Type.Array(SelectorInput, { maxItems: 100 }),
+  triggerConditions: Type.Array(TriggerInput, {
+    maxItems: MAX_TRIGGER_CONDITIONS,
+    description: `At most ${MAX_TRIGGER_CONDITIONS} conditions, with at most ${MAX_TRIGGER_SELECTORS} selectors in all (400 ValidationError past it)`,
+  }),
+  sourceAccounts: Type.Array(SelectorInput, { minItems: 1, maxItems: MAX_SELECTORS_PER_LIST }),
+  targetAccounts: Type.Array(SelectorInput, { maxItems: MAX_SELECTORS_PER_LIST }),
   debitAccountId: Uuid,
   creditAccountId: Uuid,
   isAutomatic: Type.Boolean(),
@@ -84,9 +92,14 @@ const UpdateRule = Type.Object({
   name: Type.Optional(Text(255)),
   description: Type.Optional(Nullable(Text(2000))),
   eliminationType: Type.Optional(EliminationTypeSchema),
-  triggerConditions: Type.Optional(Type.Array(TriggerInput, { maxItems: 50 })),
-  sourceAccounts: Type.Optional(Type.Array(SelectorInput, { minItems: 1, maxItems: 100 })),
-  targetAccounts: Type.Optional(Type.Array(SelectorInput, { maxItems: 100 })),
+  triggerConditions: Type.Optional(
+    Type.Array(TriggerInput, {
+      maxItems: MAX_TRIGGER_CONDITIONS,
+      description: `At most ${MAX_TRIGGER_CONDITIONS} conditions, with at most ${MAX_TRIGGER_SELECTORS} selectors in all (400 ValidationError past it)`,
+    }),
+  ),
+  sourceAccounts: Type.Optional(Type.Array(SelectorInput, { minItems: 1, maxItems: MAX_SELECTORS_PER_LIST })),
+  targetAccounts: Type.Optional(Type.Array(SelectorInput, { maxItems: MAX_SELECTORS_PER_LIST })),
   debitAccountId: Type.Optional(Uuid),
   creditAccountId: Type.Optional(Uuid),
   isAutomatic: Type.Optional(Type.Boolean()),

@@ -9,6 +9,7 @@ import {
   eliminationRules,
 } from '../../db/schema/index.ts';
 import { minorUnits } from '../../domain/codes.ts';
+import { MAX_TRIGGER_SELECTORS } from '../../domain/consolidation/rule-bounds.ts';
 import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
 import { dec, fractionDigits } from '../../domain/money.ts';
 import { parsePattern } from '../../domain/selectors.ts';
@@ -365,14 +366,32 @@ export function checkBulkRules(rules: Array<Pick<CreateRuleInput, 'organizationI
     }
   });
   if (issues.length > 0) throw new ValidationError(issues);
+  const sizes = rules.flatMap((r, i) => triggerSizeIssue(r, `rules/${i}/`) ?? []);
+  if (sizes.length > 0) throw new ValidationError(sizes);
   for (const [i, r] of rules.entries()) {
     const failure = patternFailure(r, 'bulkCreate', `rules/${i}/`);
     if (failure) throw failure;
   }
 }
 
-/** Step 5 rule of create and update: selector patterns. */
+/**
+ * The bound on a rule's trigger conditions taken together (rule-bounds.ts): at most
+ * `MAX_TRIGGER_SELECTORS` selectors over all of them, as `400 ValidationError` at the field.
+ */
+function triggerSizeIssue(input: PatternFields, pathPrefix = ''): Issue | null {
+  let total = 0;
+  for (const c of input.triggerConditions ?? []) total += c.sourceAccounts.length;
+  if (total <= MAX_TRIGGER_SELECTORS) return null;
+  return {
+    path: `/${pathPrefix}triggerConditions`,
+    message: `The trigger conditions of a rule may have at most ${MAX_TRIGGER_SELECTORS} selectors in all (${total} given)`,
+  };
+}
+
+/** Step 5 rule of create and update: the size of the trigger conditions, then selector patterns. */
 export function checkPatterns(input: PatternFields, operation: RuleOperation): void {
+  const size = triggerSizeIssue(input);
+  if (size) throw new ValidationError([size]);
   const failure = patternFailure(input, operation);
   if (failure) throw failure;
 }

@@ -56,7 +56,8 @@ function amountText(v: unknown): string {
   return s === null ? String(v) : scaledToString(s, DIGEST_SCALE);
 }
 
-function hashView(h: Hash, view: ViewData): void {
+/** Hashes a view, yielding after each company's ledger (a slice). */
+function* hashView(h: Hash, view: ViewData): Generator<void, void, void> {
   h.update(canonical({ asOfDate: view.asOfDate, yearStartDate: view.yearStartDate }));
   const ledgers = [...view.ledgers].sort((a, b) => byText(a.companyId, b.companyId));
   for (const l of ledgers) {
@@ -77,6 +78,7 @@ function hashView(h: Hash, view: ViewData): void {
     rows.sort(); // code-unit order, as `byText`
     h.update(`L${l.companyId}\n`);
     h.update(rows.join('\n'));
+    yield;
   }
   const ic = [...view.intercompanyTransactions]
     .sort((a, b) => byText(a.id, b.id))
@@ -93,6 +95,22 @@ function hashView(h: Hash, view: ViewData): void {
 
 /** The digest of a run's input and the rates it used (hex). */
 export function inputDigest(input: ConsolidationInput, ratesUsed: readonly RateUsage[]): string {
+  const slices = inputDigestInSlices(input, ratesUsed);
+  for (;;) {
+    const next = slices.next();
+    if (next.done) return next.value;
+  }
+}
+
+/**
+ * `inputDigest` in slices: yields after each company, each elimination rule and each company's
+ * ledger, so a caller can let other work run between them. The hash is fed the same text in the
+ * same order (an array's canonical text piece by piece), so the digest is the same.
+ */
+export function* inputDigestInSlices(
+  input: ConsolidationInput,
+  ratesUsed: readonly RateUsage[],
+): Generator<void, string, void> {
   const h = createHash('sha256');
   const { rates: _rates, closing, opening, companies, rules, ...rest } = input;
   h.update(canonical(rest));
@@ -100,10 +118,18 @@ export function inputDigest(input: ConsolidationInput, ratesUsed: readonly RateU
     const { accounts, ...facts } = c;
     h.update(canonical({ ...facts, ownershipPercentage: amountText(c.ownershipPercentage) }));
     h.update(accountsText(accounts));
+    yield;
   }
-  h.update(canonical([...rules].sort((a, b) => byText(a.id, b.id))));
-  hashView(h, closing);
-  hashView(h, opening);
+  // canonical(sorted rules), fed one rule at a time
+  h.update('[');
+  for (const [i, rule] of [...rules].sort((a, b) => byText(a.id, b.id)).entries()) {
+    if (i > 0) h.update(',');
+    h.update(canonical(rule));
+    yield;
+  }
+  h.update(']');
+  yield* hashView(h, closing);
+  yield* hashView(h, opening);
   h.update(canonical([...ratesUsed].map(canonical).sort(byText)));
   return h.digest('hex');
 }

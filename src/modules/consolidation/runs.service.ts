@@ -16,6 +16,7 @@
  *      CompleteRun), or `Failed` with the failed step, its message and later steps `Skipped` (audit
  *      FailRun). Audit entries of execution name the user who made the start request.
  */
+import { performance } from 'node:perf_hooks';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, queryRows, type Tx } from '../../db/client.ts';
@@ -48,7 +49,7 @@ import { scaledToString, toScaled } from '../../domain/consolidation/scaled.ts';
 import { findGroup, type GroupRow, groupNotFound, loadMembers, memberState } from './groups.repo.ts';
 import { percentagesOf, treeOf } from './holdings.ts';
 import { loadGroupRules } from './rules.repo.ts';
-import { inputDigest } from './runs.digest.ts';
+import { inputDigestInSlices } from './runs.digest.ts';
 import { loadRunInput } from './runs.loader.ts';
 import {
   deleteRun as deleteRunRow,
@@ -399,6 +400,30 @@ export interface RunLogger {
 
 class RunStopped extends Error {}
 
+/**
+ * Longest stretch (ms) a run computes before it lets the event loop serve other requests. A slice
+ * of the engine is at most one selector list of one elimination rule, a few milliseconds at the
+ * largest the rule bounds allow.
+ */
+export const RUN_SLICE_MS = 10;
+
+/**
+ * Drives a step's slices to the step's outcome, yielding to the event loop (`setImmediate`: pending
+ * I/O, so other requests, runs first) whenever it has computed for `RUN_SLICE_MS`. The outcome is
+ * the one `runNextStep` gives: only the moments of computing change.
+ */
+async function inSlices<T>(slices: Generator<void, T, void>): Promise<T> {
+  let since = performance.now();
+  for (;;) {
+    const next = slices.next();
+    if (next.done) return next.value;
+    if (performance.now() - since >= RUN_SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
+}
+
 const iso = (d: Date) => d.toISOString();
 
 /**
@@ -451,7 +476,7 @@ export async function executeRun(
       const stepStart = new Date();
       steps[current] = { ...steps[current]!, status: 'InProgress', startedAt: iso(stepStart) };
       await persistSteps();
-      const outcome = execution.runNextStep();
+      const outcome = await inSlices(execution.runNextStepInSlices());
       const stepEnd = new Date();
       const skipped = outcome.status === 'Skipped';
       steps[current] = {
@@ -475,7 +500,7 @@ export async function executeRun(
     });
     if (result.status === 'Completed') {
       const extras = {
-        inputDigest: inputDigest(input, result.exchangeRatesUsed),
+        inputDigest: await inSlices(inputDigestInSlices(input, result.exchangeRatesUsed)),
         eliminationEntries: execution.eliminationEntries(),
         adjustmentIds: (input.adjustments ?? []).map((a) => a.id),
       };

@@ -16218,6 +16218,7 @@ export interface paths {
                         description?: string | null;
                         /** @enum {string} */
                         eliminationType: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
+                        /** @description At most 50 conditions, with at most 500 selectors in all (400 ValidationError past it) */
                         triggerConditions: {
                             description: string;
                             sourceAccounts: {
@@ -16740,6 +16741,7 @@ export interface paths {
                         description?: string | null;
                         /** @enum {string} */
                         eliminationType?: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
+                        /** @description At most 50 conditions, with at most 500 selectors in all (400 ValidationError past it) */
                         triggerConditions?: {
                             description: string;
                             sourceAccounts: {
@@ -17056,6 +17058,7 @@ export interface paths {
                             description?: string | null;
                             /** @enum {string} */
                             eliminationType: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
+                            /** @description At most 50 conditions, with at most 500 selectors in all (400 ValidationError past it) */
                             triggerConditions: {
                                 description: string;
                                 sourceAccounts: {
