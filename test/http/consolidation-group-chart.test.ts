@@ -734,6 +734,13 @@ describe('top-side adjustments', () => {
     const line = (n: string, view = tb) => view.lineItems.find((l: any) => l.accountNumber === n);
     expect(line('5000').adjustmentAmount).toEqual(usd('100.00'));
     expect(line('2000').adjustmentAmount).toEqual(usd('-100.00'));
+    // The contributions of line 5000 name the adjustment with its $100.
+    const traced = await get(`/api/v1/consolidation/runs/${run.id}/trial-balance/lines/5000/contributions`);
+    expect(traced.lines[0].adjustments).toEqual([
+      { adjustmentId: id, companyId: s1.id, amount: usd('100.00') },
+    ]);
+    expect(traced.lines[0].addsUp).toBe(true);
+    expect(traced.lines[0].consolidatedBalance).toEqual(line('5000').consolidatedBalance);
     const delta = (a: any, b: any) => dec(a.value).minus(b.value).toFixed(2);
     expect(delta(line('5000').consolidatedBalance, line('5000', baselineTb).consolidatedBalance)).toBe(
       '100.00',
