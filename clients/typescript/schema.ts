@@ -12774,13 +12774,15 @@ export interface paths {
                                             currency: string;
                                             value: string;
                                         } | null;
-                                        /** @description the distinct rates applied, functional to reporting currency */
+                                        /** @description the distinct rates applied, functional to reporting currency (at most 12) */
                                         rates: {
                                             /** @description the first date (or group period start..end) the rate was applied for */
                                             appliedFor: string;
                                             /** @description Exchange rate decimal string */
                                             rate: string;
                                         }[];
+                                        /** @description further distinct rates applied that rates does not list */
+                                        ratesOmitted: number;
                                         /**
                                          * @description Account: a balance of the line's account; PriorYearResults: revenue and expense of earlier years (retained earnings); YearResults: revenue and expense of the year folded into retained earnings (opening view); TranslationDifference: the company's currency translation difference
                                          * @enum {string}

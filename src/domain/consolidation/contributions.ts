@@ -27,6 +27,8 @@ export interface ContributionItem {
   /** in the company's functional currency, debit positive; null for the translation difference */
   functionalBalance: Money | null;
   rates: { rate: string; appliedFor: string }[];
+  /** further distinct rates applied that `rates` does not list (it lists at most 12) */
+  ratesOmitted: number;
   /** in the reporting currency, before weighting */
   translatedAmount: Money;
 }
@@ -294,6 +296,7 @@ function itemOf(
     basis: item.kind === 'cta' ? null : (d?.basis ?? null),
     functionalBalance: d ? { value: d.functional, currency: functionalCurrency } : null,
     rates: d?.rates ?? [],
+    ratesOmitted: d?.ratesOmitted ?? 0,
     translatedAmount: money(item.units),
   };
 }

@@ -76,8 +76,10 @@ export interface TranslationDetail {
   basis: 'Closing' | 'Historical' | 'Average' | 'None';
   /** Σ of the functional figures (debit positive), decimal text */
   functional: string;
-  /** the distinct rates applied, each with the first date or group period it was applied for */
+  /** the distinct rates applied (at most 12), each with the first date or group period it was applied for */
   rates: { rate: string; appliedFor: string }[];
+  /** further distinct rates applied that `rates` does not list */
+  ratesOmitted: number;
 }
 
 const rateText = (r: ScaledValue) => scaledToDecimal(r.coef, r.scale).toString();
@@ -85,14 +87,23 @@ const rateText = (r: ScaledValue) => scaledToDecimal(r.coef, r.scale).toString()
 /** Collects the distinct rates applied to one item. */
 class RateList {
   readonly rates: { rate: string; appliedFor: string }[] = [];
-  private readonly seen = new Set<string>();
+  omitted = 0;
+  /** the multipliers already seen (the view caches one object per currency and date or period) */
+  private readonly objects = new Set<ScaledValue>();
+  private readonly texts = new Set<string>();
   add(r: ScaledValue, appliedFor: string): void {
+    if (this.objects.has(r)) return;
+    this.objects.add(r);
     const t = rateText(r);
-    if (this.seen.has(t)) return;
-    this.seen.add(t);
-    this.rates.push({ rate: t, appliedFor });
+    if (this.texts.has(t)) return;
+    this.texts.add(t);
+    if (this.rates.length < RATES_LISTED) this.rates.push({ rate: t, appliedFor });
+    else this.omitted++;
   }
 }
+
+/** At most this many distinct rates are listed per item (the rest are counted). */
+const RATES_LISTED = 12;
 
 export interface TranslatedCompany {
   company: CompanyInput;
@@ -308,6 +319,7 @@ export class ViewComputation {
       basis: foreign ? basis : 'None',
       functional: scaledToString(functional, scale),
       rates: rates?.rates ?? [],
+      ratesOmitted: rates?.omitted ?? 0,
     });
     const sorted = <V>(m: Map<string, V>) => [...m.keys()].sort(cmpAccountNumber);
 

@@ -521,8 +521,12 @@ const ContributionItem = Type.Object({
         description: 'the first date (or group period start..end) the rate was applied for',
       }),
     }),
-    { description: 'the distinct rates applied, functional to reporting currency' },
+    { description: 'the distinct rates applied, functional to reporting currency (at most 12)' },
   ),
+  ratesOmitted: Type.Integer({
+    minimum: 0,
+    description: 'further distinct rates applied that rates does not list',
+  }),
   translatedAmount: Money,
 });
 const LineContributionsSchema = Type.Object({

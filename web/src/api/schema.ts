@@ -20468,13 +20468,15 @@ export interface paths {
                                             value: string;
                                             currency: string;
                                         } | null;
-                                        /** @description the distinct rates applied, functional to reporting currency */
+                                        /** @description the distinct rates applied, functional to reporting currency (at most 12) */
                                         rates: {
                                             /** @description Exchange rate decimal string */
                                             rate: string;
                                             /** @description the first date (or group period start..end) the rate was applied for */
                                             appliedFor: string;
                                         }[];
+                                        /** @description further distinct rates applied that rates does not list */
+                                        ratesOmitted: number;
                                         /** @description MonetaryAmount */
                                         translatedAmount: {
                                             value: string;
