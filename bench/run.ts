@@ -636,6 +636,77 @@ async function healthDuringHeavyRun(server: Server, ds: Dataset): Promise<Measur
 }
 
 /**
+ * Contributions of one line of the dataset's 50-company run: completes a run (if the group has none
+ * yet), picks the closing trial-balance line with the most contributing companies, and measures
+ * GET …/trial-balance/lines/{n}/contributions next to GET …/runs/{id} (the floor: one stored row read
+ * through the same authorization path).
+ */
+async function lineContributionsScenario(server: Server, ds: Dataset): Promise<Measurement[]> {
+  const client = new Client(server.url, 1);
+  const org = `organizationId=${ds.organizationId}`;
+  const scenario = 'contributions of one line (50-company run)';
+  const skipped = (note: string): Measurement[] => [
+    { scenario, connections: 1, rate: null, p50: null, p99: null, errors: 0, rssMb: null, count: 0, note },
+  ];
+  try {
+    const run = await client.request(
+      'POST',
+      `/api/v1/consolidation/groups/${ds.groupId}/runs?${org}`,
+      ds.tokens.owner,
+      { periodRef: { year: ds.year, period: 12 }, forceRegeneration: false },
+    );
+    if (run.status !== 201 || run.body.status !== 'Completed') {
+      return skipped(`skipped: run ${run.status} ${String(run.body.status ?? run.body._tag)}`);
+    }
+    const runId = String(run.body.id);
+    let best = '';
+    let most = -1;
+    const tb = await client.request(
+      'GET',
+      `/api/v1/consolidation/runs/${runId}/trial-balance?${org}`,
+      ds.tokens.owner,
+    );
+    for (const l of (tb.body.lineItems ?? []) as { accountNumber: string; lineType: string }[]) {
+      if (l.lineType !== 'Account') continue;
+      const c = await client.request(
+        'GET',
+        `/api/v1/consolidation/runs/${runId}/trial-balance/lines/${encodeURIComponent(l.accountNumber)}/contributions?${org}`,
+        ds.tokens.owner,
+      );
+      const lines = c.body.lines as { companies: unknown[] }[] | undefined;
+      const n = lines?.[0]?.companies.length ?? 0;
+      if (n > most) {
+        most = n;
+        best = l.accountNumber;
+      }
+      if (most >= 50) break;
+    }
+    if (!best) return skipped('skipped: no account line');
+    const u = server.url;
+    const line = await measured(server, scenario, 1, () =>
+      cannon({
+        url: `${u}/api/v1/consolidation/runs/${runId}/trial-balance/lines/${encodeURIComponent(best)}/contributions?${org}`,
+        connections: 1,
+        seconds: Math.max(2, seconds / 2),
+        token: ds.tokens.owner,
+      }),
+    );
+    line.note = `line ${best}, ${most} companies`;
+    const floor = await measured(server, 'run read (contributions floor)', 1, () =>
+      cannon({
+        url: `${u}/api/v1/consolidation/runs/${runId}?${org}`,
+        connections: 1,
+        seconds: Math.max(2, seconds / 2),
+        token: ds.tokens.owner,
+      }),
+    );
+    return [line, floor];
+  } finally {
+    client.close();
+  }
+}
+
+/**
  * Gives the dataset's group a group chart (the GeneralBusiness accounts) and one pattern mapping per
  * account for every member (`1010*` → 1010: the template account and its padded copies), through
  * the API. Returns an error text, or null.
@@ -917,6 +988,7 @@ async function main(): Promise<void> {
         results.push(...(await fxRevaluations(server, big, fx, bigLabel)));
       }
       if (wants('health during')) results.push(await healthDuringHeavyRun(server, small));
+      if (wants('contributions')) results.push(...(await lineContributionsScenario(server, small)));
       if (wants('consolidation')) {
         results.push(await consolidationRuns(server, small, '10k lines'));
         results.push(await consolidationRuns(server, big, `${bigLabel} lines`));
@@ -1210,6 +1282,10 @@ function report(results: Measurement[], datasets: Record<string, Omit<Dataset, '
     if (a && b) ratios[`${name} p50 big / 10k`] = round(b / a, 2);
   }
   // Group chart: the 50-company run with a group chart and pattern mappings against the same run without.
+  const contributions = find('contributions of one line (50-company run)');
+  const runRead = find('run read (contributions floor)');
+  if (contributions?.p50 && runRead?.p50)
+    ratios['contributions of one line / run read p50'] = round(contributions.p50 / runRead.p50, 2);
   const charted = results.find((m) => m.scenario.endsWith(', group chart'));
   const uncharted = charted && find(charted.scenario.replace(', group chart', ''));
   if (charted?.p50 && uncharted?.p50)

@@ -12688,6 +12688,265 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/consolidation/runs/{id}/trial-balance/lines/{accountNumber}/contributions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Contributions to a consolidated line
+         * @description Viewer. Where one line of the trial balance comes from, as the run recorded it: per company its translated items (functional balance, the basis and rate(s) applied, the translated amount), its weight and its weighted amount; each elimination entry touching the line (rule id and name, or acquisition, with the amount); each top-side adjustment (id, amount); and the non-controlling interest moved. The pieces add up exactly: Σ companies = aggregatedBalance, Σ eliminations = eliminationAmount, Σ adjustments = adjustmentAmount, nci = nciAmount, and together consolidatedBalance (an unattributed part, zero unless acquisition accounting booked on the line, completes them). view=closing (default) or opening, as for the trial balance. lines holds every line with that account number (one, or one per investee for the equity-method lines). 404 ConsolidatedLineNotFoundError when the view has no such line; 409 ConsolidationRunNotCompletedError unless Completed; 409 ContributionsNotRecordedError for a run completed before contributions were recorded.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                    view?: "closing" | "opening";
+                };
+                header?: never;
+                path: {
+                    /** @description Path parameter accountNumber */
+                    accountNumber: string;
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationRunNotFoundError */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            accountNumber: string;
+                            /** @description UUID */
+                            consolidationRunId: string;
+                            currency: string;
+                            /** @description UUID */
+                            groupId: string;
+                            lines: {
+                                accountNumber: string;
+                                /** @description the pieces add up exactly to aggregatedBalance, eliminationAmount, adjustmentAmount, nciAmount and consolidatedBalance */
+                                addsUp: boolean;
+                                /** @description MonetaryAmount */
+                                adjustmentAmount: {
+                                    currency: string;
+                                    value: string;
+                                };
+                                adjustments: {
+                                    /** @description UUID */
+                                    adjustmentId: string;
+                                    /** @description MonetaryAmount */
+                                    amount: {
+                                        currency: string;
+                                        value: string;
+                                    };
+                                    companyId: string | null;
+                                }[];
+                                /** @description MonetaryAmount */
+                                aggregatedBalance: {
+                                    currency: string;
+                                    value: string;
+                                };
+                                companies: {
+                                    /** @description MonetaryAmount */
+                                    amount: {
+                                        currency: string;
+                                        value: string;
+                                    };
+                                    /** @description UUID */
+                                    companyId: string;
+                                    companyName: string;
+                                    /** @enum {string} */
+                                    consolidationMethod: "FullConsolidation" | "ProportionateConsolidation" | "EquityMethod";
+                                    functionalCurrency: string;
+                                    items: {
+                                        /** @description the account the item was booked on before it reached the line */
+                                        accountNumber: string;
+                                        basis: ("Closing" | "Historical" | "Average" | "None") | null;
+                                        functionalBalance: {
+                                            currency: string;
+                                            value: string;
+                                        } | null;
+                                        /** @description the distinct rates applied, functional to reporting currency (at most 12) */
+                                        rates: {
+                                            /** @description the first date (or group period start..end) the rate was applied for */
+                                            appliedFor: string;
+                                            /** @description Exchange rate decimal string */
+                                            rate: string;
+                                        }[];
+                                        /** @description further distinct rates applied that rates does not list */
+                                        ratesOmitted: number;
+                                        /**
+                                         * @description Account: a balance of the line's account; PriorYearResults: revenue and expense of earlier years (retained earnings); YearResults: revenue and expense of the year folded into retained earnings (opening view); TranslationDifference: the company's currency translation difference
+                                         * @enum {string}
+                                         */
+                                        source: "Account" | "PriorYearResults" | "YearResults" | "TranslationDifference";
+                                        /** @description MonetaryAmount */
+                                        translatedAmount: {
+                                            currency: string;
+                                            value: string;
+                                        };
+                                    }[];
+                                    /** @description the weight applied to its translated amounts: 1 fully consolidated, the stake (0–1) proportionately consolidated or equity method */
+                                    weight: string;
+                                }[];
+                                companyId: string | null;
+                                /** @description MonetaryAmount */
+                                consolidatedBalance: {
+                                    currency: string;
+                                    value: string;
+                                };
+                                /** @description MonetaryAmount */
+                                eliminationAmount: {
+                                    currency: string;
+                                    value: string;
+                                };
+                                eliminations: {
+                                    /** @description MonetaryAmount */
+                                    amount: {
+                                        currency: string;
+                                        value: string;
+                                    };
+                                    companyId: string | null;
+                                    eliminationRuleId: string | null;
+                                    ruleName: string | null;
+                                    /** @enum {string} */
+                                    source: "Rule" | "Acquisition";
+                                }[];
+                                lineId: string;
+                                lineType: string;
+                                /** @description MonetaryAmount */
+                                nci: {
+                                    currency: string;
+                                    value: string;
+                                };
+                                /** @description MonetaryAmount */
+                                nciAmount: {
+                                    currency: string;
+                                    value: string;
+                                };
+                                /** @description what no company, entry or adjustment accounts for; zero unless acquisition accounting booked it */
+                                unattributed: {
+                                    /** @description MonetaryAmount */
+                                    adjustment: {
+                                        currency: string;
+                                        value: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    aggregated: {
+                                        currency: string;
+                                        value: string;
+                                    };
+                                    /** @description MonetaryAmount */
+                                    elimination: {
+                                        currency: string;
+                                        value: string;
+                                    };
+                                };
+                            }[];
+                            /** @enum {string} */
+                            view: "closing" | "opening";
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationRunNotFoundError` {runId}, `ConsolidatedLineNotFoundError` {runId, view, accountNumber}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationRunNotFoundError"] | components["schemas"]["ConsolidatedLineNotFoundError"];
+                    };
+                };
+                /** @description Conflict. `_tag`: `ConsolidationRunNotCompletedError` {runId, currentStatus}, `ContributionsNotRecordedError` {runId}. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ConsolidationRunNotCompletedError"] | components["schemas"]["ContributionsNotRecordedError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/elimination-rules": {
         parameters: {
             query?: never;
@@ -27673,6 +27932,18 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description 404 ConsolidatedLineNotFoundError */
+        ConsolidatedLineNotFoundError: {
+            /** @constant */
+            _tag: "ConsolidatedLineNotFoundError";
+            accountNumber: string;
+            /** @description Human-readable English text; not stable */
+            message: string;
+            runId: string;
+            view: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description 404 ConsolidationAdjustmentNotFoundError */
         ConsolidationAdjustmentNotFoundError: {
             /** @constant */
@@ -27842,6 +28113,16 @@ export interface components {
         ConsolidationRunNotFoundError: {
             /** @constant */
             _tag: "ConsolidationRunNotFoundError";
+            /** @description Human-readable English text; not stable */
+            message: string;
+            runId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 409 ContributionsNotRecordedError */
+        ContributionsNotRecordedError: {
+            /** @constant */
+            _tag: "ContributionsNotRecordedError";
             /** @description Human-readable English text; not stable */
             message: string;
             runId: string;

@@ -210,6 +210,8 @@ export const ERROR_CATALOGUE: Record<string, ErrorTagInfo> = {
   ConsolidationRunCannotBeCancelledError: { status: 400, fields: [['runId'], ['currentStatus']] },
   ConsolidationRunCannotBeDeletedError: { status: 409, fields: [['runId'], ['currentStatus']] },
   ConsolidationRunNotCompletedError: { status: 409, fields: [['runId'], ['currentStatus']] },
+  ConsolidatedLineNotFoundError: { status: 404, fields: [['runId'], ['view'], ['accountNumber']] },
+  ContributionsNotRecordedError: { status: 409, fields: [['runId']] },
   ConsolidationRunComparisonError: { status: 400, fields: [['runId'], ['otherRunId']] },
   GroupAccountNotFoundError: { status: 404, fields: [['groupAccountId']] },
   ConsolidationAdjustmentNotFoundError: { status: 404, fields: [['adjustmentId']] },
@@ -614,6 +616,12 @@ export const ENDPOINT_ERRORS: Record<string, string[]> = {
   'GET /api/v1/consolidation/runs/{}/reports/equity-statement': [
     'ConsolidationRunNotCompletedError',
     'ConsolidationRunNotFoundError',
+  ],
+  'GET /api/v1/consolidation/runs/{}/trial-balance/lines/{}/contributions': [
+    'ConsolidationRunNotFoundError',
+    'ConsolidationRunNotCompletedError',
+    'ConsolidatedLineNotFoundError',
+    'ContributionsNotRecordedError',
   ],
   'GET /api/v1/consolidation/runs/{}/elimination-entries': [
     'ConsolidationRunNotCompletedError',

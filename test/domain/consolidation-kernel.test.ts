@@ -306,12 +306,14 @@ function asColumns(l: CompanyLedger): CompanyLedger {
 }
 
 /**
- * The run's result without the statement facts stored with each view: they came after the frozen
- * engine (the cash-flow and equity statements' translation differences), which does not compute them.
+ * The run's result without the statement facts stored with each view and the lines' contributions:
+ * they came after the frozen engine (the cash-flow and equity statements' translation differences,
+ * the traceability of the lines), which does not compute them.
  */
 function run(input: ConsolidationInput): ConsolidationResult {
   const result = runConsolidation(input);
   for (const tb of [result.closingTrialBalance, result.openingTrialBalance]) if (tb) delete tb.statementFacts;
+  delete result.contributions;
   return result;
 }
 

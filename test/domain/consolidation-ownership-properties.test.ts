@@ -17,6 +17,7 @@ import {
   type ConsolidationMethod,
   type ConsolidationResult,
   type EquityRow,
+  contributionsAddUp,
   runConsolidation,
   type TrialBalanceView,
 } from '../../src/domain/consolidation/index.ts';
@@ -250,6 +251,7 @@ function checkTb(tb: TrialBalanceView) {
 
 function withoutFacts(r: ConsolidationResult): ConsolidationResult {
   for (const tb of [r.closingTrialBalance, r.openingTrialBalance]) if (tb) delete tb.statementFacts;
+  delete r.contributions;
   return r;
 }
 
@@ -318,6 +320,29 @@ describe('ownership-driven consolidation properties', () => {
         expect(withoutFacts(runConsolidation(buildGroup(g, true)))).toEqual(legacyRun(buildGroup(g, true)));
       }),
       { numRuns: 60 },
+    );
+  });
+
+  it('property: with holdings and acquisitions, the contributions of every line of both views add up to its consolidated balance', () => {
+    fc.assert(
+      fc.property(groupArb, (g) => {
+        const result = runConsolidation(buildGroup(g));
+        if (result.status !== 'Completed') return;
+        const minor = DIGITS[g.reporting]!;
+        for (const view of ['closing', 'opening'] as const) {
+          const tb = view === 'closing' ? result.closingTrialBalance! : result.openingTrialBalance!;
+          const traced = result.contributions![view];
+          expect(traced.length).toBe(tb.lineItems.length);
+          for (const line of tb.lineItems) {
+            const c = traced.find(
+              (t) => t.accountNumber === line.accountNumber && t.companyId === line.companyId,
+            )!;
+            expect(c.consolidatedBalance).toEqual(line.consolidatedBalance);
+            expect(contributionsAddUp(c, minor)).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 80 },
     );
   });
 });

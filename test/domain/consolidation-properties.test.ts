@@ -9,6 +9,7 @@ import {
   buildConsolidatedCashFlowStatement,
   buildConsolidatedEquityStatement,
   buildConsolidatedIncomeStatement,
+  contributionsAddUp,
   type ConsolidationMethod,
   type EliminationRuleInput,
   type EquityRow,
@@ -411,6 +412,55 @@ describe('consolidation properties', () => {
         expect({ ...b, members: [] }).toEqual({ ...a, members: [] });
       }),
       { numRuns: 60 },
+    );
+  });
+});
+
+describe('contributions of consolidated lines', () => {
+  it('property: every line of both views is traced to companies, eliminations and the NCI, and the pieces add up exactly', () => {
+    fc.assert(
+      fc.property(groupArb, (g) => {
+        const input = buildGroup(g);
+        const result = runConsolidation(input);
+        expect(result.status).toBe('Completed');
+        const minor = DIGITS[g.reporting]!;
+        for (const view of ['closing', 'opening'] as const) {
+          const tb = view === 'closing' ? result.closingTrialBalance! : result.openingTrialBalance!;
+          const traced = result.contributions![view];
+          expect(traced.length).toBe(tb.lineItems.length);
+          for (const line of tb.lineItems) {
+            const c = traced.find(
+              (t) => t.accountNumber === line.accountNumber && t.companyId === line.companyId,
+            )!;
+            expect(c).toBeDefined();
+            expect(c.consolidatedBalance).toEqual(line.consolidatedBalance);
+            expect(c.aggregatedBalance).toEqual(line.aggregatedBalance);
+            expect(c.eliminationAmount).toEqual(line.eliminationAmount);
+            expect(c.nciAmount).toEqual(line.nciAmount);
+            expect(contributionsAddUp(c, minor)).toBe(true);
+            // a flat group without acquisition data: nothing is left unattributed
+            expect(Number(c.unattributed.aggregated.value)).toBe(0);
+            expect(Number(c.unattributed.elimination.value)).toBe(0);
+            expect(Number(c.unattributed.adjustment.value)).toBe(0);
+            // Σ companies' weighted amounts, Σ eliminations, NCI = the consolidated balance
+            const total = sum([
+              ...c.companies.map((x) => x.amount.value),
+              ...c.eliminations.map((x) => x.amount.value),
+              ...c.adjustments.map((x) => x.amount.value),
+              c.nci.value,
+            ]);
+            expect(total.equals(line.consolidatedBalance.value)).toBe(true);
+          }
+        }
+        // each rule's elimination entry balances
+        for (const e of result.eliminations.filter((x) => x.status === 'Applied')) {
+          const onLines = result.contributions!.closing.flatMap((l) =>
+            l.eliminations.filter((x) => x.eliminationRuleId === e.eliminationRuleId),
+          );
+          expect(sum(onLines.map((x) => x.amount.value)).isZero()).toBe(true);
+        }
+      }),
+      { numRuns: 120 },
     );
   });
 });

@@ -580,6 +580,99 @@ describe('a group chart with two member charts', () => {
   });
 });
 
+describe('contributions to a consolidated line', () => {
+  const path = (runId: string, n: string) =>
+    `/api/v1/consolidation/runs/${runId}/trial-balance/lines/${n}/contributions`;
+  const v = (m: { value: string }) => dec(m.value);
+
+  it('traces the receivable: S1 translates €100 at the closing rate 1.20, the rule eliminates $115', async () => {
+    const res = await get(path(runA.id, '1100'));
+    expect(res.view).toBe('closing');
+    expect(res.lines).toHaveLength(1);
+    const [line] = res.lines;
+    expect(line.addsUp).toBe(true);
+    expect(line.companies).toHaveLength(1);
+    const [s1c] = line.companies;
+    expect(s1c.companyId).toBe(s1.id);
+    expect(s1c.weight).toBe('1');
+    expect(s1c.items[0]).toMatchObject({ source: 'Account', basis: 'Closing' });
+    expect(v(s1c.items[0].functionalBalance).equals(100)).toBe(true);
+    expect(s1c.items[0].rates.map((r: any) => dec(r.rate).toString())).toEqual(['1.2']);
+    expect(s1c.amount).toEqual({ value: '120.00', currency: 'USD' });
+    expect(line.eliminations).toEqual([
+      {
+        source: 'Rule',
+        eliminationRuleId: runA.eliminations[0].eliminationRuleId,
+        ruleName: runA.eliminations[0].ruleName,
+        companyId: s1.id,
+        amount: { value: '-115.00', currency: 'USD' },
+      },
+    ]);
+    expect(line.nci.value).toBe('0.00');
+    // $120 − $115 = the $5 residual left on the consolidated statements
+    expect(line.consolidatedBalance).toEqual({ value: '5.00', currency: 'USD' });
+  });
+
+  it('traces share capital: historical rate 1.10 for S1, and 20 % of it moved to the NCI', async () => {
+    const { lines } = await get(path(runA.id, '3000'));
+    const [line] = lines;
+    const by = (id: string) => line.companies.find((c: any) => c.companyId === id);
+    expect(by(p.id).amount.value).toBe('-5000.00');
+    expect(by(s2.id).amount.value).toBe('-2000.00');
+    expect(by(s1.id).items[0]).toMatchObject({ basis: 'Historical' });
+    expect(by(s1.id).items[0].rates.map((r: any) => dec(r.rate).toString())).toEqual(['1.1']);
+    // €1,000 × 1.10 = $1,100; 20 % of it is the NCI's: $220
+    expect(by(s1.id).amount.value).toBe('-1100.00');
+    expect(line.nci.value).toBe('220.00');
+    expect(line.consolidatedBalance.value).toBe('-7880.00');
+    expect(line.addsUp).toBe(true);
+  });
+
+  it('adds up exactly on every line of the closing trial balance', async () => {
+    const tb = await get(`/api/v1/consolidation/runs/${runA.id}/trial-balance`);
+    for (const item of tb.lineItems) {
+      const { lines } = await get(path(runA.id, encodeURIComponent(item.accountNumber)));
+      const line = lines.find((l: any) => l.companyId === item.companyId);
+      expect(line.consolidatedBalance).toEqual(item.consolidatedBalance);
+      const total = [
+        ...line.companies.map((c: any) => v(c.amount)),
+        ...line.eliminations.map((e: any) => v(e.amount)),
+        ...line.adjustments.map((e: any) => v(e.amount)),
+        v(line.nci),
+        v(line.unattributed.aggregated),
+        v(line.unattributed.elimination),
+        v(line.unattributed.adjustment),
+      ].reduce((a, b) => a.plus(b), dec(0));
+      expect(total.equals(v(item.consolidatedBalance)), item.accountNumber).toBe(true);
+    }
+  });
+
+  it('refuses an unknown line, a bad view, and another organization', async () => {
+    const unknown = await t.get(path(runA.id, '9999'), { token: owner.token });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({
+      _tag: 'ConsolidatedLineNotFoundError',
+      accountNumber: '9999',
+      view: 'closing',
+    });
+    // Nothing was booked before 2025: the opening view has no line 1100.
+    const opening = await t.get(path(runA.id, '1100'), { token: owner.token, query: { view: 'opening' } });
+    expect(opening.status).toBe(404);
+    expect(opening.body._tag).toBe('ConsolidatedLineNotFoundError');
+    const badView = await t.get(path(runA.id, '1100'), { token: owner.token, query: { view: 'middle' } });
+    expect(badView.status).toBe(400);
+    expect(badView.body._tag).toBe('ValidationError');
+    const outsider = await t.user('outsider');
+    const otherOrg = await t.org(outsider, { settings: { requireApproval: false } });
+    const foreign = await t.get(path(runA.id, '1100'), {
+      token: outsider.token,
+      query: { organizationId: otherOrg.id },
+    });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body._tag).toBe('ConsolidationRunNotFoundError');
+  });
+});
+
 describe('top-side adjustments', () => {
   const adj = (path = '') => `${base(groupA)}/adjustments${path}`;
   const act = async (id: string, action: string, status = 200) => {
@@ -641,6 +734,13 @@ describe('top-side adjustments', () => {
     const line = (n: string, view = tb) => view.lineItems.find((l: any) => l.accountNumber === n);
     expect(line('5000').adjustmentAmount).toEqual(usd('100.00'));
     expect(line('2000').adjustmentAmount).toEqual(usd('-100.00'));
+    // The contributions of line 5000 name the adjustment with its $100.
+    const traced = await get(`/api/v1/consolidation/runs/${run.id}/trial-balance/lines/5000/contributions`);
+    expect(traced.lines[0].adjustments).toEqual([
+      { adjustmentId: id, companyId: s1.id, amount: usd('100.00') },
+    ]);
+    expect(traced.lines[0].addsUp).toBe(true);
+    expect(traced.lines[0].consolidatedBalance).toEqual(line('5000').consolidatedBalance);
     const delta = (a: any, b: any) => dec(a.value).minus(b.value).toFixed(2);
     expect(delta(line('5000').consolidatedBalance, line('5000', baselineTb).consolidatedBalance)).toBe(
       '100.00',

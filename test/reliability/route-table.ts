@@ -1429,6 +1429,13 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
   },
+  'GET /api/v1/consolidation/runs/{id}/trial-balance/lines/{accountNumber}/contributions': {
+    min: 'viewer',
+    action: 'consolidation:read',
+    req: (c) => ({ params: { id: c.w.runId!, accountNumber: '1010' } }),
+    swap: 'ConsolidationRunNotFoundError',
+    addOrg: 'query',
+  },
   'GET /api/v1/consolidation/runs/{id}/elimination-entries': {
     min: 'viewer',
     action: 'consolidation:read',

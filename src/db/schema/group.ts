@@ -259,6 +259,36 @@ export const consolidationTrialBalances = pgTable(
   ],
 );
 
+/**
+ * What each company, elimination, top-side adjustment and the NCI put on each line of a completed
+ * run's two views (written with the trial balances; read one line at a time by account number).
+ */
+export const consolidationLineContributions = pgTable(
+  'consolidation_line_contributions',
+  {
+    organizationId: orgId(),
+    runId: uuid('run_id').notNull(),
+    view: text('view').notNull(),
+    /** the line's id within the view (account number, or type|company for per-company lines) */
+    lineId: text('line_id').notNull(),
+    accountNumber: text('account_number').notNull(),
+    data: jsonb('data').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.runId, t.view, t.lineId] }),
+    foreignKey({
+      columns: [t.organizationId, t.runId],
+      foreignColumns: [consolidationRuns.organizationId, consolidationRuns.id],
+    }).onDelete('cascade'),
+    index('consolidation_line_contributions_account_idx').on(
+      t.organizationId,
+      t.runId,
+      t.view,
+      t.accountNumber,
+    ),
+  ],
+);
+
 /** Rules applied by completed runs (the in-use check of rule deletion). */
 export const runRuleApplications = pgTable(
   'run_rule_applications',

@@ -6,6 +6,7 @@
  */
 import { dec, formatPercentage, ZERO } from '../money.ts';
 import { acquisitionIssues } from './acquisition.ts';
+import { type LineContributions, lineContributions } from './contributions.ts';
 import { applyGroupChart } from './group-chart.ts';
 import { preparedView } from './ledger.ts';
 import {
@@ -267,6 +268,7 @@ class Execution implements ConsolidationExecution {
   private closing: ViewComputation | null = null;
   private closingTb: TrialBalanceView | null = null;
   private openingTb: TrialBalanceView | null = null;
+  private contributions: { closing: LineContributions[]; opening: LineContributions[] } | null = null;
 
   private readonly input: ConsolidationInput;
   /** UNMAPPED_ACCOUNT errors of a group chart (reported by Validate) */
@@ -427,6 +429,10 @@ class Execution implements ConsolidationExecution {
         this.openingTb = opening.trialBalance();
         this.closingTb = this.view.trialBalance();
         this.closingTb.statementFacts = cashFlowFacts(this.view, opening);
+        this.contributions = {
+          closing: lineContributions(this.view, this.input.adjustments ?? []),
+          opening: lineContributions(opening),
+        };
         return ok(
           `Generated the closing trial balance (${plural(this.closingTb.lineItems.length, 'line', 'lines')}) and the ` +
             `opening trial balance (${plural(this.openingTb.lineItems.length, 'line', 'lines')})`,
@@ -523,6 +529,7 @@ class Execution implements ConsolidationExecution {
       eliminatedTransactionIds: this.closing.eliminatedTransactionIds,
       acquisitionAnalysis: this.closing.acquisitions.map((a) => a.analysis),
       retainedEarningsLine: this.setup.reKey,
+      ...(this.contributions ? { contributions: this.contributions } : {}),
     };
   }
 }

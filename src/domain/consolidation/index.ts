@@ -9,3 +9,4 @@ export { columnLedger } from './ledger.ts';
 export * from './statements.ts';
 export * from './types.ts';
 export * from './group-chart.ts';
+export * from './contributions.ts';

@@ -8,6 +8,7 @@
 import type { AccountCategory, AccountType, CashFlowCategory } from '../accounts.ts';
 import type { Decimal, DecimalInput, Money } from '../money.ts';
 import type { RateDerivation, RateType } from '../rates.ts';
+import type { LineContributions } from './contributions.ts';
 import type { GroupChartInput } from './group-chart.ts';
 
 export const CONSOLIDATION_METHODS = [
@@ -613,4 +614,6 @@ export interface ConsolidationResult {
    * `RETAINED_EARNINGS`; store it with the run: the equity statement needs it (StatementContext).
    */
   retainedEarningsLine: string;
+  /** per view, what each company, elimination, adjustment and the NCI put on each line (completed runs) */
+  contributions?: { closing: LineContributions[]; opening: LineContributions[] };
 }

@@ -66,7 +66,44 @@ export interface TranslatedItem {
    * in [cut i−1, cut i), the last phase from its group acquisition date on; acquired-translation.ts)
    */
   phases?: bigint[];
+  /** how the item was translated (plain members; the contributions of a line show it) */
+  detail?: TranslationDetail;
 }
+
+/** The translation of one item: its functional balance and the rate(s) applied. */
+export interface TranslationDetail {
+  /** Closing (monetary), Historical (equity, non-monetary), Average (revenue, expense), None (same currency) */
+  basis: 'Closing' | 'Historical' | 'Average' | 'None';
+  /** Σ of the functional figures (debit positive), decimal text */
+  functional: string;
+  /** the distinct rates applied (at most 12), each with the first date or group period it was applied for */
+  rates: { rate: string; appliedFor: string }[];
+  /** further distinct rates applied that `rates` does not list */
+  ratesOmitted: number;
+}
+
+const rateText = (r: ScaledValue) => scaledToDecimal(r.coef, r.scale).toString();
+
+/** Collects the distinct rates applied to one item. */
+class RateList {
+  readonly rates: { rate: string; appliedFor: string }[] = [];
+  omitted = 0;
+  /** the multipliers already seen (the view caches one object per currency and date or period) */
+  private readonly objects = new Set<ScaledValue>();
+  private readonly texts = new Set<string>();
+  add(r: ScaledValue, appliedFor: string): void {
+    if (this.objects.has(r)) return;
+    this.objects.add(r);
+    const t = rateText(r);
+    if (this.texts.has(t)) return;
+    this.texts.add(t);
+    if (this.rates.length < RATES_LISTED) this.rates.push({ rate: t, appliedFor });
+    else this.omitted++;
+  }
+}
+
+/** At most this many distinct rates are listed per item (the rest are counted). */
+const RATES_LISTED = 12;
 
 export interface TranslatedCompany {
   company: CompanyInput;
@@ -142,6 +179,8 @@ export class ViewComputation {
   readonly translated = new Map<string, TranslatedCompany>();
   /** weighted contributions of step 3 per company and line key (units of G's minor unit) */
   readonly contributions = new Map<string, Map<string, bigint>>();
+  /** the equity-method lines of step 3 by line id, with their investee */
+  readonly equityMethodAmounts = new Map<string, { companyId: string; units: bigint }>();
   readonly lines = new Map<string, LineAcc>();
   icCollected = 0;
   icItems: IcItem[] = [];
@@ -261,11 +300,27 @@ export class ViewComputation {
     const foreign = cur !== G;
     const items: TranslatedItem[] = [];
     let itemTotal = 0n;
-    const push = (key: string, kind: ItemKind, accountType: AccountType, units: bigint) => {
+    const push = (
+      key: string,
+      kind: ItemKind,
+      accountType: AccountType,
+      units: bigint,
+      detail?: TranslationDetail,
+    ) => {
       if (units === 0n) return;
-      items.push({ key, kind, accountType, units });
+      items.push(detail ? { key, kind, accountType, units, detail } : { key, kind, accountType, units });
       itemTotal += units;
     };
+    const detailOf = (
+      basis: TranslationDetail['basis'],
+      functional: bigint,
+      rates: RateList | null,
+    ): TranslationDetail => ({
+      basis: foreign ? basis : 'None',
+      functional: scaledToString(functional, scale),
+      rates: rates?.rates ?? [],
+      ratesOmitted: rates?.omitted ?? 0,
+    });
     const sorted = <V>(m: Map<string, V>) => [...m.keys()].sort(cmpAccountNumber);
 
     // Monetary Asset/Liability balances × CR.
@@ -274,52 +329,82 @@ export class ViewComputation {
       if (bal === 0n) continue;
       const type = this.setup.accounts.get(c.companyId)!.get(n)!.accountType;
       if (!foreign) {
-        push(n, 'account', type, roundScaled(bal, scale, minor));
+        push(n, 'account', type, roundScaled(bal, scale, minor), detailOf('None', bal, null));
         continue;
       }
       const r = this.closingRate(cur);
-      push(n, 'account', type, r ? roundScaled(bal * r.coef, scale + r.scale, minor) : 0n);
+      const list = new RateList();
+      if (r) list.add(r, this.data.asOfDate);
+      push(
+        n,
+        'account',
+        type,
+        r ? roundScaled(bal * r.coef, scale + r.scale, minor) : 0n,
+        detailOf('Closing', bal, list),
+      );
     }
     // Equity and non-monetary lines × HR(transaction date), summed exactly, rounded once.
     for (const n of sorted(p.historical)) {
       const { info, keys, amounts } = p.historical.get(n)!.normalize();
       const total = new ExactSum(scale);
+      const list = new RateList();
+      let functional = 0n;
       for (let i = 0; i < keys.length; i++) {
         const amt = amounts[i]!;
         if (amt === 0n) continue;
+        functional += amt;
         if (!foreign) total.add(amt);
         else {
           const r = this.historicalRate(cur, keys[i]!);
-          if (r) total.addProduct(amt, r);
+          if (r) {
+            total.addProduct(amt, r);
+            list.add(r, String(keys[i]));
+          }
         }
       }
-      push(n, 'account', info.accountType, total.rounded(minor));
+      push(n, 'account', info.accountType, total.rounded(minor), detailOf('Historical', functional, list));
     }
     // Revenue and expense: each group-period part × AR(q).
     const averages = foreign ? this.averageRatesOf(cur) : [];
-    const translatePeriods = (cells: Cells<number>, total: ExactSum) => {
+    const translatePeriods = (cells: Cells<number>, total: ExactSum, list: RateList): bigint => {
       const { keys, amounts } = cells.normalize();
+      let functional = 0n;
       for (let i = 0; i < keys.length; i++) {
         const amt = amounts[i]!;
         if (amt === 0n) continue;
+        functional += amt;
         if (!foreign) total.add(amt);
         else {
           const q = keys[i]!;
           let r = averages[q];
           if (r === undefined) r = this.averageRate(cur, q);
-          if (r) total.addProduct(amt, r);
+          if (r) {
+            total.addProduct(amt, r);
+            const gp = this.setup.periods[q];
+            list.add(r, gp ? `${gp.startDate}..${gp.endDate}` : String(q));
+          }
         }
       }
+      return functional;
     };
     for (const n of sorted(p.ytd)) {
       const cells = p.ytd.get(n)!;
       const total = new ExactSum(scale);
-      translatePeriods(cells, total);
-      push(n, 'account', cells.info.accountType, total.rounded(minor));
+      const list = new RateList();
+      const functional = translatePeriods(cells, total, list);
+      push(n, 'account', cells.info.accountType, total.rounded(minor), detailOf('Average', functional, list));
     }
     const prior = new ExactSum(scale);
-    for (const n of sorted(p.prior)) translatePeriods(p.prior.get(n)!, prior);
-    push(this.setup.reKey, 'priorYear', 'Equity', prior.rounded(minor));
+    const priorRates = new RateList();
+    let priorFunctional = 0n;
+    for (const n of sorted(p.prior)) priorFunctional += translatePeriods(p.prior.get(n)!, prior, priorRates);
+    push(
+      this.setup.reKey,
+      'priorYear',
+      'Equity',
+      prior.rounded(minor),
+      detailOf('Average', priorFunctional, priorRates),
+    );
 
     const cta = -itemTotal;
     if (cta !== 0n) items.push({ key: CTA_KEY, kind: 'cta', accountType: 'Equity', units: cta });
@@ -416,6 +501,13 @@ export class ViewComputation {
       this.emLine('EquityMethodInvestment', e.companyId).aggregated = inv;
       this.emLine('EquityMethodIncome', e.companyId).aggregated = -inc;
       this.emLine('EquityMethodReserve', e.companyId).aggregated = -(inv - inc);
+      const id = (t: string) => `${t}|${e.companyId}`;
+      this.equityMethodAmounts.set(id('EquityMethodInvestment'), { companyId: e.companyId, units: inv });
+      this.equityMethodAmounts.set(id('EquityMethodIncome'), { companyId: e.companyId, units: -inc });
+      this.equityMethodAmounts.set(id('EquityMethodReserve'), {
+        companyId: e.companyId,
+        units: -(inv - inc),
+      });
     }
   }
 

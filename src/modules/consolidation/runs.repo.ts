@@ -4,7 +4,12 @@
  */
 import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { consolidationRuns, consolidationTrialBalances } from '../../db/schema/index.ts';
+import {
+  consolidationLineContributions,
+  consolidationRuns,
+  consolidationTrialBalances,
+} from '../../db/schema/index.ts';
+import type { LineContributions } from '../../domain/consolidation/contributions.ts';
 import {
   type AcquisitionAnalysis,
   type ConsolidatedTrialBalance,
@@ -336,4 +341,68 @@ export async function loadTrialBalances(
       ),
     );
   return new Map(rows.map((r) => [r.view, r.data as StoredTrialBalance]));
+}
+
+/** Writes the contributions of every line of a run's views (in the transaction that stores the run's results). */
+export async function insertLineContributions(
+  db: Queryable,
+  organizationId: string,
+  runId: string,
+  views: { view: 'closing' | 'opening'; lines: LineContributions[] }[],
+): Promise<void> {
+  const rows = views.flatMap(({ view, lines }) =>
+    lines.map((data) => ({
+      organizationId,
+      runId,
+      view,
+      lineId: data.lineId,
+      accountNumber: data.accountNumber,
+      data,
+    })),
+  );
+  for (let i = 0; i < rows.length; i += 500) {
+    await db.insert(consolidationLineContributions).values(rows.slice(i, i + 500));
+  }
+}
+
+/** The contributions to the lines of one account number in one view of a run (usually one line). */
+export async function loadLineContributions(
+  db: Queryable,
+  organizationId: string,
+  runId: string,
+  view: 'closing' | 'opening',
+  accountNumber: string,
+): Promise<LineContributions[]> {
+  const rows = await db
+    .select({ data: consolidationLineContributions.data })
+    .from(consolidationLineContributions)
+    .where(
+      and(
+        eq(consolidationLineContributions.organizationId, organizationId),
+        eq(consolidationLineContributions.runId, runId),
+        eq(consolidationLineContributions.view, view),
+        eq(consolidationLineContributions.accountNumber, accountNumber),
+      ),
+    )
+    .orderBy(asc(consolidationLineContributions.lineId));
+  return rows.map((r) => r.data as LineContributions);
+}
+
+/** Whether a run recorded contributions (runs completed before they existed did not). */
+export async function hasLineContributions(
+  db: Queryable,
+  organizationId: string,
+  runId: string,
+): Promise<boolean> {
+  const rows = await db
+    .select({ lineId: consolidationLineContributions.lineId })
+    .from(consolidationLineContributions)
+    .where(
+      and(
+        eq(consolidationLineContributions.organizationId, organizationId),
+        eq(consolidationLineContributions.runId, runId),
+      ),
+    )
+    .limit(1);
+  return rows.length > 0;
 }

@@ -499,6 +499,92 @@ const StartRunBody = Type.Object({
   ),
 });
 
+const ContributionItem = Type.Object({
+  source: StringEnum(['Account', 'PriorYearResults', 'YearResults', 'TranslationDifference'] as const, {
+    description:
+      "Account: a balance of the line's account; PriorYearResults: revenue and expense of earlier years (retained earnings); YearResults: revenue and expense of the year folded into retained earnings (opening view); TranslationDifference: the company's currency translation difference",
+  }),
+  accountNumber: Type.String({
+    description: 'the account the item was booked on before it reached the line',
+  }),
+  basis: Nullable(
+    StringEnum(['Closing', 'Historical', 'Average', 'None'] as const, {
+      description:
+        'Closing rate (monetary balances), Historical rates of the transaction dates (equity, non-monetary), Average rates of the group periods (revenue, expense), None (already in the reporting currency)',
+    }),
+  ),
+  functionalBalance: Nullable(Money),
+  rates: Type.Array(
+    Type.Object({
+      rate: Rate,
+      appliedFor: Type.String({
+        description: 'the first date (or group period start..end) the rate was applied for',
+      }),
+    }),
+    { description: 'the distinct rates applied, functional to reporting currency (at most 12)' },
+  ),
+  ratesOmitted: Type.Integer({
+    minimum: 0,
+    description: 'further distinct rates applied that rates does not list',
+  }),
+  translatedAmount: Money,
+});
+const LineContributionsSchema = Type.Object({
+  lineId: Type.String(),
+  accountNumber: Type.String(),
+  lineType: Type.String(),
+  companyId: Nullable(Uuid),
+  aggregatedBalance: Money,
+  eliminationAmount: Money,
+  adjustmentAmount: Money,
+  nciAmount: Money,
+  consolidatedBalance: Money,
+  companies: Type.Array(
+    Type.Object({
+      companyId: Uuid,
+      companyName: Type.String(),
+      consolidationMethod: StringEnum(CONSOLIDATION_METHODS),
+      functionalCurrency: Type.String(),
+      weight: Type.String({
+        description:
+          'the weight applied to its translated amounts: 1 fully consolidated, the stake (0–1) proportionately consolidated or equity method',
+      }),
+      items: Type.Array(ContributionItem),
+      amount: Money,
+    }),
+  ),
+  eliminations: Type.Array(
+    Type.Object({
+      source: StringEnum(['Rule', 'Acquisition'] as const),
+      eliminationRuleId: Nullable(Uuid),
+      ruleName: Nullable(Type.String()),
+      companyId: Nullable(Uuid),
+      amount: Money,
+    }),
+  ),
+  adjustments: Type.Array(Type.Object({ adjustmentId: Uuid, companyId: Nullable(Uuid), amount: Money })),
+  nci: Money,
+  unattributed: Type.Object(
+    { aggregated: Money, elimination: Money, adjustment: Money },
+    {
+      description:
+        'what no company, entry or adjustment accounts for; zero unless acquisition accounting booked it',
+    },
+  ),
+  addsUp: Type.Boolean({
+    description:
+      'the pieces add up exactly to aggregatedBalance, eliminationAmount, adjustmentAmount, nciAmount and consolidatedBalance',
+  }),
+});
+const LineContributionsReport = Type.Object({
+  consolidationRunId: Uuid,
+  groupId: Uuid,
+  view: StringEnum(['closing', 'opening'] as const),
+  accountNumber: Type.String(),
+  currency: Type.String(),
+  lines: Type.Array(LineContributionsSchema),
+});
+
 const runPath = {
   id: { tag: 'ConsolidationRunNotFoundError', field: 'runId', message: 'Consolidation run not found' },
 };
@@ -807,6 +893,37 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
         report.asOfDate,
       ]);
     },
+  );
+
+  app.get(
+    '/api/v1/consolidation/runs/:id/trial-balance/lines/:accountNumber/contributions',
+    {
+      config: { pathIds: runPath },
+      schema: {
+        tags,
+        summary: 'Contributions to a consolidated line',
+        description:
+          'Viewer. Where one line of the trial balance comes from, as the run recorded it: per company its translated items (functional balance, the basis and rate(s) applied, the translated amount), its weight and its weighted amount; each elimination entry touching the line (rule id and name, or acquisition, with the amount); each top-side adjustment (id, amount); and the non-controlling interest moved. The pieces add up exactly: Σ companies = aggregatedBalance, Σ eliminations = eliminationAmount, Σ adjustments = adjustmentAmount, nci = nciAmount, and together consolidatedBalance (an unattributed part, zero unless acquisition accounting booked on the line, completes them). view=closing (default) or opening, as for the trial balance. lines holds every line with that account number (one, or one per investee for the equity-method lines). 404 ConsolidatedLineNotFoundError when the view has no such line; 409 ConsolidationRunNotCompletedError unless Completed; 409 ContributionsNotRecordedError for a run completed before contributions were recorded.',
+        params: Type.Object({
+          id: Type.String(),
+          accountNumber: Type.String({ minLength: 1, maxLength: 100 }),
+        }),
+        querystring: Type.Object({
+          organizationId: Type.Optional(Uuid),
+          view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
+        }),
+        response: responses({ 200: LineContributionsReport }),
+      },
+    },
+    async (request) =>
+      runs.lineContributions(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.query.view ?? 'closing',
+        request.params.accountNumber,
+      ),
   );
 
   app.get(

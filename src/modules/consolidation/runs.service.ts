@@ -43,6 +43,7 @@ import { type EventInput, recordEvent } from '../events/record.ts';
 import { lockRatesForUse } from '../exchange-rates/service.ts';
 import { lockTransactions, markTransactionsEliminated } from '../intercompany/repo.ts';
 import { minorUnits } from '../../domain/codes.ts';
+import { contributionsAddUp } from '../../domain/consolidation/contributions.ts';
 import { compareTrialBalances } from '../../domain/consolidation/compare.ts';
 import { isInGroupOn } from '../../domain/consolidation/ownership.ts';
 import { scaledToString, toScaled } from '../../domain/consolidation/scaled.ts';
@@ -56,7 +57,10 @@ import {
   findRun,
   findRunForPeriod,
   insertRun,
+  insertLineContributions,
   insertTrialBalances,
+  hasLineContributions,
+  loadLineContributions,
   latestCompletedRun,
   listRuns as listRunRows,
   loadTrialBalances,
@@ -607,6 +611,12 @@ async function finishCompleted(
         });
       }
       await insertTrialBalances(tx, orgId, run.id, views);
+      if (result.contributions) {
+        await insertLineContributions(tx, orgId, run.id, [
+          { view: 'closing', lines: result.contributions.closing },
+          { view: 'opening', lines: result.contributions.opening },
+        ]);
+      }
       if (applied.length > 0) {
         await tx
           .insert(runRuleApplications)
@@ -940,6 +950,46 @@ export async function trialBalance(
 ): Promise<StoredTrialBalance> {
   const { closing, opening } = await completedRunViews(db, access, id, organizationId);
   return withoutExtras(view === 'opening' ? opening : closing);
+}
+
+/**
+ * The contributions to one consolidated line of a completed run (every line of the view with that
+ * account number: one, or one per company for per-company lines), as the run recorded them.
+ */
+export async function lineContributions(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  view: 'closing' | 'opening',
+  accountNumber: string,
+) {
+  const run = await authorizeRun(db, access, id, organizationId, 'consolidation:read');
+  if (run.status !== 'Completed') throw notCompleted(run);
+  const lines = await loadLineContributions(db, run.organizationId, run.id, view, accountNumber);
+  if (lines.length === 0) {
+    if (!(await hasLineContributions(db, run.organizationId, run.id)))
+      throw new DomainError(
+        409,
+        'ContributionsNotRecordedError',
+        'The run completed before contributions were recorded: rerun it to trace its lines',
+        { runId: run.id },
+      );
+    throw new DomainError(
+      404,
+      'ConsolidatedLineNotFoundError',
+      `The ${view} trial balance of the run has no line ${accountNumber}`,
+      { runId: run.id, view, accountNumber },
+    );
+  }
+  return {
+    consolidationRunId: run.id,
+    groupId: run.groupId,
+    view,
+    accountNumber,
+    currency: run.reportingCurrency,
+    lines: lines.map((l) => ({ ...l, addsUp: contributionsAddUp(l, minorUnits(run.reportingCurrency)) })),
+  };
 }
 
 export type ReportKind = 'balance-sheet' | 'income-statement' | 'cash-flow' | 'equity-statement';
