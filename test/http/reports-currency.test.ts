@@ -63,6 +63,15 @@
  * = 3,330.00; CTA 14,560.00 − 11,000.00 − 3,330.00 = 230.00. Opening 11,000.00 / 3,330.00 / 0.00 /
  * 230.00 (total 14,560.00); net income −564.38; other comprehensive income 490.01 − 230.00 = 260.01;
  * closing 11,000.00 / 2,765.62 / 0.00 / 490.01 (total 14,255.63).
+ *
+ * A period starting mid-month, 15–28 February: the opening view is 14 February (closing rate: the Spot
+ * 1.12 of 31 January). Cash 6,000.00 × 1.12 = 6,720.00; payable 1,000.00 × 1.12 = 1,120.00; earnings so
+ * far 3,330.00 − 1,130.00 (the 10 February expense at February's 1.13) = 2,200.00; CTA 14,560.00 −
+ * 1,120.00 − 11,000.00 − 2,200.00 = 240.00. In the period only the 20 February sale: net income 565.62,
+ * operating 565.62 (the payable did not move), effect on cash 6,000.00 × 0.03 + 500.55 × 0.02 = 190.01,
+ * ending cash 7,475.63. Equity: opening 11,000.00 / 2,200.00 / 0.00 / 240.00 (13,440.00 = assets
+ * 14,560.00 − payable 1,120.00), net income 565.62, other comprehensive income 490.01 − 240.00 =
+ * 250.01, closing total 14,255.63.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -400,6 +409,23 @@ describe('cash-flow statement in another currency', () => {
       'Spot',
       '2025-01-31',
     ]);
+  });
+
+  it('of a period starting mid-month', async () => {
+    const q = { periodStartDate: '2025-02-15', periodEndDate: '2025-02-28', currency: 'USD' };
+    const cf: any = (await report('cash-flow', q)).body;
+    expect(cf.beginningCash.value).toBe('6720.00');
+    expect(flows(cf.operatingActivities)).toEqual({ 'Net Income': '565.62' });
+    expect(cf.exchangeRateEffect.value).toBe('190.01');
+    expect(cf.endingCash.value).toBe('7475.63');
+    expect(cf.isReconciled).toBe(true);
+    const eq: any = (await report('equity-statement', q)).body;
+    expect(cols(eq.openingBalances)).toEqual(['11000.00', '2200.00', '0.00', '240.00', '0.00', '13440.00']);
+    const mv = Object.fromEntries(eq.movements.map((r: any) => [r.movementType, cols(r)]));
+    expect(mv.NetIncome[1]).toBe('565.62');
+    expect(mv.OtherComprehensiveIncome[3]).toBe('250.01');
+    expect(mv.Other[5]).toBe('0.00');
+    expect(eq.closingBalances.total.value).toBe('14255.63');
   });
 
   it('exports it as CSV with the rates used', async () => {
