@@ -25384,14 +25384,14 @@ export interface paths {
         };
         /**
          * Cash-flow statement (indirect method)
-         * @description Viewer. Excludes closing-related entries. `method` accepts only `indirect`. 400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > periodEndDate. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
+         * @description Viewer. Excludes closing-related entries. `method` accepts only `indirect`. 400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > periodEndDate. With `currency` other than the functional currency: the statement a consolidation run gives for a group of this one company. Beginning and ending cash are translated at the closing rates of the day before the period and of its end; every flow at the average rate of the month it falls in (the month's closing rate when it has none), so a line is the change of its translated balance less its translation difference; `exchangeRateEffect` is the effect of rate changes on cash (opening cash and each flow from its rate to the closing rate), so that beginning cash + net change = ending cash, both equal to the cash of the translated balance sheets. Closing entries are left out, as in a run. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
          */
         get: {
             parameters: {
                 query: {
                     /** @description UUID */
                     companyId: string;
-                    /** @description The currency of the report: only the company's functional currency (the default); another currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} (the balance sheet and the income statement translate into another currency). */
+                    /** @description The currency of the statement (ISO 4217). Default: the functional currency (the statement as booked). Another currency translates the balances as a consolidation run does (current-rate method): monetary assets and liabilities at the closing rate, equity and non-monetary items at the historical rates of their dates, revenue and expenses at each period's average rate, and the cumulative translation adjustment as the balancing equity line; the answer lists the rates used. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType} when a rate is missing. */
                     currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                     /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
                     format?: "json" | "csv" | "xlsx";
@@ -25435,6 +25435,32 @@ export interface paths {
                                 currency: string;
                                 value: string;
                             };
+                            /** @description Only in another currency: every rate the translation used, as a consolidation run lists them */
+                            exchangeRates?: {
+                                /** @enum {string} */
+                                derivation: "Direct" | "Inverse" | "Triangulated" | "ComputedAverage";
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD
+                                 */
+                                effectiveDate: string;
+                                /** @description The rate applied (inverse or cross rate when derived) */
+                                effectiveRate: string;
+                                /** @description UUID */
+                                exchangeRateId: string;
+                                fromCurrency: string;
+                                legIds: string[];
+                                /**
+                                 * @description Closing: monetary assets and liabilities; Average: revenue and expenses of a period (a closing rate here is the period's closing rate, used when the period has no average rate); Historical: equity and non-monetary items at the rate of their dates
+                                 * @enum {string}
+                                 */
+                                purpose: "Closing" | "Average" | "Historical";
+                                /** @description The stored rate */
+                                rate: string;
+                                /** @enum {string} */
+                                rateType: "Spot" | "Average" | "Historical" | "YearEnd";
+                                toCurrency: string;
+                            }[];
                             financingActivities: {
                                 lineItems: {
                                     accountId: string | null;
@@ -25456,6 +25482,8 @@ export interface paths {
                                 };
                                 title: string;
                             };
+                            /** @description Only in another currency: the company's functional currency */
+                            functionalCurrency?: string;
                             /**
                              * Format: date-time
                              * @description UTC timestamp
@@ -25526,13 +25554,13 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ReportCurrencyNotSupportedError` {report, currency, functionalCurrency}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ExchangeRateNotFoundError` {fromCurrency, toCurrency, date, rateType}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ReportCurrencyNotSupportedError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ExchangeRateNotFoundError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -25617,14 +25645,14 @@ export interface paths {
         };
         /**
          * Statement of changes in equity
-         * @description Viewer. Opening and closing balances by equity column; movements exclude closing-related entries. 400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > periodEndDate. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
+         * @description Viewer. Opening and closing balances by equity column; movements exclude closing-related entries. 400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > periodEndDate. With `currency` other than the functional currency: the statement a consolidation run gives for a group of this one company. Opening and closing balances are the equity of the translated balance sheets of the day before the period and of its end; the cumulative translation adjustment is in `accumulatedOCI` and its change of the period is the other comprehensive income; net income is the period's revenue and expenses at their average rates; other movements at the historical rates of their dates. Closing entries are left out, as in a run. Errors: 404 OrganizationNotFoundError; 404 CompanyNotFoundError {companyId}.
          */
         get: {
             parameters: {
                 query: {
                     /** @description UUID */
                     companyId: string;
-                    /** @description The currency of the report: only the company's functional currency (the default); another currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} (the balance sheet and the income statement translate into another currency). */
+                    /** @description The currency of the statement (ISO 4217). Default: the functional currency (the statement as booked). Another currency translates the balances as a consolidation run does (current-rate method): monetary assets and liabilities at the closing rate, equity and non-monetary items at the historical rates of their dates, revenue and expenses at each period's average rate, and the cumulative translation adjustment as the balancing equity line; the answer lists the rates used. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType} when a rate is missing. */
                     currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                     /** @description Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses (`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`). */
                     format?: "json" | "csv" | "xlsx";
@@ -25687,6 +25715,34 @@ export interface paths {
                             companyId: string;
                             companyName: string;
                             currency: string;
+                            /** @description Only in another currency: every rate the translation used, as a consolidation run lists them */
+                            exchangeRates?: {
+                                /** @enum {string} */
+                                derivation: "Direct" | "Inverse" | "Triangulated" | "ComputedAverage";
+                                /**
+                                 * Format: date
+                                 * @description Date YYYY-MM-DD
+                                 */
+                                effectiveDate: string;
+                                /** @description The rate applied (inverse or cross rate when derived) */
+                                effectiveRate: string;
+                                /** @description UUID */
+                                exchangeRateId: string;
+                                fromCurrency: string;
+                                legIds: string[];
+                                /**
+                                 * @description Closing: monetary assets and liabilities; Average: revenue and expenses of a period (a closing rate here is the period's closing rate, used when the period has no average rate); Historical: equity and non-monetary items at the rate of their dates
+                                 * @enum {string}
+                                 */
+                                purpose: "Closing" | "Average" | "Historical";
+                                /** @description The stored rate */
+                                rate: string;
+                                /** @enum {string} */
+                                rateType: "Spot" | "Average" | "Historical" | "YearEnd";
+                                toCurrency: string;
+                            }[];
+                            /** @description Only in another currency: the company's functional currency */
+                            functionalCurrency?: string;
                             /**
                              * Format: date-time
                              * @description UTC timestamp
@@ -25777,13 +25833,13 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ReportCurrencyNotSupportedError` {report, currency, functionalCurrency}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ExchangeRateNotFoundError` {fromCurrency, toCurrency, date, rateType}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ReportCurrencyNotSupportedError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ExchangeRateNotFoundError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
@@ -25881,7 +25937,7 @@ export interface paths {
                     accountNumberTo?: string;
                     /** @description UUID */
                     companyId: string;
-                    /** @description The currency of the report: only the company's functional currency (the default); another currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} (the balance sheet and the income statement translate into another currency). */
+                    /** @description The currency of the report: only the company's functional currency (the default); another currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} (the balance sheet, the income statement, the cash-flow statement, the equity statement and the trial balance at a date translate into another currency). */
                     currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                     /** @description Date YYYY-MM-DD (years 1900–2999) */
                     endDate: string;
@@ -26537,13 +26593,13 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
-                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ReportCurrencyNotSupportedError` {report, currency, functionalCurrency}. */
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}, `InvalidReportPeriodError` {periodStart, periodEnd}, `ExchangeRateNotFoundError` {fromCurrency, toCurrency, date, rateType}, `ReportCurrencyNotSupportedError` {report, currency, functionalCurrency}. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ReportCurrencyNotSupportedError"];
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["InvalidReportPeriodError"] | components["schemas"]["ExchangeRateNotFoundError"] | components["schemas"]["ReportCurrencyNotSupportedError"];
                     };
                 };
                 /** @description Not authenticated. `_tag`: `UnauthorizedError`. */

@@ -732,6 +732,7 @@ export const ENDPOINT_ERRORS: Record<string, string[]> = {
     'OrganizationNotFoundError',
     'CompanyNotFoundError',
     'InvalidReportPeriodError',
+    'ExchangeRateNotFoundError',
     'ReportCurrencyNotSupportedError',
   ],
   'GET /api/v1/reports/balance-sheet': [
@@ -749,12 +750,12 @@ export const ENDPOINT_ERRORS: Record<string, string[]> = {
     'OrganizationNotFoundError',
     'CompanyNotFoundError',
     'InvalidReportPeriodError',
-    'ReportCurrencyNotSupportedError',
+    'ExchangeRateNotFoundError',
   ],
   'GET /api/v1/reports/equity-statement': [
     'OrganizationNotFoundError',
     'CompanyNotFoundError',
     'InvalidReportPeriodError',
-    'ReportCurrencyNotSupportedError',
+    'ExchangeRateNotFoundError',
   ],
 };

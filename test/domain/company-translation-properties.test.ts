@@ -1,12 +1,19 @@
 /**
  * Property: a company balance sheet translated into another currency (the engine's Translate step on
  * a group of one, then the balance-sheet builder) balances to the cent for any balanced ledger and
- * any rates, and its cumulative translation adjustment is exactly what makes it balance.
+ * any rates, and its cumulative translation adjustment is exactly what makes it balance. And the
+ * cash-flow and equity statements of a period in another currency (the consolidated statements of
+ * the group of one) agree with the translated balance sheets at both ends of the period.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { translateCompany } from '../../src/domain/consolidation/company-translation.ts';
-import { lastDayOfMonth, makeDate } from '../../src/domain/dates.ts';
+import {
+  translateCompany,
+  translateCompanyPeriod,
+  translatedCashFlowStatement,
+  translatedEquityStatement,
+} from '../../src/domain/consolidation/company-translation.ts';
+import { addDays, lastDayOfMonth, makeDate } from '../../src/domain/dates.ts';
 import { dec, ZERO } from '../../src/domain/money.ts';
 import { buildBalanceSheet, type ReportAccount } from '../../src/domain/reports/index.ts';
 import { translatedFigures } from '../../src/domain/consolidation/company-translation.ts';
@@ -19,7 +26,7 @@ import {
 } from '../helpers/consolidation-input.ts';
 
 const CHART = [
-  account('1000', 'Cash', 'Asset', 'CurrentAsset'),
+  account('1000', 'Cash', 'Asset', 'CurrentAsset', { isCashEquivalent: true }),
   account('1500', 'Equipment', 'Asset', 'FixedAsset', { isNonMonetary: true }),
   account('2000', 'Payable', 'Liability', 'CurrentLiability'),
   account('3000', 'Share capital', 'Equity', 'ContributedCapital'),
@@ -37,7 +44,7 @@ const reportAccounts = (withRe: boolean): ReportAccount[] =>
     accountType: a.accountType,
     accountCategory: a.accountCategory,
     isPostable: true,
-    isCashEquivalent: false,
+    isCashEquivalent: a.isCashEquivalent,
     cashFlowCategory: null,
     isRetainedEarningsAccount: withRe && a.accountNumber === '3300',
   }));
@@ -66,6 +73,61 @@ const rates = fc.record({
   historical: fc.array(fc.record({ date: day, rate: rateText }), { maxLength: 6 }),
   opening: rateText,
 });
+type RateDraw = {
+  spot: string[];
+  average: (string | null)[];
+  historical: { date: string; rate: string }[];
+  opening: string;
+};
+
+/** The stored rates of a draw of `rates`. */
+function storedRates(r: RateDraw): StoredRate[] {
+  const stored: StoredRate[] = [
+    {
+      id: 'h0',
+      fromCurrency: 'EUR',
+      toCurrency: 'USD',
+      rateType: 'Historical',
+      effectiveDate: '2023-12-31',
+      rate: r.opening,
+    },
+  ];
+  for (let i = 0; i < 25; i++) {
+    const y = 2023 + Math.floor((i + 11) / 12);
+    const mo = ((i + 11) % 12) + 1;
+    const end = lastDayOfMonth(y, mo);
+    stored.push({
+      id: `s${i}`,
+      fromCurrency: 'EUR',
+      toCurrency: 'USD',
+      rateType: 'Spot',
+      effectiveDate: end,
+      rate: r.spot[i]!,
+    });
+    const avg = r.average[i];
+    if (avg) {
+      stored.push({
+        id: `a${i}`,
+        fromCurrency: 'EUR',
+        toCurrency: 'USD',
+        rateType: 'Average',
+        effectiveDate: makeDate(y, mo, 15),
+        rate: avg,
+      });
+    }
+  }
+  r.historical.forEach((h, i) =>
+    stored.push({
+      id: `h${i + 1}`,
+      fromCurrency: 'EUR',
+      toCurrency: 'USD',
+      rateType: 'Historical',
+      effectiveDate: h.date,
+      rate: h.rate,
+    }),
+  );
+  return stored;
+}
 
 describe('translated company balance sheet', () => {
   it('balances to the cent for random ledgers and rates', () => {
@@ -74,50 +136,7 @@ describe('translated company balance sheet', () => {
         const lines: SimpleLine[] = entries.flatMap((e) =>
           entry(e.date, [e.debit, e.amount], [e.credit, `-${e.amount}`]),
         );
-        const stored: StoredRate[] = [
-          {
-            id: 'h0',
-            fromCurrency: 'EUR',
-            toCurrency: 'USD',
-            rateType: 'Historical',
-            effectiveDate: '2023-12-31',
-            rate: r.opening,
-          },
-        ];
-        for (let i = 0; i < 25; i++) {
-          const y = 2023 + Math.floor((i + 11) / 12);
-          const mo = ((i + 11) % 12) + 1;
-          const end = lastDayOfMonth(y, mo);
-          stored.push({
-            id: `s${i}`,
-            fromCurrency: 'EUR',
-            toCurrency: 'USD',
-            rateType: 'Spot',
-            effectiveDate: end,
-            rate: r.spot[i]!,
-          });
-          const avg = r.average[i];
-          if (avg) {
-            stored.push({
-              id: `a${i}`,
-              fromCurrency: 'EUR',
-              toCurrency: 'USD',
-              rateType: 'Average',
-              effectiveDate: makeDate(y, mo, 15),
-              rate: avg,
-            });
-          }
-        }
-        r.historical.forEach((h, i) =>
-          stored.push({
-            id: `h${i + 1}`,
-            fromCurrency: 'EUR',
-            toCurrency: 'USD',
-            rateType: 'Historical',
-            effectiveDate: h.date,
-            rate: h.rate,
-          }),
-        );
+        const stored = storedRates(r);
         const year = Number(asOfDate.slice(0, 4));
         const input = buildTestInput({
           reportingCurrency: 'USD',
@@ -163,6 +182,108 @@ describe('translated company balance sheet', () => {
         expect(report.totalAssets.value).toBe(report.totalLiabilitiesAndEquity.value);
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('translated company cash-flow and equity statements', () => {
+  it('reconcile to the translated balance sheets at both ends of the period', () => {
+    fc.assert(
+      fc.property(ledger, rates, day, day, fc.boolean(), (entries, r, d1, d2, withRe) => {
+        const [start, end] = d1 <= d2 ? [d1, d2] : [d2, d1];
+        // The day before the period has a closing rate (Spot rates start at the end of 2023).
+        const lines: SimpleLine[] = entries.flatMap((e) =>
+          entry(e.date, [e.debit, e.amount], [e.credit, `-${e.amount}`]),
+        );
+        const stored = storedRates(r);
+        const inputAt = (asOfDate: string) => {
+          const input = buildTestInput({
+            reportingCurrency: 'USD',
+            asOfDate,
+            periodRef: { year: Number(asOfDate.slice(0, 4)), period: Number(asOfDate.slice(5, 7)) },
+            companies: [
+              {
+                companyId: 'c',
+                companyName: 'EUR company',
+                functionalCurrency: 'EUR',
+                retainedEarningsAccountNumber: withRe ? '3300' : null,
+                accounts: CHART,
+                lines,
+              },
+            ],
+            rates: stored,
+            options: { skipValidation: true },
+          });
+          // The period's start stands for the year start in both views.
+          return { ...input, yearStartDate: start, closing: { ...input.closing, yearStartDate: start } };
+        };
+        const views = translateCompanyPeriod(inputAt(end), inputAt(addDays(start, -1)));
+        expect(views.ok).toBe(true);
+        if (!views.ok) return;
+        const accounts = reportAccounts(withRe);
+        const header = {
+          companyId: 'c',
+          periodStartDate: start,
+          periodEndDate: end,
+          currency: 'USD',
+          generatedAt: '2026-01-01T00:00:00.000Z',
+        };
+        const cash = (tb: typeof views.closing) =>
+          tb.lineItems
+            .filter((l) => l.isCashEquivalent)
+            .reduce((t, l) => t.plus(l.consolidatedBalance.value), ZERO);
+        const cf = translatedCashFlowStatement(header, views, accounts);
+        expect(cf.isReconciled).toBe(true);
+        expect(dec(cf.beginningCash.value).equals(cash(views.opening))).toBe(true);
+        expect(dec(cf.endingCash.value).equals(cash(views.closing))).toBe(true);
+        // The cash at both ends is the translated balance sheet's (the single-view translation).
+        for (const [asOf, amount] of [
+          [addDays(start, -1), cf.beginningCash.value],
+          [end, cf.endingCash.value],
+        ] as const) {
+          const t = translateCompany({ ...inputAt(asOf) });
+          expect(t.ok).toBe(true);
+          if (!t.ok) return;
+          const c = t.balances.find((b) => b.kind === 'account' && b.key === '1000')?.net ?? '0';
+          expect(dec(c).equals(dec(amount))).toBe(true);
+        }
+
+        const eq = translatedEquityStatement(header, views);
+        // Column by column, closing = opening + Σ movements.
+        for (const col of [
+          'contributedCapital',
+          'retainedEarnings',
+          'treasuryStock',
+          'accumulatedOCI',
+          'total',
+        ] as const) {
+          const moved = eq.movements.reduce(
+            (t, m) => t.plus(m[col].value),
+            dec(eq.openingBalances[col].value),
+          );
+          expect(moved.equals(dec(eq.closingBalances[col].value))).toBe(true);
+        }
+        // The closing total is the translated balance sheet's total equity at the period's end.
+        const t = translateCompany(inputAt(end));
+        if (!t.ok) return;
+        const f = translatedFigures(t.balances, accounts);
+        const bs = buildBalanceSheet({
+          companyId: 'c',
+          currency: 'USD',
+          generatedAt: header.generatedAt,
+          asOfDate: end,
+          comparativeDate: null,
+          comparative: null,
+          balances: f.rows,
+          currentYearEarnings: f.currentYearEarnings,
+          priorUnclosedEarnings: f.priorUnclosedEarnings,
+          accounts,
+          includeZeroBalances: false,
+          translationAdjustment: { current: f.translationAdjustment, comparative: null },
+        });
+        expect(eq.closingBalances.total.value).toBe(bs.totalEquity.value);
+      }),
+      { numRuns: 100 },
     );
   });
 });

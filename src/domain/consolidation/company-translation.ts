@@ -10,11 +10,22 @@
  */
 import type { AccountType } from '../accounts.ts';
 import { dec, ZERO } from '../money.ts';
+import type { CashFlowStatementReport } from '../reports/cash-flow.ts';
 import type { AccountFigures, ReportAccount } from '../reports/common.ts';
+import type { EquityStatementReport } from '../reports/equity-statement.ts';
+import { runConsolidation } from './engine.ts';
 import { scaledToString } from './scaled.ts';
 import { buildSetup } from './setup.ts';
 import { columnLedger } from './ledger.ts';
-import type { ConsolidationInput, LedgerColumns, RateUsage, ValidationIssue, ViewData } from './types.ts';
+import { buildConsolidatedCashFlowStatement, buildConsolidatedEquityStatement } from './statements.ts';
+import type {
+  ConsolidationInput,
+  LedgerColumns,
+  RateUsage,
+  TrialBalanceView,
+  ValidationIssue,
+  ViewData,
+} from './types.ts';
 import { ViewComputation } from './view.ts';
 
 export interface TranslatedBalance {
@@ -169,5 +180,133 @@ export function translatedFigures(
     currentYearEarnings: earnings.toFixed(),
     priorUnclosedEarnings: prior.toFixed(),
     translationAdjustment: dec(cta).toFixed(),
+  };
+}
+
+/**
+ * The company's translated trial balances at the start and the end of a period, as a consolidation
+ * run builds its opening and closing views: the engine run on the group of one, its closing view at
+ * the period's end (the period's start standing for the year start, so that the period's revenue and
+ * expenses are its net income), its opening view the day before the period starts. The closing view
+ * carries the run's statement facts (each line's translation difference), from which the
+ * consolidated statements take the effect of rate changes on cash and the movements at average rates.
+ */
+export type CompanyStatementViews =
+  | {
+      ok: true;
+      opening: TrialBalanceView;
+      closing: TrialBalanceView;
+      /** the retained-earnings line of the views (the company's account number or `RETAINED_EARNINGS`) */
+      retainedEarningsLine: string;
+      ratesUsed: RateUsage[];
+    }
+  | { ok: false; missing: MissingRate; issues: ValidationIssue[] };
+
+/**
+ * `closingInput` and `openingInput` are one-company inputs (`loadCompanyTranslationInputs`) of the
+ * period's end (yearStartDate: the period's start) and of the day before the period (the same
+ * yearStartDate, so that everything earlier is results of earlier periods on both sides).
+ */
+export function translateCompanyPeriod(
+  closingInput: ConsolidationInput,
+  openingInput: ConsolidationInput,
+): CompanyStatementViews {
+  // The first missing rate is reported as the single-view translations report it.
+  for (const input of [closingInput, openingInput]) {
+    const t = translateCompany(input);
+    if (!t.ok) return { ok: false, missing: t.missing, issues: t.issues };
+  }
+  const result = runConsolidation({ ...closingInput, opening: openingInput.closing });
+  if (result.status !== 'Completed' || !result.closingTrialBalance || !result.openingTrialBalance) {
+    throw new Error(`The translation of the company's period failed: ${result.errorMessage ?? 'unknown'}`);
+  }
+  return {
+    ok: true,
+    opening: result.openingTrialBalance,
+    closing: result.closingTrialBalance,
+    retainedEarningsLine: result.retainedEarningsLine ?? 'RETAINED_EARNINGS',
+    ratesUsed: result.exchangeRatesUsed,
+  };
+}
+
+/** The header of a company statement of a period (the fields before the statement's body). */
+export interface CompanyPeriodHeader {
+  companyId: string;
+  periodStartDate: string;
+  periodEndDate: string;
+  currency: string;
+  generatedAt: string;
+}
+
+function statementContext(h: CompanyPeriodHeader, views: Extract<CompanyStatementViews, { ok: true }>) {
+  return {
+    runId: '',
+    groupId: h.companyId,
+    groupName: '',
+    periodRef: views.closing.periodRef,
+    asOfDate: h.periodEndDate,
+    yearStartDate: h.periodStartDate,
+    currency: h.currency,
+    generatedAt: h.generatedAt,
+    retainedEarningsLine: views.retainedEarningsLine,
+  };
+}
+
+/**
+ * The company cash-flow statement in another currency: the consolidated cash-flow statement of the
+ * group of one (flows at the average rates of their periods, the effect of rate changes on cash as
+ * its own line), in the company statement's shape (lines carry the company's account ids).
+ */
+export function translatedCashFlowStatement(
+  h: CompanyPeriodHeader,
+  views: Extract<CompanyStatementViews, { ok: true }>,
+  accounts: readonly ReportAccount[],
+): CashFlowStatementReport {
+  const s = buildConsolidatedCashFlowStatement(statementContext(h, views), views.opening, views.closing);
+  const idOf = new Map(accounts.map((a) => [a.accountNumber, a.id]));
+  const section = <S extends { lineItems: { accountNumber: string | null }[] }>(x: S) => ({
+    ...x,
+    lineItems: x.lineItems.map((l) => ({
+      ...l,
+      accountId: l.accountNumber === null ? null : (idOf.get(l.accountNumber) ?? null),
+    })),
+  });
+  return {
+    companyId: h.companyId,
+    periodStartDate: h.periodStartDate,
+    periodEndDate: h.periodEndDate,
+    currency: h.currency,
+    generatedAt: h.generatedAt,
+    method: s.method,
+    beginningCash: s.beginningCash,
+    operatingActivities: section(s.operatingActivities),
+    investingActivities: section(s.investingActivities),
+    financingActivities: section(s.financingActivities),
+    exchangeRateEffect: s.exchangeRateEffect,
+    netChangeInCash: s.netChangeInCash,
+    endingCash: s.endingCash,
+    isReconciled: s.isReconciled,
+  };
+}
+
+/**
+ * The company statement of changes in equity in another currency: the consolidated equity statement
+ * of the group of one (the translation adjustment in accumulated OCI, its change of the period as
+ * other comprehensive income), in the company statement's shape.
+ */
+export function translatedEquityStatement(
+  h: CompanyPeriodHeader,
+  views: Extract<CompanyStatementViews, { ok: true }>,
+): EquityStatementReport {
+  const s = buildConsolidatedEquityStatement(statementContext(h, views), views.opening, views.closing);
+  return {
+    companyId: h.companyId,
+    periodStartDate: h.periodStartDate,
+    periodEndDate: h.periodEndDate,
+    currency: h.currency,
+    generatedAt: h.generatedAt,
+    openingBalances: s.openingBalances,
+    movements: s.movements,
+    closingBalances: s.closingBalances,
   };
 }

@@ -245,6 +245,7 @@ export function equityStatementTable(title: string, report: Json): Table {
     ...(report.movements as Json[]).map((m) => equityRow('Normal', m)),
     equityRow('Total', report.closingBalances as Json),
   ];
+  rows.push(...rateRows(report, columns.length, 1));
   return { title, currency: String(report.currency), columns, rows };
 }
 

@@ -79,6 +79,11 @@ export function loadRunInput(db: Db, run: RunRow): Promise<ConsolidationInput> {
 export interface CompanyTranslationView {
   asOfDate: string;
   yearStartDate: string;
+  /**
+   * read the monetary accounts' movements from yearStartDate on per period, as a run's closing view
+   * does (what the cash-flow statement's translation differences need)
+   */
+  flows?: boolean;
 }
 
 /**
@@ -153,7 +158,7 @@ export function loadCompanyTranslationInputs(
           yearStartDate: v.yearStartDate,
           rateChangeDates,
           earliestDate,
-          flows: false,
+          flows: v.flows ?? false,
         };
         const texts = await queryFigures(tx, figureScope, [], classes);
         const figures = readFigures(texts, figureScope, chart.figures);

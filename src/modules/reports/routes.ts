@@ -104,7 +104,8 @@ const FunctionalCurrencyParam = Type.Optional(
     description:
       "The currency of the report: only the company's functional currency (the default); another " +
       'currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} ' +
-      '(the balance sheet and the income statement translate into another currency).',
+      '(the balance sheet, the income statement, the cash-flow statement, the equity statement and the ' +
+      'trial balance at a date translate into another currency).',
   }),
 );
 
@@ -210,6 +211,7 @@ const CashFlowStatementReport = Type.Object({
   netChangeInCash: Money,
   endingCash: Money,
   isReconciled: Type.Boolean(),
+  ...TranslationFields,
 });
 
 const EquityRow = Type.Object({
@@ -242,6 +244,7 @@ const EquityStatementReport = Type.Object({
   openingBalances: EquityRow,
   movements: Type.Array(EquityRow),
   closingBalances: EquityRow,
+  ...TranslationFields,
 });
 
 const GeneralLedgerReport = Type.Object({
@@ -546,11 +549,19 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Viewer. Excludes closing-related entries. `method` accepts only `indirect`. ' +
           '400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > periodEndDate. ' +
+          'With `currency` other than the functional currency: the statement a consolidation run gives ' +
+          'for a group of this one company. Beginning and ending cash are translated at the closing ' +
+          'rates of the day before the period and of its end; every flow at the average rate of the ' +
+          "month it falls in (the month's closing rate when it has none), so a line is the change of " +
+          'its translated balance less its translation difference; `exchangeRateEffect` is the effect ' +
+          'of rate changes on cash (opening cash and each flow from its rate to the closing rate), so ' +
+          'that beginning cash + net change = ending cash, both equal to the cash of the translated ' +
+          'balance sheets. Closing entries are left out, as in a run. ' +
           ERRORS,
         querystring: Type.Object({
           ...PeriodQuery.properties,
           method: Type.Optional(StringEnum(['indirect'] as const)),
-          currency: FunctionalCurrencyParam,
+          currency: CurrencyParam,
         }),
         response: responses({ 200: CashFlowStatementReport }),
       },
@@ -578,9 +589,15 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Viewer. Opening and closing balances by equity column; movements exclude closing-related ' +
           'entries. 400 InvalidReportPeriodError {periodStart, periodEnd} when periodStartDate > ' +
-          'periodEndDate. ' +
+          'periodEndDate. With `currency` other than the functional currency: the statement a ' +
+          'consolidation run gives for a group of this one company. Opening and closing balances are ' +
+          'the equity of the translated balance sheets of the day before the period and of its end; ' +
+          'the cumulative translation adjustment is in `accumulatedOCI` and its change of the period ' +
+          "is the other comprehensive income; net income is the period's revenue and expenses at " +
+          'their average rates; other movements at the historical rates of their dates. Closing entries ' +
+          'are left out, as in a run. ' +
           ERRORS,
-        querystring: Type.Object({ ...PeriodQuery.properties, currency: FunctionalCurrencyParam }),
+        querystring: Type.Object({ ...PeriodQuery.properties, currency: CurrencyParam }),
         response: responses({ 200: EquityStatementReport }),
       },
     },

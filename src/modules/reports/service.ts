@@ -43,7 +43,11 @@ import {
   within,
 } from '../ledger/report-figures.ts';
 import { loadReportAccounts } from './repo.ts';
-import { type TranslationFacts, translatedFigures, translateViews } from './translation.ts';
+import {
+  translatedCashFlowStatement,
+  translatedEquityStatement,
+} from '../../domain/consolidation/company-translation.ts';
+import { type TranslationFacts, translatedFigures, translatePeriod, translateViews } from './translation.ts';
 
 /** `400 InvalidReportPeriodError {periodStart, periodEnd}`. */
 export function invalidReportPeriod(periodStart: string, periodEnd: string): DomainError {
@@ -97,7 +101,7 @@ export type Translated<R> = Named<R> & Partial<TranslationFacts>;
 
 /**
  * `400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency}`: the report exists in
- * the functional currency only (the balance sheet and the income statement translate).
+ * the functional currency only (the general ledger, and a trial balance of a period's activity).
  */
 export function currencyNotSupported(report: string, currency: string, functionalCurrency: string) {
   return new DomainError(
@@ -396,17 +400,43 @@ export async function incomeStatement(
 export interface PeriodQuery extends ReportScope {
   periodStartDate: string;
   periodEndDate: string;
-  /** only the functional currency (400 ReportCurrencyNotSupportedError otherwise) */
+  /** another currency than the functional one: the translated statement */
   currency?: string | null;
+}
+
+/** The header and accounts of a statement of a period in another currency. */
+async function translatedPeriod(db: Db, ctx: Context, q: PeriodQuery, currency: string) {
+  const translated = await translatePeriod(db, ctx.company, currency, q.periodStartDate, q.periodEndDate);
+  const header = {
+    companyId: ctx.company.id,
+    periodStartDate: q.periodStartDate,
+    periodEndDate: q.periodEndDate,
+    currency,
+    generatedAt: ctx.header.generatedAt,
+  };
+  return { translated, header };
 }
 
 export async function cashFlow(
   db: Db,
   access: Access,
   q: PeriodQuery,
-): Promise<Named<CashFlowStatementReport>> {
+): Promise<Translated<CashFlowStatementReport>> {
   const ctx = await enter(db, access, q);
-  functionalOnly(ctx.company, 'cash-flow', q.currency);
+  const currency = otherCurrency(ctx, q.currency);
+  if (currency !== null) {
+    // Translated as a consolidation run's cash-flow statement: flows at average rates, the effect of
+    // rate changes on cash as its own line.
+    const { translated, header } = await translatedPeriod(db, ctx, q, currency);
+    const accounts = await loadReportAccounts(
+      db,
+      ctx.company.organizationId,
+      ctx.company.id,
+      ctx.company.retainedEarningsAccountId,
+    );
+    const report = translatedCashFlowStatement(header, translated.views, accounts);
+    return { ...named(ctx, report), ...translated.facts };
+  }
   // Everything excludes closing-related entries.
   const { accounts, rows } = await figures(db, ctx, all(notClosing, onOrBefore(q.periodEndDate)), {
     activity: within(q.periodStartDate, q.periodEndDate),
@@ -431,9 +461,15 @@ export async function equityStatement(
   db: Db,
   access: Access,
   q: PeriodQuery,
-): Promise<Named<EquityStatementReport>> {
+): Promise<Translated<EquityStatementReport>> {
   const ctx = await enter(db, access, q);
-  functionalOnly(ctx.company, 'equity-statement', q.currency);
+  const currency = otherCurrency(ctx, q.currency);
+  if (currency !== null) {
+    // Translated as a consolidation run's equity statement: the translation adjustment in accumulated
+    // OCI, its change of the period as other comprehensive income.
+    const { translated, header } = await translatedPeriod(db, ctx, q, currency);
+    return { ...named(ctx, translatedEquityStatement(header, translated.views)), ...translated.facts };
+  }
   // Opening and closing balances include closing entries; movements exclude them.
   const { accounts, rows } = await figures(db, ctx, onOrBefore(q.periodEndDate), {
     opening: onOrBefore(addDays(q.periodStartDate, -1)),

@@ -5,10 +5,13 @@
  * as the functional figures.
  */
 import type { Db } from '../../db/client.ts';
+import { addDays } from '../../domain/dates.ts';
 import {
+  type CompanyStatementViews,
   type CompanyTranslation,
   type TranslatedBalance,
   translateCompany,
+  translateCompanyPeriod,
 } from '../../domain/consolidation/company-translation.ts';
 export { translatedFigures } from '../../domain/consolidation/company-translation.ts';
 import type { RateUsage } from '../../domain/consolidation/types.ts';
@@ -23,7 +26,7 @@ export interface TranslationFacts {
 }
 
 /** `400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType}` for a rate a view lacks. */
-function missingRate(t: Extract<CompanyTranslation, { ok: false }>): DomainError {
+function missingRate(t: { missing: Extract<CompanyTranslation, { ok: false }>['missing'] }): DomainError {
   const m = t.missing;
   return new DomainError(400, 'ExchangeRateNotFoundError', m.message, {
     fromCurrency: m.fromCurrency,
@@ -61,6 +64,39 @@ export async function translateViews(
   return {
     views: out,
     facts: { functionalCurrency: company.functionalCurrency, exchangeRates: orderUsages([...used.values()]) },
+  };
+}
+
+/**
+ * The translated trial balances at the start and the end of a period (opening view the day before
+ * `periodStartDate`, closing view at `periodEndDate`, both with the period's start as their year
+ * start), as the cash-flow and equity statements in another currency need them; throws the first
+ * missing rate.
+ */
+export async function translatePeriod(
+  db: Db,
+  company: CompanyRow,
+  currency: string,
+  periodStartDate: string,
+  periodEndDate: string,
+): Promise<{ views: Extract<CompanyStatementViews, { ok: true }>; facts: TranslationFacts }> {
+  const [closing, opening] = await loadCompanyTranslationInputs(db, {
+    organizationId: company.organizationId,
+    company,
+    currency,
+    views: [
+      { asOfDate: periodEndDate, yearStartDate: periodStartDate, flows: true },
+      { asOfDate: addDays(periodStartDate, -1), yearStartDate: periodStartDate },
+    ],
+  });
+  const views = translateCompanyPeriod(closing!, opening!);
+  if (!views.ok) throw missingRate(views);
+  return {
+    views,
+    facts: {
+      functionalCurrency: company.functionalCurrency,
+      exchangeRates: orderUsages([...new Map(views.ratesUsed.map((u) => [JSON.stringify(u), u])).values()]),
+    },
   };
 }
 
