@@ -9,6 +9,7 @@
  * engine before ownership structures existed.
  */
 import fc from 'fast-check';
+import { type PackedLine, packLine, unpackLine } from '../../src/domain/consolidation/contributions-codec.ts';
 import { describe, expect, it } from 'vitest';
 import {
   buildConsolidatedBalanceSheet,
@@ -339,6 +340,9 @@ describe('ownership-driven consolidation properties', () => {
             )!;
             expect(c.consolidatedBalance).toEqual(line.consolidatedBalance);
             expect(contributionsAddUp(c, minor)).toBe(true);
+            // the stored form keeps every fact (acquired members included)
+            const stored = JSON.parse(JSON.stringify(packLine(c, g.reporting))) as PackedLine;
+            expect(unpackLine(stored, c, g.reporting)).toEqual(c);
           }
         }
       }),

@@ -3,6 +3,7 @@
  * random balanced ledgers, random intercompany transactions and random elimination rules.
  */
 import fc from 'fast-check';
+import { type PackedLine, packLine, unpackLine } from '../../src/domain/consolidation/contributions-codec.ts';
 import { describe, expect, it } from 'vitest';
 import {
   buildConsolidatedBalanceSheet,
@@ -438,6 +439,9 @@ describe('contributions of consolidated lines', () => {
             expect(c.eliminationAmount).toEqual(line.eliminationAmount);
             expect(c.nciAmount).toEqual(line.nciAmount);
             expect(contributionsAddUp(c, minor)).toBe(true);
+            // the stored form keeps every fact
+            const stored = JSON.parse(JSON.stringify(packLine(c, g.reporting))) as PackedLine;
+            expect(unpackLine(stored, c, g.reporting)).toEqual(c);
             // a flat group without acquisition data: nothing is left unattributed
             expect(Number(c.unattributed.aggregated.value)).toBe(0);
             expect(Number(c.unattributed.elimination.value)).toBe(0);

@@ -4,7 +4,7 @@ CREATE TABLE "consolidation_line_contributions" (
 	"view" text NOT NULL,
 	"line_id" text NOT NULL,
 	"account_number" text NOT NULL,
-	"data" jsonb NOT NULL,
+	"data" text NOT NULL,
 	CONSTRAINT "consolidation_line_contributions_organization_id_run_id_view_line_id_pk" PRIMARY KEY("organization_id","run_id","view","line_id")
 );
 --> statement-breakpoint

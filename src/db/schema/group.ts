@@ -272,7 +272,8 @@ export const consolidationLineContributions = pgTable(
     /** the line's id within the view (account number, or type|company for per-company lines) */
     lineId: text('line_id').notNull(),
     accountNumber: text('account_number').notNull(),
-    data: jsonb('data').notNull(),
+    /** the line's contributions in their stored form (domain/consolidation/contributions-codec.ts), as JSON text */
+    data: text('data').notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.runId, t.view, t.lineId] }),

@@ -10,6 +10,7 @@ import {
   consolidationTrialBalances,
 } from '../../db/schema/index.ts';
 import type { LineContributions } from '../../domain/consolidation/contributions.ts';
+import { type PackedLine, packLine, unpackLine } from '../../domain/consolidation/contributions-codec.ts';
 import {
   type AcquisitionAnalysis,
   type ConsolidatedTrialBalance,
@@ -343,25 +344,29 @@ export async function loadTrialBalances(
   return new Map(rows.map((r) => [r.view, r.data as StoredTrialBalance]));
 }
 
-/** Writes the contributions of every line of a run's views (in the transaction that stores the run's results). */
+/**
+ * Writes the contributions of every line of a run's views (in the transaction that stores the run's
+ * results), in their compact stored form: a large group's run traces tens of thousands of pieces.
+ */
 export async function insertLineContributions(
   db: Queryable,
   organizationId: string,
   runId: string,
+  currency: string,
   views: { view: 'closing' | 'opening'; lines: LineContributions[] }[],
 ): Promise<void> {
   const rows = views.flatMap(({ view, lines }) =>
-    lines.map((data) => ({
+    lines.map((l) => ({
       organizationId,
       runId,
       view,
-      lineId: data.lineId,
-      accountNumber: data.accountNumber,
-      data,
+      lineId: l.lineId,
+      accountNumber: l.accountNumber,
+      data: JSON.stringify(packLine(l, currency)),
     })),
   );
-  for (let i = 0; i < rows.length; i += 500) {
-    await db.insert(consolidationLineContributions).values(rows.slice(i, i + 500));
+  for (let i = 0; i < rows.length; i += 1000) {
+    await db.insert(consolidationLineContributions).values(rows.slice(i, i + 1000));
   }
 }
 
@@ -372,9 +377,10 @@ export async function loadLineContributions(
   runId: string,
   view: 'closing' | 'opening',
   accountNumber: string,
+  currency: string,
 ): Promise<LineContributions[]> {
   const rows = await db
-    .select({ data: consolidationLineContributions.data })
+    .select({ lineId: consolidationLineContributions.lineId, data: consolidationLineContributions.data })
     .from(consolidationLineContributions)
     .where(
       and(
@@ -385,7 +391,9 @@ export async function loadLineContributions(
       ),
     )
     .orderBy(asc(consolidationLineContributions.lineId));
-  return rows.map((r) => r.data as LineContributions);
+  return rows.map((r) =>
+    unpackLine(JSON.parse(r.data) as PackedLine, { lineId: r.lineId, accountNumber }, currency),
+  );
 }
 
 /** Whether a run recorded contributions (runs completed before they existed did not). */
