@@ -159,6 +159,7 @@ export function loadCompanyTranslationInputs(
           rateChangeDates,
           earliestDate,
           flows: v.flows ?? false,
+          withinViewDates: true,
         };
         const texts = await queryFigures(tx, figureScope, [], classes);
         const figures = readFigures(texts, figureScope, chart.figures);
@@ -783,6 +784,11 @@ interface FigureScope {
   earliestDate: string;
   /** read the movements of the year of monetary accounts not in the reporting currency per group period */
   flows: boolean;
+  /**
+   * A company statement's view, whose dates need not be period ends: figures stay on their side of
+   * yearStartDate and are never dated after asOfDate. A run's views date figures by group period.
+   */
+  withinViewDates?: boolean;
 }
 
 /** Per exclusion group: the companies whose adjustment entries dated from `fromDate` are left out. */
@@ -1095,9 +1101,11 @@ function readFigures(texts: FigureTexts, scope: FigureScope, accounts: FigureAcc
       let date = groupPeriodDate(groupFye, day);
       // A view whose dates are not period ends (a company statement's): the rows of a period on
       // either side of yearStartDate stay apart, and no figure is dated after asOfDate (each stays in
-      // its period). A run's views start and end with periods: nothing changes for them.
-      if (day < scope.yearStartDate && date >= scope.yearStartDate) date = addDays(scope.yearStartDate, -1);
-      if (date > scope.asOfDate) date = scope.asOfDate;
+      // its period). A run's views keep the group period's date.
+      if (scope.withinViewDates) {
+        if (day < scope.yearStartDate && date >= scope.yearStartDate) date = addDays(scope.yearStartDate, -1);
+        if (date > scope.asOfDate) date = scope.asOfDate;
+      }
       const same = [...periods.values()].find((p) => p.date === date);
       q = same ?? { date, account: null, at: -1 };
       periods.set(d, q);
