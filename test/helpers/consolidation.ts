@@ -2,6 +2,7 @@
  * Fixtures for the consolidation HTTP tests: companies with the GeneralBusiness chart (through the
  * companies API) and a map of their accounts by number.
  */
+import { expect } from 'vitest';
 import { type TestContext, type TestUser, uniq } from './app.ts';
 
 export interface CompanyFixture {
@@ -46,4 +47,62 @@ export async function createCompany(
     }
   }
   return { id: res.body.id, name, accounts };
+}
+
+/** A journal line by the fixture's account number: debit or credit, amount. */
+export type LineSpec = [accountNumber: string, side: 'D' | 'C', value: string];
+
+/** Creates an entry of `co` dated `transactionDate` with amounts in `currency`, and posts it. */
+export async function postEntry(
+  t: TestContext,
+  owner: TestUser,
+  organizationId: string,
+  co: CompanyFixture,
+  currency: string,
+  transactionDate: string,
+  lines: LineSpec[],
+): Promise<void> {
+  const created = await t.post('/api/v1/journal-entries', {
+    token: owner.token,
+    body: {
+      organizationId,
+      companyId: co.id,
+      description: `Entry ${transactionDate}`,
+      transactionDate,
+      lines: lines.map(([num, side, value]) => ({
+        accountId: co.accounts[num],
+        [side === 'D' ? 'debitAmount' : 'creditAmount']: { value, currency },
+      })),
+    },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const posted = await t.post(`/api/v1/journal-entries/${created.body.id}/post`, {
+    token: owner.token,
+    body: { organizationId },
+  });
+  expect(posted.status, JSON.stringify(posted.body)).toBe(200);
+}
+
+/** Stores a manual EUR → USD rate of the given type. */
+export async function addEurUsdRate(
+  t: TestContext,
+  owner: TestUser,
+  organizationId: string,
+  value: string,
+  effectiveDate: string,
+  rateType: string,
+): Promise<void> {
+  const res = await t.post('/api/v1/exchange-rates', {
+    token: owner.token,
+    body: {
+      organizationId,
+      fromCurrency: 'EUR',
+      toCurrency: 'USD',
+      rate: value,
+      effectiveDate,
+      rateType,
+      source: 'Manual',
+    },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
 }

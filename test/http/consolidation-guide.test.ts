@@ -14,7 +14,13 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, type TestUser, uniq } from '../helpers/app.ts';
-import { type CompanyFixture, createCompany } from '../helpers/consolidation.ts';
+import {
+  type CompanyFixture,
+  createCompany,
+  addEurUsdRate,
+  type LineSpec,
+  postEntry,
+} from '../helpers/consolidation.ts';
 
 let t: TestContext;
 let owner: TestUser;
@@ -26,45 +32,11 @@ let run: any;
 const usd = (value: string) => ({ value, currency: 'USD' });
 const eur = (value: string) => ({ value, currency: 'EUR' });
 
-type Line = [accountNumber: string, side: 'D' | 'C', value: string];
+const post = (co: CompanyFixture, currency: string, transactionDate: string, lines: LineSpec[]) =>
+  postEntry(t, owner, org.id, co, currency, transactionDate, lines);
 
-async function post(co: CompanyFixture, currency: string, transactionDate: string, lines: Line[]) {
-  const created = await t.post('/api/v1/journal-entries', {
-    token: owner.token,
-    body: {
-      organizationId: org.id,
-      companyId: co.id,
-      description: `Entry ${transactionDate}`,
-      transactionDate,
-      lines: lines.map(([num, side, value]) => ({
-        accountId: co.accounts[num],
-        [side === 'D' ? 'debitAmount' : 'creditAmount']: { value, currency },
-      })),
-    },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const posted = await t.post(`/api/v1/journal-entries/${created.body.id}/post`, {
-    token: owner.token,
-    body: { organizationId: org.id },
-  });
-  expect(posted.status, JSON.stringify(posted.body)).toBe(200);
-}
-
-async function rate(value: string, effectiveDate: string, rateType: string) {
-  const res = await t.post('/api/v1/exchange-rates', {
-    token: owner.token,
-    body: {
-      organizationId: org.id,
-      fromCurrency: 'EUR',
-      toCurrency: 'USD',
-      rate: value,
-      effectiveDate,
-      rateType,
-      source: 'Manual',
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-}
+const rate = (value: string, effectiveDate: string, rateType: string) =>
+  addEurUsdRate(t, owner, org.id, value, effectiveDate, rateType);
 
 async function report(name: string) {
   const res = await t.get(`/api/v1/consolidation/runs/${run.id}/${name}`, { token: owner.token });

@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, type TestUser, uniq } from '../helpers/app.ts';
-import { type CompanyFixture, createCompany } from '../helpers/consolidation.ts';
+import { type CompanyFixture, createCompany, addEurUsdRate } from '../helpers/consolidation.ts';
 
 let t: TestContext;
 let owner: TestUser;
@@ -41,21 +41,8 @@ async function post(co: CompanyFixture, date: string, lines: Record<string, unkn
   expect(posted.status, JSON.stringify(posted.body)).toBe(200);
 }
 
-async function rate(value: string, effectiveDate: string, rateType: string) {
-  const res = await t.post('/api/v1/exchange-rates', {
-    token: owner.token,
-    body: {
-      organizationId: org.id,
-      fromCurrency: 'EUR',
-      toCurrency: 'USD',
-      rate: value,
-      effectiveDate,
-      rateType,
-      source: 'Manual',
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-}
+const rate = (value: string, effectiveDate: string, rateType: string) =>
+  addEurUsdRate(t, owner, org.id, value, effectiveDate, rateType);
 
 describe('a revalued foreign-currency intercompany loan in a consolidation run', () => {
   let parent: CompanyFixture;
