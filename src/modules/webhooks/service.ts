@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction } from '../../db/client.ts';
+import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
 import { DomainError, invalid } from '../../domain/errors.ts';
 import { type OutboundPolicy, urlRefusal } from '../../domain/webhooks.ts';
@@ -123,8 +123,9 @@ export async function createEndpoint(
   });
 }
 
+/** The endpoint addressed by id, after the caller's access is checked; locked when `lock`. */
 async function addressed(
-  db: Db,
+  db: Queryable,
   access: Access,
   organizationId: string,
   endpointId: string,
@@ -183,21 +184,7 @@ export async function updateEndpoint(
 ): Promise<EndpointRecord> {
   if (input.url !== undefined) checkUrl(input.url, policy);
   return inTransaction(db, async (tx) => {
-    const row = await access.addressed(
-      organizationId,
-      'webhook:manage',
-      async () => {
-        const [found] = await tx
-          .select()
-          .from(webhookEndpoints)
-          .where(
-            and(eq(webhookEndpoints.organizationId, organizationId), eq(webhookEndpoints.id, endpointId)),
-          )
-          .for('update');
-        return found;
-      },
-      () => endpointNotFound(endpointId),
-    );
+    const row = await addressed(tx, access, organizationId, endpointId, true);
     const before = endpointSummary(row);
     const set: Partial<EndpointRow> = {};
     if (input.url !== undefined) set.url = input.url;
