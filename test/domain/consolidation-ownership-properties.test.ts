@@ -9,7 +9,12 @@
  * engine before ownership structures existed.
  */
 import fc from 'fast-check';
-import { type PackedLine, packLine, unpackLine } from '../../src/domain/consolidation/contributions-codec.ts';
+import {
+  CompanyDirectory,
+  type PackedLine,
+  packLine,
+  unpackLine,
+} from '../../src/domain/consolidation/contributions-codec.ts';
 import { describe, expect, it } from 'vitest';
 import {
   buildConsolidatedBalanceSheet,
@@ -327,8 +332,10 @@ describe('ownership-driven consolidation properties', () => {
   it('property: with holdings and acquisitions, the contributions of every line of both views add up to its consolidated balance', () => {
     fc.assert(
       fc.property(groupArb, (g) => {
-        const result = runConsolidation(buildGroup(g));
+        const input = buildGroup(g);
+        const result = runConsolidation(input);
         if (result.status !== 'Completed') return;
+        const members = new CompanyDirectory(input.companies);
         const minor = DIGITS[g.reporting]!;
         for (const view of ['closing', 'opening'] as const) {
           const tb = view === 'closing' ? result.closingTrialBalance! : result.openingTrialBalance!;
@@ -343,6 +350,9 @@ describe('ownership-driven consolidation properties', () => {
             // the stored form keeps every fact (acquired members included)
             const stored = JSON.parse(JSON.stringify(packLine(c, g.reporting))) as PackedLine;
             expect(unpackLine(stored, c, g.reporting)).toEqual(c);
+            // naming the companies by their index in the run's members keeps every fact too
+            const byIndex = JSON.parse(JSON.stringify(packLine(c, g.reporting, members))) as PackedLine;
+            expect(unpackLine(byIndex, c, g.reporting, members)).toEqual(c);
           }
         }
       }),

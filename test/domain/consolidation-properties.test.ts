@@ -3,7 +3,12 @@
  * random balanced ledgers, random intercompany transactions and random elimination rules.
  */
 import fc from 'fast-check';
-import { type PackedLine, packLine, unpackLine } from '../../src/domain/consolidation/contributions-codec.ts';
+import {
+  CompanyDirectory,
+  type PackedLine,
+  packLine,
+  unpackLine,
+} from '../../src/domain/consolidation/contributions-codec.ts';
 import { describe, expect, it } from 'vitest';
 import {
   buildConsolidatedBalanceSheet,
@@ -424,6 +429,7 @@ describe('contributions of consolidated lines', () => {
         const input = buildGroup(g);
         const result = runConsolidation(input);
         expect(result.status).toBe('Completed');
+        const members = new CompanyDirectory(input.companies);
         const minor = DIGITS[g.reporting]!;
         for (const view of ['closing', 'opening'] as const) {
           const tb = view === 'closing' ? result.closingTrialBalance! : result.openingTrialBalance!;
@@ -442,6 +448,9 @@ describe('contributions of consolidated lines', () => {
             // the stored form keeps every fact
             const stored = JSON.parse(JSON.stringify(packLine(c, g.reporting))) as PackedLine;
             expect(unpackLine(stored, c, g.reporting)).toEqual(c);
+            // naming the companies by their index in the run's members keeps every fact too
+            const byIndex = JSON.parse(JSON.stringify(packLine(c, g.reporting, members))) as PackedLine;
+            expect(unpackLine(byIndex, c, g.reporting, members)).toEqual(c);
             // a flat group without acquisition data: nothing is left unattributed
             expect(Number(c.unattributed.aggregated.value)).toBe(0);
             expect(Number(c.unattributed.elimination.value)).toBe(0);

@@ -10,7 +10,12 @@ import {
   consolidationTrialBalances,
 } from '../../db/schema/index.ts';
 import type { LineContributions } from '../../domain/consolidation/contributions.ts';
-import { type PackedLine, packLine, unpackLine } from '../../domain/consolidation/contributions-codec.ts';
+import {
+  CompanyDirectory,
+  type PackedLine,
+  packLine,
+  unpackLine,
+} from '../../domain/consolidation/contributions-codec.ts';
 import {
   type AcquisitionAnalysis,
   type ConsolidatedTrialBalance,
@@ -350,11 +355,11 @@ export async function loadTrialBalances(
  */
 export async function insertLineContributions(
   db: Queryable,
-  organizationId: string,
-  runId: string,
-  currency: string,
+  run: Pick<RunRow, 'organizationId' | 'id' | 'reportingCurrency' | 'members'>,
   views: { view: 'closing' | 'opening'; lines: LineContributions[] }[],
 ): Promise<void> {
+  const { organizationId, id: runId, reportingCurrency: currency } = run;
+  const members = memberDirectory(run);
   const rows = views.flatMap(({ view, lines }) =>
     lines.map((l) => ({
       organizationId,
@@ -362,7 +367,7 @@ export async function insertLineContributions(
       view,
       lineId: l.lineId,
       accountNumber: l.accountNumber,
-      data: JSON.stringify(packLine(l, currency)),
+      data: JSON.stringify(packLine(l, currency, members)),
     })),
   );
   for (let i = 0; i < rows.length; i += 1000) {
@@ -373,12 +378,11 @@ export async function insertLineContributions(
 /** The contributions to the lines of one account number in one view of a run (usually one line). */
 export async function loadLineContributions(
   db: Queryable,
-  organizationId: string,
-  runId: string,
+  run: Pick<RunRow, 'organizationId' | 'id' | 'reportingCurrency' | 'members'>,
   view: 'closing' | 'opening',
   accountNumber: string,
-  currency: string,
 ): Promise<LineContributions[]> {
+  const { organizationId, id: runId, reportingCurrency: currency } = run;
   const rows = await db
     .select({ lineId: consolidationLineContributions.lineId, data: consolidationLineContributions.data })
     .from(consolidationLineContributions)
@@ -391,8 +395,21 @@ export async function loadLineContributions(
       ),
     )
     .orderBy(asc(consolidationLineContributions.lineId));
+  const members = memberDirectory(run);
   return rows.map((r) =>
-    unpackLine(JSON.parse(r.data) as PackedLine, { lineId: r.lineId, accountNumber }, currency),
+    unpackLine(JSON.parse(r.data) as PackedLine, { lineId: r.lineId, accountNumber }, currency, members),
+  );
+}
+
+/** The run's members as the stored contributions name them (by their index in the run's members). */
+function memberDirectory(run: Pick<RunRow, 'members'>): CompanyDirectory {
+  return new CompanyDirectory(
+    storedMembers(run).map((m) => ({
+      companyId: m.companyId,
+      companyName: m.companyName,
+      consolidationMethod: m.consolidationMethod,
+      functionalCurrency: m.functionalCurrency,
+    })),
   );
 }
 

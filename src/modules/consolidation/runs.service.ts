@@ -612,7 +612,7 @@ async function finishCompleted(
       }
       await insertTrialBalances(tx, orgId, run.id, views);
       if (result.contributions) {
-        await insertLineContributions(tx, orgId, run.id, run.reportingCurrency, [
+        await insertLineContributions(tx, run, [
           { view: 'closing', lines: result.contributions.closing },
           { view: 'opening', lines: result.contributions.opening },
         ]);
@@ -966,14 +966,7 @@ export async function lineContributions(
 ) {
   const run = await authorizeRun(db, access, id, organizationId, 'consolidation:read');
   if (run.status !== 'Completed') throw notCompleted(run);
-  const lines = await loadLineContributions(
-    db,
-    run.organizationId,
-    run.id,
-    view,
-    accountNumber,
-    run.reportingCurrency,
-  );
+  const lines = await loadLineContributions(db, run, view, accountNumber);
   if (lines.length === 0) {
     if (!(await hasLineContributions(db, run.organizationId, run.id)))
       throw new DomainError(
