@@ -33,7 +33,7 @@
  *   is a loss and the lower payment a gain, which is what the ledger below shows.)
  *
  * Run with auto-reversal (the default): the unrealised difference is reversed the next day, so on
- * settlement the whole difference to the original booking is realised. The book examples carry the
+ * settlement the whole difference to the original booking is realised. All but the vendor example carry the
  * restated amount into the next year instead and book only the further movement on settlement; the two
  * conventions agree on each year's result, which is what the tests compare. For the £ receivable
  * $3,000 − $2,860 = $140 is realised, i.e. the published $40 of the first year and $100 of the second,
