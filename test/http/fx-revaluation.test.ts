@@ -2,14 +2,29 @@
  * Foreign-currency revaluation (ASC 830-20 / IAS 21): open balances per currency, revaluation runs,
  * realised differences, workflow and errors.
  *
- * Published worked examples replayed to the cent:
+ * Published worked examples replayed to the cent, one test each:
  *
- * - Receivable (IAS 21 closing-rate remeasurement, question and answer published at
- *   https://code.policylink.org/comparte/15302069): a receivable of £2,000 booked on 1 October at
- *   $1.43 is carried at $2,860; at the year end the rate is $1.45, the receivable is restated to
- *   $2,900 and a gain of $40 is recognised; it is collected at $1.50, $3,000, a further gain of $100.
+ * - Payable, standard setter: IFRS Foundation, "Training Material for the IFRS for SMEs, Module 30 —
+ *   Foreign Currency Translation" (IFRS Foundation education staff, version 2011-9), example "an entity
+ *   buys goods on credit in a foreign currency" (Ex 9, page 17, in the notes on paragraph 30.10); text read
+ *   at http://www.rasteredge.com/gallery/c17/1460/ (the module is distributed by the IFRS Foundation
+ *   with its IFRS for SMEs supporting material). Raw materials bought on credit for FCU100,000 at CU2 are
+ *   200,000; at the year end (CU2.1) the payable is 210,000, a loss of 10,000; the supplier is paid next
+ *   year at CU2.05, 205,000.
  *
- * - Payable (Microsoft Dynamics 365 Business Central documentation, "finance-currencies-example",
+ * - Receivable, textbook: "Financial Accounting", open textbook published by the University of Minnesota
+ *   Libraries Publishing, section 7.5 "Remeasuring Foreign Currency Balances",
+ *   http://open.lib.umn.edu/financialaccounting/chapter/7-5-remeasuring-foreign-currency-balances/ —
+ *   a service sold for 100,000 Mexican pesos at $0.08 is $8,000; at the year end the peso is $0.09 and
+ *   the receivable is $9,000. The book stops there; the test's collection at the same rate is its own.
+ *
+ * - Receivable (IAS 21 closing-rate remeasurement, an exam-style question and answer, not a book,
+ *   published at https://code.policylink.org/comparte/15302069): a receivable of £2,000 booked on
+ *   1 October at $1.43 is carried at $2,860; at the year end the rate is $1.45, the receivable is restated
+ *   to $2,900 and a gain of $40 is recognised; it is collected at $1.50, $3,000, a further gain of $100.
+ *
+ * - Payable (software vendor documentation, not a standard setter: Microsoft Dynamics 365 Business
+ *   Central, "finance-currencies-example",
  *   https://github.com/MicrosoftDocs/dynamics365smb-docs/blob/main/business-central/includes/finance-currencies-example.md):
  *   a purchase invoice of 1,000 in foreign currency at 1.123 is 1,123 in local currency; the month-end
  *   adjustment at 1.125 restates it to 1,125 (an unrealised difference of 2), which is reversed; the
@@ -18,9 +33,14 @@
  *   is a loss and the lower payment a gain, which is what the ledger below shows.)
  *
  * Run with auto-reversal (the default): the unrealised difference is reversed the next day, so on
- * settlement the whole difference to the original booking is realised — for the receivable
- * $3,000 − $2,860 = $140, i.e. the published $40 of the first year and $100 of the second, whose
- * sum over the second year (−$40 reversal + $140 realised) is the published $100.
+ * settlement the whole difference to the original booking is realised. All but the vendor example carry the
+ * restated amount into the next year instead and book only the further movement on settlement; the two
+ * conventions agree on each year's result, which is what the tests compare. For the £ receivable
+ * $3,000 − $2,860 = $140 is realised, i.e. the published $40 of the first year and $100 of the second,
+ * whose sum over the second year (−$40 reversal + $140 realised) is the published $100. For the IFRS
+ * Foundation payable 205,000 − 200,000 = 5,000 is realised as a loss; with the reversal's 10,000 the
+ * second year shows a gain of 5,000, which is FCU100,000 × (2.1 − 2.05), the second year's own rate
+ * change, as the module's rule (each period bears the exchange difference of its own rate changes) has it.
  */
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
@@ -263,9 +283,9 @@ describe('published worked examples', () => {
     expect(after.body.reversalEntryId).toBeNull();
     // The receivable is cleared in both currencies; the year's FX result is the published $100.
     expect(await net(c, A.receivable, '2025-01-01', '2026-12-31')).toBe('0.00');
-    const fy2026 =
-      Number(await net(c, c.unrealized, '2026-01-01', '2026-12-31')) +
-      Number(await net(c, c.realized, '2026-01-01', '2026-12-31'));
+    const fy2026 = new Decimal(await net(c, c.unrealized, '2026-01-01', '2026-12-31')).plus(
+      await net(c, c.realized, '2026-01-01', '2026-12-31'),
+    );
     expect(fy2026.toFixed(2)).toBe('-100.00');
     expect(await net(c, c.realized, '2026-01-01', '2026-12-31')).toBe('-140.00');
     expect(await trialBalanceNet(c)).toMatch(/^0(\.0+)?$/);
@@ -311,6 +331,160 @@ describe('published worked examples', () => {
     expect(await net(c, c.realized, '2025-02-01', '2025-02-28')).toBe('-3.00');
     expect(await net(c, A.payable, '2025-01-01', '2025-12-31')).toBe('0.00');
     expect(await trialBalanceNet(c)).toMatch(/^0(\.0+)?$/);
+  });
+
+  it('IFRS Foundation (IFRS for SMEs Module 30, Ex 9): payable of FCU100,000 — 200,000, loss 10,000 at the year end, reversed, paid 205,000', async () => {
+    // The source's functional currency "CU" is played by USD and its foreign currency "FCU" by EUR;
+    // 20X1/20X2 are 2025/2026. Source facts: bought on credit on 24 December 20X1 for FCU100,000 at
+    // CU2 = FCU1; year end 31 December 20X1 at CU2.1; paid on 17 January 20X2 at CU2.05.
+    const c = await fxCompany(org.id);
+    const A = c.accounts;
+    await insertRate(t, org.id, owner.id, { from: 'EUR', to: 'USD', rate: '2', date: '2025-12-24' });
+    // Initial recognition: FCU100,000 × 2 = 200,000 (raw materials are a non-monetary expense here).
+    await book(c, '2025-12-24', [
+      { accountId: A.expense, debit: ['200000.00', 'USD'] },
+      { accountId: A.payable, credit: ['100000.00', 'EUR'], rate: '2' },
+    ]);
+    expect(await net(c, A.payable, '2025-01-01', '2025-12-31')).toBe('-200000.00');
+    await insertRate(t, org.id, owner.id, {
+      from: 'EUR',
+      to: 'USD',
+      rate: '2.1',
+      date: '2025-12-31',
+      type: 'YearEnd',
+    });
+
+    // Year end: the payable is restated at the closing rate, FCU100,000 × 2.1 = 210,000, a loss of 10,000.
+    const run = await revalue(c, { asOfDate: '2025-12-31' });
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    expect(run.body.entryStatus).toBe('Posted');
+    expect(run.body.reversalDate).toBe('2026-01-01');
+    expect(run.body.totalUnrealized).toEqual(m('-10000.00', 'USD'));
+    expect(run.body.totalRealized).toEqual(m('0.00', 'USD'));
+    expect(run.body.lines).toEqual([
+      expect.objectContaining({
+        accountId: A.payable,
+        currency: 'EUR',
+        foreignAmount: m('-100000.00', 'EUR'),
+        carryingAmount: m('-200000.00', 'USD'),
+        closingRate: '2.1',
+        revaluedAmount: m('-210000.00', 'USD'),
+        difference: m('-10000.00', 'USD'),
+        differenceKind: 'Unrealized',
+      }),
+    ]);
+    expect(await net(c, A.payable, '2025-01-01', '2025-12-31')).toBe('-210000.00');
+    // The loss is a debit of 10,000 to the unrealised FX account in 20X1; the raw materials stay at 200,000.
+    expect(await net(c, c.unrealized, '2025-01-01', '2025-12-31')).toBe('10000.00');
+    expect(await net(c, A.expense, '2025-01-01', '2025-12-31')).toBe('200000.00');
+
+    // Reversal on 1 January 20X2: the payable is back at its booking amount of 200,000.
+    expect(await net(c, A.payable, '2026-01-01', '2026-01-01')).toBe('10000.00');
+    expect(await net(c, c.unrealized, '2026-01-01', '2026-01-01')).toBe('-10000.00');
+    expect(await net(c, A.payable, '2025-01-01', '2026-01-01')).toBe('-200000.00');
+
+    // Payment on 17 January 20X2: FCU100,000 × 2.05 = 205,000.
+    await insertRate(t, org.id, owner.id, { from: 'EUR', to: 'USD', rate: '2.05', date: '2026-01-17' });
+    await book(c, '2026-01-17', [
+      { accountId: A.payable, debit: ['100000.00', 'EUR'], rate: '2.05' },
+      { accountId: A.cash, credit: ['205000.00', 'USD'] },
+    ]);
+    const settled = await t.get(`${base(c)}/foreign-currency-balances`, {
+      token: viewer.token,
+      query: { asOfDate: '2026-01-31' },
+    });
+    expect(settled.status, JSON.stringify(settled.body)).toBe(200);
+    expect(settled.body.balances).toEqual([
+      expect.objectContaining({
+        accountId: A.payable,
+        foreignAmount: m('0.00', 'EUR'),
+        carryingAmount: m('5000.00', 'USD'),
+        difference: m('-5000.00', 'USD'),
+        differenceKind: 'Realized',
+      }),
+    ]);
+    const after = await revalue(c, { asOfDate: '2026-01-31' });
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+    expect(after.body.totalUnrealized).toEqual(m('0.00', 'USD'));
+    expect(after.body.totalRealized).toEqual(m('-5000.00', 'USD'));
+    expect(after.body.reversalEntryId).toBeNull();
+
+    // Convention: the source's rule carries the payable at 210,000 into 20X2 and books only the further
+    // movement on payment, a gain of 5,000 (210,000 − 205,000). With the reversal the whole difference
+    // to the booking amount is realised on payment, a loss of 5,000 (205,000 − 200,000), next to the
+    // reversal's 10,000 credit; the two agree on each year's result: a loss of 10,000 in 20X1 and a
+    // gain of 5,000 in 20X2 (credits are negative below), 5,000 paid more than booked over both.
+    expect(await net(c, c.realized, '2026-01-01', '2026-12-31')).toBe('5000.00');
+    const fxResult = async (from: string, to: string) =>
+      new Decimal(await net(c, c.unrealized, from, to)).plus(await net(c, c.realized, from, to)).toFixed(2);
+    expect(await fxResult('2025-01-01', '2025-12-31')).toBe('10000.00');
+    expect(await fxResult('2026-01-01', '2026-12-31')).toBe('-5000.00');
+    expect(await fxResult('2025-01-01', '2026-12-31')).toBe('5000.00');
+    expect(await net(c, A.payable, '2025-01-01', '2026-12-31')).toBe('0.00');
+    expect(await net(c, A.cash, '2025-01-01', '2026-12-31')).toBe('-205000.00');
+    expect(await trialBalanceNet(c)).toMatch(/^0(\.0+)?$/);
+    expect(await balanceMismatches(t, org.id)).toEqual([]);
+  });
+
+  it('open textbook (Financial Accounting, 7.5): receivable of 100,000 pesos — $8,000, restated to $9,000 (gain $1,000), reversed, collected', async () => {
+    // Source facts: a service sold on 9 December of Year One for 100,000 Mexican pesos at $0.08 per
+    // peso ($8,000); at the year end the peso is worth $0.09, so the receivable is $9,000. Year One and
+    // Two are 2025 and 2026.
+    const c = await fxCompany(org.id);
+    const A = c.accounts;
+    await insertRate(t, org.id, owner.id, { from: 'MXN', to: 'USD', rate: '0.08', date: '2025-12-09' });
+    await book(c, '2025-12-09', [
+      { accountId: A.receivable, debit: ['100000.00', 'MXN'], rate: '0.08' },
+      { accountId: A.revenue, credit: ['8000.00', 'USD'] },
+    ]);
+    expect(await net(c, A.receivable, '2025-01-01', '2025-12-31')).toBe('8000.00');
+    await insertRate(t, org.id, owner.id, {
+      from: 'MXN',
+      to: 'USD',
+      rate: '0.09',
+      date: '2025-12-31',
+      type: 'YearEnd',
+    });
+    const run = await revalue(c, { asOfDate: '2025-12-31' });
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    expect(run.body.totalUnrealized).toEqual(m('1000.00', 'USD'));
+    expect(run.body.reversalDate).toBe('2026-01-01');
+    expect(run.body.lines).toEqual([
+      expect.objectContaining({
+        accountId: A.receivable,
+        currency: 'MXN',
+        foreignAmount: m('100000.00', 'MXN'),
+        carryingAmount: m('8000.00', 'USD'),
+        closingRate: '0.09',
+        revaluedAmount: m('9000.00', 'USD'),
+        difference: m('1000.00', 'USD'),
+        differenceKind: 'Unrealized',
+      }),
+    ]);
+    // The receivable, a monetary item, is at the current rate; the revenue stays at the historical $8,000.
+    expect(await net(c, A.receivable, '2025-01-01', '2025-12-31')).toBe('9000.00');
+    expect(await net(c, c.unrealized, '2025-01-01', '2025-12-31')).toBe('-1000.00');
+    expect(await net(c, A.revenue, '2025-01-01', '2025-12-31')).toBe('-8000.00');
+    // Reversed on 1 January.
+    expect(await net(c, A.receivable, '2026-01-01', '2026-01-01')).toBe('-1000.00');
+    expect(await net(c, A.receivable, '2025-01-01', '2026-01-01')).toBe('8000.00');
+
+    // The source stops at the year end. Not from the source: the pesos are collected in January at the
+    // unchanged $0.09, so the whole $1,000 is realised on collection and Year Two's FX result is nil
+    // (the reversal's $1,000 debit against the realised $1,000 credit).
+    await book(c, '2026-01-20', [
+      { accountId: A.cash, debit: ['9000.00', 'USD'] },
+      { accountId: A.receivable, credit: ['100000.00', 'MXN'], rate: '0.09' },
+    ]);
+    const after = await revalue(c, { asOfDate: '2026-01-31' });
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+    expect(after.body.totalUnrealized).toEqual(m('0.00', 'USD'));
+    expect(after.body.totalRealized).toEqual(m('1000.00', 'USD'));
+    expect(await net(c, c.realized, '2026-01-01', '2026-12-31')).toBe('-1000.00');
+    expect(await net(c, c.unrealized, '2026-01-01', '2026-12-31')).toBe('1000.00');
+    expect(await net(c, A.receivable, '2025-01-01', '2026-12-31')).toBe('0.00');
+    expect(await trialBalanceNet(c)).toMatch(/^0(\.0+)?$/);
+    expect(await balanceMismatches(t, org.id)).toEqual([]);
   });
 });
 
