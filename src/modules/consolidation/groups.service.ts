@@ -10,6 +10,7 @@ import {
   eliminationRules,
 } from '../../db/schema/index.ts';
 import { minorUnits } from '../../domain/codes.ts';
+import { isUnfinished, UNFINISHED_RUN_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
 import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
 import { dec, formatPercentage } from '../../domain/money.ts';
 import type { Access } from '../../http/access.ts';
@@ -27,6 +28,7 @@ import {
   groupRecord,
   groupRecords,
 } from './groups.repo.ts';
+import { statusOf } from './runs.repo.ts';
 import { acquisitionData, checkStructure, holderOf, type MemberInput, type MemberState } from './holdings.ts';
 
 /** `ownershipPercentage` input: 0–100 with at most two decimals, judged by its literal text. */
@@ -359,7 +361,7 @@ export async function deleteGroup(
         and(
           eq(consolidationRuns.organizationId, orgId),
           eq(consolidationRuns.groupId, group.id),
-          inArray(consolidationRuns.status, ['Completed', 'Pending', 'InProgress']),
+          inArray(consolidationRuns.status, ['Completed', ...UNFINISHED_RUN_STATUSES]),
         ),
       )
       .orderBy(asc(consolidationRuns.initiatedAt), asc(consolidationRuns.id));
@@ -372,7 +374,7 @@ export async function deleteGroup(
         { groupId: group.id, completedRunCount },
       );
     }
-    const running = runs.find((r) => r.status === 'Pending' || r.status === 'InProgress');
+    const running = runs.find((r) => isUnfinished(statusOf(r)));
     if (running) {
       throw new DomainError(
         409,

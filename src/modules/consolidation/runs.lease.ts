@@ -16,8 +16,15 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { type Db, inTransaction, queryRows } from '../../db/client.ts';
+import { orphanedSteps, UNFINISHED_RUN_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
 import { recordAudit } from '../audit/service.ts';
 import { findRun, storedSteps, updateRun } from './runs.repo.ts';
+
+/** `status in (…)` of the runs that have not finished. */
+const unfinished = sql`status in (${sql.join(
+  UNFINISHED_RUN_STATUSES.map((s) => sql`${s}`),
+  sql`, `,
+)})`;
 
 /** This process, as the executor of the runs it starts. */
 export const EXECUTOR_ID = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -39,7 +46,7 @@ export async function renewLeases(db: Db, runIds: readonly string[], leaseMs: nu
     where id in (${sql.join(
       runIds.map((id) => sql`${id}::uuid`),
       sql`, `,
-    )}) and executor_id = ${EXECUTOR_ID} and status in ('Pending', 'InProgress')`);
+    )}) and executor_id = ${EXECUTOR_ID} and ${unfinished}`);
 }
 
 /**
@@ -49,7 +56,7 @@ export async function renewLeases(db: Db, runIds: readonly string[], leaseMs: nu
  */
 export async function failOrphanedRuns(db: Db): Promise<string[]> {
   const now = new Date().toISOString();
-  const expiredWhere = sql`status in ('Pending', 'InProgress') and lease_expires_at < ${now}`;
+  const expiredWhere = sql`${unfinished} and lease_expires_at < ${now}`;
   const expired = await queryRows<{ id: string; organization_id: string }>(
     db,
     sql`select id::text as id, organization_id::text as organization_id from consolidation_runs
@@ -68,19 +75,7 @@ export async function failOrphanedRuns(db: Db): Promise<string[]> {
       const run = (await findRun(tx, id, orgId))!;
       const message = orphanMessage(run.executorId);
       const completedAt = new Date();
-      let failedOne = false;
-      const steps = storedSteps(run).map((s) => {
-        if (s.status === 'InProgress' || (s.status === 'Pending' && !failedOne)) {
-          failedOne = true;
-          return {
-            ...s,
-            status: 'Failed' as const,
-            errorMessage: message,
-            completedAt: completedAt.toISOString(),
-          };
-        }
-        return s.status === 'Pending' ? { ...s, status: 'Skipped' as const } : s;
-      });
+      const steps = orphanedSteps(storedSteps(run), message, completedAt.toISOString());
       await updateRun(tx, orgId, id, {
         status: 'Failed',
         steps,

@@ -30,15 +30,16 @@ import {
 import { DomainError } from '../../domain/errors.ts';
 import { formatEffectivePercentage } from '../../domain/consolidation/ownership.ts';
 import { dec } from '../../domain/money.ts';
+import type { RunStatus, StepStatus } from '../../domain/consolidation/run-lifecycle.ts';
 import type { AcquisitionData } from './holdings.ts';
 
 export type RunRow = typeof consolidationRuns.$inferSelect;
 export type NewRunRow = typeof consolidationRuns.$inferInsert;
 
-export const RUN_STATUSES = ['Pending', 'InProgress', 'Completed', 'Failed', 'Cancelled'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
-export const STEP_STATUSES = ['Pending', 'InProgress', 'Completed', 'Failed', 'Skipped'] as const;
-export type StepStatus = (typeof STEP_STATUSES)[number];
+/** The run's status, as the lifecycle knows it (the column holds only these). */
+export function statusOf(run: Pick<RunRow, 'status'>): RunStatus {
+  return run.status as RunStatus;
+}
 
 /** ConsolidationStep, as stored in `steps` (jsonb) and returned. */
 export interface StepRecord {

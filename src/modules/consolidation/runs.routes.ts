@@ -25,7 +25,8 @@ import {
 } from '../../http/schemas.ts';
 import { CONSOLIDATION_METHODS } from './groups.repo.ts';
 import { ELIMINATION_TYPES } from './rules.repo.ts';
-import { RUN_STATUSES, type RunRow, STEP_STATUSES } from './runs.repo.ts';
+import { RUN_STATUSES, STEP_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
+import type { RunRow } from './runs.repo.ts';
 import { failOrphanedRuns, renewLeases } from './runs.lease.ts';
 import * as runs from './runs.service.ts';
 

@@ -46,6 +46,16 @@ import { minorUnits } from '../../domain/codes.ts';
 import { contributionsAddUp } from '../../domain/consolidation/contributions.ts';
 import { compareTrialBalances } from '../../domain/consolidation/compare.ts';
 import { isInGroupOn } from '../../domain/consolidation/ownership.ts';
+import {
+  canTransition,
+  cancelledSteps,
+  deletion,
+  failedSteps,
+  hasResults,
+  isStepUnfinished,
+  type RunStatus,
+  UNFINISHED_RUN_STATUSES,
+} from '../../domain/consolidation/run-lifecycle.ts';
 import { scaledToString, toScaled } from '../../domain/consolidation/scaled.ts';
 import { findGroup, type GroupRow, groupNotFound, loadMembers, memberState } from './groups.repo.ts';
 import { percentagesOf, treeOf } from './holdings.ts';
@@ -68,7 +78,7 @@ import {
   type RunOptions,
   type RunRecord,
   type RunRow,
-  type RunStatus,
+  statusOf,
   type StoredRunMember,
   runNotFound,
   runRecord,
@@ -265,7 +275,7 @@ export async function startRun(
     const locked = await findGroup(tx, group.id, orgId, true);
     if (!locked) throw groupNotFound(group.id);
     if (!locked.isActive) throw groupInactive(locked.id);
-    const running = await findRunForPeriod(tx, orgId, locked.id, year, period, ['Pending', 'InProgress']);
+    const running = await findRunForPeriod(tx, orgId, locked.id, year, period, UNFINISHED_RUN_STATUSES);
     if (running) throw runInProgress(locked.id, running.id);
     if (!options.forceRegeneration) {
       const done = await findRunForPeriod(tx, orgId, locked.id, year, period, ['Completed']);
@@ -448,7 +458,7 @@ export async function executeRun(
     startedAt = new Date();
     const begun = await inTransaction(db, async (tx) => {
       const locked = await findRun(tx, run.id, orgId, true);
-      if (locked?.status !== 'Pending') return null;
+      if (!locked || !canTransition(statusOf(locked), 'InProgress')) return null;
       return updateRun(tx, orgId, run.id, {
         status: 'InProgress',
         startedAt,
@@ -498,7 +508,7 @@ export async function executeRun(
     }
     const result = execution.result();
     result.steps.forEach((s, i) => {
-      if (steps[i]!.status === 'Pending' || steps[i]!.status === 'InProgress') {
+      if (isStepUnfinished(steps[i]!.status)) {
         steps[i] = { ...steps[i]!, status: s.status, details: s.details, errorMessage: s.errorMessage };
       }
     });
@@ -543,10 +553,8 @@ export async function executeRun(
     if (err instanceof RunStopped) return;
     const message = err instanceof Error ? err.message : String(err);
     try {
-      const at = Math.max(current, 0);
-      steps[at] = { ...steps[at]!, status: 'Failed', errorMessage: message, completedAt: iso(new Date()) };
-      for (let i = at + 1; i < steps.length; i++) steps[i] = { ...steps[i]!, status: 'Skipped' };
-      await finishFailed(db, run, steps, null, message, startedAt);
+      const failed = failedSteps(steps, Math.max(current, 0), message, iso(new Date()));
+      await finishFailed(db, run, failed, null, message, startedAt);
     } catch (inner) {
       log.error({ err: inner, runId: run.id }, 'could not record the failure of a consolidation run');
     }
@@ -578,7 +586,7 @@ async function finishCompleted(
   try {
     return await inTransaction(db, async (tx) => {
       const locked = await findRun(tx, run.id, orgId, true);
-      if (locked?.status !== 'InProgress') return 'stopped';
+      if (!locked || !canTransition(statusOf(locked), 'Completed')) return 'stopped';
       const legIds = [...new Set(result.exchangeRatesUsed.flatMap((u) => u.legIds))];
       const present = await lockRatesForUse(tx, orgId, legIds);
       if (present.length !== legIds.length) throw new Vanished();
@@ -712,7 +720,7 @@ async function finishFailed(
   const orgId = run.organizationId;
   await inTransaction(db, async (tx) => {
     const locked = await findRun(tx, run.id, orgId, true);
-    if (!locked || (locked.status !== 'InProgress' && locked.status !== 'Pending')) return;
+    if (!locked || !canTransition(statusOf(locked), 'Failed')) return;
     const completedAt = new Date();
     await updateRun(tx, orgId, run.id, {
       status: 'Failed',
@@ -865,16 +873,14 @@ export async function cancelRun(
 
 /** Pending/InProgress → Cancelled (unfinished steps become Skipped), with audit CancelRun. */
 async function cancelLocked(tx: Tx, run: RunRow, userId: string): Promise<RunRow> {
-  if (run.status !== 'Pending' && run.status !== 'InProgress') {
+  if (!canTransition(statusOf(run), 'Cancelled')) {
     throw new DomainError(400, 'ConsolidationRunCannotBeCancelledError', 'The run cannot be cancelled', {
       runId: run.id,
       currentStatus: run.status,
     });
   }
   const now = new Date();
-  const steps = storedSteps(run).map((s) =>
-    s.status === 'Pending' || s.status === 'InProgress' ? { ...s, status: 'Skipped' as const } : s,
-  );
+  const steps = cancelledSteps(storedSteps(run));
   const updated = await updateRun(tx, run.organizationId, run.id, {
     status: 'Cancelled',
     steps,
@@ -903,13 +909,14 @@ export async function deleteRun(
   await inTransaction(db, async (tx) => {
     const run = await findRun(tx, current.id, current.organizationId, true);
     if (!run) throw runNotFound(current.id);
-    if (run.status === 'Completed' || run.status === 'InProgress') {
+    const how = deletion(statusOf(run));
+    if (how === 'refuse') {
       throw new DomainError(409, 'ConsolidationRunCannotBeDeletedError', 'The run cannot be deleted', {
         runId: run.id,
         currentStatus: run.status,
       });
     }
-    if (run.status === 'Pending') await cancelLocked(tx, run, access.userId);
+    if (how === 'cancelFirst') await cancelLocked(tx, run, access.userId);
     await deleteRunRow(tx, run.organizationId, run.id);
     await recordAudit(tx, {
       organizationId: run.organizationId,
@@ -928,7 +935,7 @@ async function completedRunViews(
   organizationId: string | undefined,
 ): Promise<{ run: RunRow; closing: StoredTrialBalance; opening: StoredTrialBalance }> {
   const run = await authorizeRun(db, access, id, organizationId, 'consolidation:read');
-  if (run.status !== 'Completed') throw notCompleted(run);
+  if (!hasResults(statusOf(run))) throw notCompleted(run);
   const views = await loadTrialBalances(db, run.organizationId, run.id);
   const closing = views.get('closing');
   const opening = views.get('opening');
@@ -965,7 +972,7 @@ export async function lineContributions(
   accountNumber: string,
 ) {
   const run = await authorizeRun(db, access, id, organizationId, 'consolidation:read');
-  if (run.status !== 'Completed') throw notCompleted(run);
+  if (!hasResults(statusOf(run))) throw notCompleted(run);
   const lines = await loadLineContributions(db, run, view, accountNumber);
   if (lines.length === 0) {
     if (!(await hasLineContributions(db, run.organizationId, run.id)))
@@ -1037,7 +1044,7 @@ export async function eliminationEntries(
   organizationId: string | undefined,
 ) {
   const run = await authorizeRun(db, access, id, organizationId, 'consolidation:read');
-  if (run.status !== 'Completed') throw notCompleted(run);
+  if (!hasResults(statusOf(run))) throw notCompleted(run);
   const entries = (run.eliminationEntries ?? []) as EliminationEntry[];
   const minor = minorUnits(run.reportingCurrency);
   let debits = 0n;
@@ -1089,7 +1096,7 @@ export async function compareRuns(
   const otherRow = await findRun(db, otherRunId.toLowerCase(), a.run.organizationId);
   if (!otherRow) throw runNotFound(otherRunId);
   if (otherRow.groupId !== a.run.groupId) throw sameRunGroupRequired(a.run, otherRow);
-  if (otherRow.status !== 'Completed') throw notCompleted(otherRow);
+  if (!hasResults(statusOf(otherRow))) throw notCompleted(otherRow);
   const views = await loadTrialBalances(db, otherRow.organizationId, otherRow.id);
   const closing = views.get('closing');
   const opening = views.get('opening');
