@@ -430,6 +430,25 @@ describe('elimination rules on group accounts', () => {
     expect(back.inputDigest).toBe(before.inputDigest);
   });
 
+  it('deletes a group together with its chart and the rules booking to it', async () => {
+    const doomed = await group(orgA, p, [s1, s2]);
+    const receivable = await groupAccount(doomed, GROUP_CHART[1]!);
+    const payable = await groupAccount(doomed, GROUP_CHART[4]!);
+    const mapped = await t.post(`${base(doomed)}/mappings`, {
+      token: owner.token,
+      body: { groupAccountId: receivable, pattern: '1100' },
+    });
+    expect(mapped.status).toBe(201);
+    const created = await createRule(
+      ruleBody(doomed, { debitAccountId: payable, creditAccountId: receivable }),
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const deleted = await t.del(base(doomed), { token: owner.token });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
+    const gone = await t.get(`${RULES}/${created.body.id}`, { token: owner.token });
+    expect(gone.status).toBe(404);
+  });
+
   it('describes the kinds in the OpenAPI document', async () => {
     const doc = await get('/api/openapi.json');
     const schema = JSON.stringify(doc);
