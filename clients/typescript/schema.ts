@@ -5462,7 +5462,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a group account
-         * @description Admin. Refused (409) while mappings name it or it is the intercompany-difference account.
+         * @description Admin. Refused (409 GroupAccountInUseError, reason Mappings, IntercompanyDifferenceAccount or EliminationRules) while mappings name it, it is the intercompany-difference account, or an elimination rule books to it.
          */
         delete: {
             parameters: {
@@ -12996,10 +12996,20 @@ export interface paths {
                                  * @description UTC timestamp
                                  */
                                 createdAt: string;
-                                /** @description UUID */
+                                /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                                 creditAccountId: string;
-                                /** @description UUID */
+                                /**
+                                 * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                                 * @enum {string}
+                                 */
+                                creditAccountKind?: "CompanyAccount" | "GroupAccount";
+                                /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                                 debitAccountId: string;
+                                /**
+                                 * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                                 * @enum {string}
+                                 */
+                                debitAccountKind?: "CompanyAccount" | "GroupAccount";
                                 description: string | null;
                                 /** @enum {string} */
                                 eliminationType: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
@@ -13114,7 +13124,7 @@ export interface paths {
         put?: never;
         /**
          * Create an elimination rule
-         * @description Admin. Invalid selector patterns answer 400 EliminationRuleOperationFailedError; selector companies and the debit/credit accounts must belong to the group.
+         * @description Admin. Invalid selector patterns answer 400 EliminationRuleOperationFailedError; selector companies and the debit/credit accounts must belong to the group. With a group chart, debitAccountId and creditAccountId may each name a group account of the group instead of a company account (404 AccountNotFoundError for a group account of another group or without a chart); the rule then answers debitAccountKind and creditAccountKind.
          */
         post: {
             parameters: {
@@ -13131,9 +13141,9 @@ export interface paths {
                     "application/json": {
                         /** @description UUID */
                         consolidationGroupId: string;
-                        /** @description UUID */
+                        /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                         creditAccountId: string;
-                        /** @description UUID */
+                        /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                         debitAccountId: string;
                         description?: string | null;
                         /** @enum {string} */
@@ -13184,10 +13194,20 @@ export interface paths {
                              * @description UTC timestamp
                              */
                             createdAt: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             creditAccountId: string;
-                            /** @description UUID */
+                            /**
+                             * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            creditAccountKind?: "CompanyAccount" | "GroupAccount";
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             debitAccountId: string;
+                            /**
+                             * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            debitAccountKind?: "CompanyAccount" | "GroupAccount";
                             description: string | null;
                             /** @enum {string} */
                             eliminationType: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
@@ -13352,10 +13372,20 @@ export interface paths {
                              * @description UTC timestamp
                              */
                             createdAt: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             creditAccountId: string;
-                            /** @description UUID */
+                            /**
+                             * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            creditAccountKind?: "CompanyAccount" | "GroupAccount";
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             debitAccountId: string;
+                            /**
+                             * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            debitAccountKind?: "CompanyAccount" | "GroupAccount";
                             description: string | null;
                             /** @enum {string} */
                             eliminationType: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
@@ -13467,7 +13497,7 @@ export interface paths {
         };
         /**
          * Update an elimination rule
-         * @description Admin. PUT semantics; organizationId and consolidationGroupId are immutable; the create constraints apply to the resulting rule.
+         * @description Admin. PUT semantics; organizationId and consolidationGroupId are immutable; the create constraints apply to the resulting rule. A debitAccountId or creditAccountId given is resolved again, so a side may switch between a company account and a group account.
          */
         put: {
             parameters: {
@@ -13487,9 +13517,9 @@ export interface paths {
                     "application/json": {
                         /** @description UUID */
                         consolidationGroupId?: string;
-                        /** @description UUID */
+                        /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                         creditAccountId?: string;
-                        /** @description UUID */
+                        /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                         debitAccountId?: string;
                         description?: string | null;
                         /** @enum {string} */
@@ -13538,10 +13568,20 @@ export interface paths {
                              * @description UTC timestamp
                              */
                             createdAt: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             creditAccountId: string;
-                            /** @description UUID */
+                            /**
+                             * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            creditAccountKind?: "CompanyAccount" | "GroupAccount";
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             debitAccountId: string;
+                            /**
+                             * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            debitAccountKind?: "CompanyAccount" | "GroupAccount";
                             description: string | null;
                             /** @enum {string} */
                             eliminationType: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
@@ -13822,10 +13862,20 @@ export interface paths {
                              * @description UTC timestamp
                              */
                             createdAt: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             creditAccountId: string;
-                            /** @description UUID */
+                            /**
+                             * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            creditAccountKind?: "CompanyAccount" | "GroupAccount";
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             debitAccountId: string;
+                            /**
+                             * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            debitAccountKind?: "CompanyAccount" | "GroupAccount";
                             description: string | null;
                             /** @enum {string} */
                             eliminationType: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
@@ -13997,10 +14047,20 @@ export interface paths {
                              * @description UTC timestamp
                              */
                             createdAt: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             creditAccountId: string;
-                            /** @description UUID */
+                            /**
+                             * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            creditAccountKind?: "CompanyAccount" | "GroupAccount";
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             debitAccountId: string;
+                            /**
+                             * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            debitAccountKind?: "CompanyAccount" | "GroupAccount";
                             description: string | null;
                             /** @enum {string} */
                             eliminationType: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
@@ -14178,10 +14238,20 @@ export interface paths {
                              * @description UTC timestamp
                              */
                             createdAt: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             creditAccountId: string;
-                            /** @description UUID */
+                            /**
+                             * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            creditAccountKind?: "CompanyAccount" | "GroupAccount";
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             debitAccountId: string;
+                            /**
+                             * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            debitAccountKind?: "CompanyAccount" | "GroupAccount";
                             description: string | null;
                             /** @enum {string} */
                             eliminationType: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
@@ -14335,9 +14405,9 @@ export interface paths {
                         rules: {
                             /** @description UUID */
                             consolidationGroupId: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             creditAccountId: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             debitAccountId: string;
                             description?: string | null;
                             /** @enum {string} */
@@ -14391,10 +14461,20 @@ export interface paths {
                                  * @description UTC timestamp
                                  */
                                 createdAt: string;
-                                /** @description UUID */
+                                /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                                 creditAccountId: string;
-                                /** @description UUID */
+                                /**
+                                 * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                                 * @enum {string}
+                                 */
+                                creditAccountKind?: "CompanyAccount" | "GroupAccount";
+                                /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                                 debitAccountId: string;
+                                /**
+                                 * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                                 * @enum {string}
+                                 */
+                                debitAccountKind?: "CompanyAccount" | "GroupAccount";
                                 description: string | null;
                                 /** @enum {string} */
                                 eliminationType: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
@@ -14564,10 +14644,20 @@ export interface paths {
                                  * @description UTC timestamp
                                  */
                                 createdAt: string;
-                                /** @description UUID */
+                                /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                                 creditAccountId: string;
-                                /** @description UUID */
+                                /**
+                                 * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                                 * @enum {string}
+                                 */
+                                creditAccountKind?: "CompanyAccount" | "GroupAccount";
+                                /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                                 debitAccountId: string;
+                                /**
+                                 * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                                 * @enum {string}
+                                 */
+                                debitAccountKind?: "CompanyAccount" | "GroupAccount";
                                 description: string | null;
                                 /** @enum {string} */
                                 eliminationType: "IntercompanyReceivablesPayables" | "IntercompanySales" | "IntercompanyProfit" | "IntercompanyDividends" | "IntercompanyInvestment" | "Custom";
@@ -28407,7 +28497,7 @@ export interface components {
             groupAccountId: string;
             /** @description Human-readable English text; not stable */
             message: string;
-            /** @description Mappings, IntercompanyDifferenceAccount */
+            /** @description Mappings, IntercompanyDifferenceAccount, EliminationRules */
             reason: string;
         } & {
             [key: string]: unknown;

@@ -219,7 +219,7 @@ export const ERROR_CATALOGUE: Record<string, ErrorTagInfo> = {
   GroupAccountNumberAlreadyExistsError: { status: 409, fields: [['accountNumber'], ['groupId']] },
   GroupAccountInUseError: {
     status: 409,
-    fields: [['groupAccountId'], ['reason', 'Mappings, IntercompanyDifferenceAccount']],
+    fields: [['groupAccountId'], ['reason', 'Mappings, IntercompanyDifferenceAccount, EliminationRules']],
   },
   GroupAccountMappingNotFoundError: { status: 404, fields: [['mappingId']] },
   GroupAccountMappingExistsError: { status: 409, fields: [['accountId'], ['mappingId']] },

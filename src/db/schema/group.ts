@@ -162,8 +162,14 @@ export const eliminationRules = pgTable(
     triggerConditions: jsonb('trigger_conditions').notNull(),
     sourceAccounts: jsonb('source_accounts').notNull(),
     targetAccounts: jsonb('target_accounts').notNull(),
-    debitAccountId: uuid('debit_account_id').notNull(),
-    creditAccountId: uuid('credit_account_id').notNull(),
+    /** the company account debited, or null when the rule debits a group account */
+    debitAccountId: uuid('debit_account_id'),
+    /** the company account credited, or null when the rule credits a group account */
+    creditAccountId: uuid('credit_account_id'),
+    /** the group account (of the rule's own group chart) debited; exactly one of the two is set */
+    debitGroupAccountId: uuid('debit_group_account_id'),
+    /** the group account (of the rule's own group chart) credited; exactly one of the two is set */
+    creditGroupAccountId: uuid('credit_group_account_id'),
     isAutomatic: boolean('is_automatic').notNull(),
     priority: integer('priority').notNull(),
     isActive: boolean('is_active').notNull().default(true),
@@ -180,6 +186,20 @@ export const eliminationRules = pgTable(
     index('elimination_rules_group_idx').on(t.organizationId, t.groupId, t.priority, t.createdAt, t.id),
     index('elimination_rules_debit_idx').on(t.organizationId, t.debitAccountId),
     index('elimination_rules_credit_idx').on(t.organizationId, t.creditAccountId),
+    // A group account a rule books to belongs to the rule's own group, and cannot be deleted while
+    // the rule names it.
+    foreignKey({
+      name: 'elimination_rules_debit_group_account_fk',
+      columns: [t.organizationId, t.groupId, t.debitGroupAccountId],
+      foreignColumns: [groupAccounts.organizationId, groupAccounts.groupId, groupAccounts.id],
+    }),
+    foreignKey({
+      name: 'elimination_rules_credit_group_account_fk',
+      columns: [t.organizationId, t.groupId, t.creditGroupAccountId],
+      foreignColumns: [groupAccounts.organizationId, groupAccounts.groupId, groupAccounts.id],
+    }),
+    index('elimination_rules_debit_group_idx').on(t.organizationId, t.debitGroupAccountId),
+    index('elimination_rules_credit_group_idx').on(t.organizationId, t.creditGroupAccountId),
   ],
 );
 
@@ -350,6 +370,8 @@ export const groupAccounts = pgTable(
       foreignColumns: [consolidationGroups.organizationId, consolidationGroups.id],
     }).onDelete('cascade'),
     uniqueIndex('group_accounts_number_uq').on(t.organizationId, t.groupId, t.accountNumber),
+    // the key elimination rules reference a group account by (it must be of the rule's group)
+    uniqueIndex('group_accounts_group_id_uq').on(t.organizationId, t.groupId, t.id),
     index('group_accounts_id_idx').on(t.id),
   ],
 );

@@ -7,7 +7,7 @@
 import { dec, formatPercentage, ZERO } from '../money.ts';
 import { acquisitionIssues } from './acquisition.ts';
 import { type LineContributions, lineContributions } from './contributions.ts';
-import { applyGroupChart } from './group-chart.ts';
+import { applyGroupChart, ruleGroupAccountIssues } from './group-chart.ts';
 import { preparedView } from './ledger.ts';
 import {
   formatDerivedPercentage,
@@ -271,7 +271,7 @@ class Execution implements ConsolidationExecution {
   private contributions: { closing: LineContributions[]; opening: LineContributions[] } | null = null;
 
   private readonly input: ConsolidationInput;
-  /** UNMAPPED_ACCOUNT errors of a group chart (reported by Validate) */
+  /** UNMAPPED_ACCOUNT and RULE_ACCOUNT_NOT_IN_GROUP_CHART errors of a group chart (reported by Validate) */
   private readonly chartIssues: ValidationIssue[];
 
   constructor(input: ConsolidationInput) {
@@ -281,7 +281,8 @@ class Execution implements ConsolidationExecution {
       this.chartIssues = mapped.issues;
     } else {
       this.input = input;
-      this.chartIssues = [];
+      // A rule on a group account needs the chart (it cannot lose it while the rule names one).
+      this.chartIssues = ruleGroupAccountIssues(input.rules, null);
     }
   }
 
@@ -361,11 +362,16 @@ class Execution implements ConsolidationExecution {
         return ok(summary);
       }
       case 'Translate': {
-        if (this.chartIssues.length > 0) {
-          // Without validation the run still cannot aggregate accounts that have no group account.
+        // Without validation the run still cannot aggregate accounts that have no group account,
+        // nor book a rule to a group account the chart lacks.
+        const unmapped = this.chartIssues.filter((i) => i.code === 'UNMAPPED_ACCOUNT');
+        if (unmapped.length > 0) {
           throw new StepFailure(
-            `Accounts with balances are not mapped to a group account: ${this.chartIssues.map((i) => i.entityReference).join('; ')}`,
+            `Accounts with balances are not mapped to a group account: ${unmapped.map((i) => i.entityReference).join('; ')}`,
           );
+        }
+        if (this.chartIssues.length > 0) {
+          throw new StepFailure(this.chartIssues.map((i) => i.message).join('; '));
         }
         const v = this.view;
         const { translatedCount } = v.translate();

@@ -15,6 +15,9 @@
  * `applyGroupChart` rewrites a run's input onto the group chart before the engine sees it: every
  * figure is filed under its group account number and each company's chart becomes the group accounts
  * it uses. Aggregation, eliminations, NCI and the statements then work on group accounts unchanged.
+ * A rule's debit or credit account that is a company account is booked on the group account it maps
+ * to; one that is already a group account is booked on it as it is, on the parent's line (the parent
+ * carries the whole group chart), like the intercompany-difference account.
  */
 import type { AccountCategory, AccountType, CashFlowCategory } from '../accounts.ts';
 import { type AccountPattern, matchesPattern, parsePattern } from '../selectors.ts';
@@ -22,10 +25,12 @@ import { scaledToString, toScaled } from './scaled.ts';
 import { cmpAccountNumber } from './setup.ts';
 import type {
   AccountInfo,
+  AccountRef,
   CompanyInput,
   CompanyLedger,
   ConsolidationInput,
   CutLedger,
+  EliminationRuleInput,
   LedgerColumns,
   LedgerFigure,
   ValidationIssue,
@@ -269,6 +274,7 @@ export function applyGroupChart(input: ConsolidationInput, chart: GroupChartInpu
   for (const r of input.rules) {
     if (!r.isActive) continue;
     for (const ref of [r.debitAccount, r.creditAccount]) {
+      if (ref.groupAccount) continue;
       const set = ruleAccounts.get(ref.companyId) ?? new Set<string>();
       set.add(ref.accountNumber);
       ruleAccounts.set(ref.companyId, set);
@@ -353,10 +359,15 @@ export function applyGroupChart(input: ConsolidationInput, chart: GroupChartInpu
       accountNumber: maps.get(ref.companyId)?.get(ref.accountNumber) ?? '',
     };
   }
-  const mapRef = (ref: { companyId: string; accountNumber: string }) => ({
-    companyId: ref.companyId,
-    accountNumber: maps.get(ref.companyId)?.get(ref.accountNumber) ?? ref.accountNumber,
-  });
+  const parentId = input.companies.find((c) => c.role === 'Parent')?.companyId ?? '';
+  const mapRef = (ref: AccountRef): AccountRef =>
+    ref.groupAccount
+      ? { companyId: parentId, accountNumber: ref.accountNumber, groupAccount: true }
+      : {
+          companyId: ref.companyId,
+          accountNumber: maps.get(ref.companyId)?.get(ref.accountNumber) ?? ref.accountNumber,
+        };
+  issues.push(...ruleGroupAccountIssues(input.rules, resolver));
   return {
     input: {
       ...input,
@@ -371,6 +382,38 @@ export function applyGroupChart(input: ConsolidationInput, chart: GroupChartInpu
     },
     issues,
   };
+}
+
+/**
+ * `RULE_ACCOUNT_NOT_IN_GROUP_CHART` errors: an active rule books to a group account the run's group
+ * chart does not have (`chart` null: the group has no chart at all). Rules are written only on group
+ * accounts of their group's chart and such an account cannot be deleted while a rule names it, so this
+ * guards the run against data that changed under it rather than a case users meet.
+ */
+export function ruleGroupAccountIssues(
+  rules: readonly EliminationRuleInput[],
+  chart: MappingResolver | null,
+): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const r of rules) {
+    if (!r.isActive) continue;
+    for (const [side, ref] of [
+      ['debit', r.debitAccount],
+      ['credit', r.creditAccount],
+    ] as const) {
+      if (!ref.groupAccount) continue;
+      if (chart && ref.accountNumber !== '' && chart.groupAccount(ref.accountNumber)) continue;
+      issues.push({
+        severity: 'Error',
+        code: 'RULE_ACCOUNT_NOT_IN_GROUP_CHART',
+        message:
+          `Rule '${r.name}' books its ${side} side to group account ${ref.accountNumber || '(deleted)'}, ` +
+          (chart ? 'which is not in the group chart' : 'but the group has no group chart'),
+        entityReference: r.id,
+      });
+    }
+  }
+  return issues;
 }
 
 function trimZeros(s: string): string {

@@ -228,6 +228,11 @@ export interface TriggerConditionInput {
 export interface AccountRef {
   companyId: string;
   accountNumber: string;
+  /**
+   * A rule side on a group account of the group chart: `accountNumber` is the group account's number
+   * and `companyId` is filled in with the parent when the chart is applied (absent: a company account).
+   */
+  groupAccount?: true;
 }
 
 export interface EliminationRuleInput {
@@ -363,6 +368,7 @@ export type IssueCode =
   | 'BARGAIN_PURCHASE'
   | 'ACQUISITION_DATA_INVALID'
   | 'UNMAPPED_ACCOUNT'
+  | 'RULE_ACCOUNT_NOT_IN_GROUP_CHART'
   | 'IC_DIFFERENCE';
 
 export interface ValidationIssue {

@@ -276,7 +276,7 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Delete a group account',
         description:
-          'Admin. Refused (409) while mappings name it or it is the intercompany-difference account.',
+          'Admin. Refused (409 GroupAccountInUseError, reason Mappings, IntercompanyDifferenceAccount or EliminationRules) while mappings name it, it is the intercompany-difference account, or an elimination rule books to it.',
         params: AccountParams,
         querystring: OrgQuery,
         response: responses({ 204: NoContent }),

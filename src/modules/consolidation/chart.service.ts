@@ -3,13 +3,14 @@
  * accounts onto them (explicit or by selector pattern), the mapping preview, and the group's
  * intercompany-difference setting. How a run applies them: domain/consolidation/group-chart.ts.
  */
-import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, or, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, type Queryable, type Tx } from '../../db/client.ts';
 import {
   accounts,
   companies,
   consolidationGroups,
+  eliminationRules,
   groupAccountMappings,
   groupAccounts,
 } from '../../db/schema/index.ts';
@@ -100,7 +101,10 @@ function numberTaken(accountNumber: string, groupId: string): DomainError {
   );
 }
 
-function inUse(groupAccountId: string, reason: 'Mappings' | 'IntercompanyDifferenceAccount'): DomainError {
+function inUse(
+  groupAccountId: string,
+  reason: 'Mappings' | 'IntercompanyDifferenceAccount' | 'EliminationRules',
+): DomainError {
   return new DomainError(409, 'GroupAccountInUseError', 'The group account is in use', {
     groupAccountId,
     reason,
@@ -493,6 +497,24 @@ async function mappingCount(q: Queryable, orgId: string, groupAccountId: string)
   return Number(row?.n ?? 0);
 }
 
+/** Whether an elimination rule books to the group account (its debit or credit side). */
+async function namedByRule(q: Queryable, orgId: string, groupAccountId: string): Promise<boolean> {
+  const [rule] = await q
+    .select({ id: eliminationRules.id })
+    .from(eliminationRules)
+    .where(
+      and(
+        eq(eliminationRules.organizationId, orgId),
+        or(
+          eq(eliminationRules.debitGroupAccountId, groupAccountId),
+          eq(eliminationRules.creditGroupAccountId, groupAccountId),
+        ),
+      ),
+    )
+    .limit(1);
+  return rule !== undefined;
+}
+
 export async function deleteGroupAccount(
   db: Db,
   access: Access,
@@ -508,6 +530,7 @@ export async function deleteGroupAccount(
     if ((await mappingCount(tx, locked.organizationId, row.id)) > 0) throw inUse(row.id, 'Mappings');
     if (locked.icDifferenceAccountNumber === row.accountNumber)
       throw inUse(row.id, 'IntercompanyDifferenceAccount');
+    if (await namedByRule(tx, locked.organizationId, row.id)) throw inUse(row.id, 'EliminationRules');
     await tx
       .delete(groupAccounts)
       .where(and(eq(groupAccounts.organizationId, row.organizationId), eq(groupAccounts.id, row.id)));

@@ -4,7 +4,7 @@
  */
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { accounts, consolidationGroups, eliminationRules } from '../../db/schema/index.ts';
+import { accounts, consolidationGroups, eliminationRules, groupAccounts } from '../../db/schema/index.ts';
 import type { EliminationRuleInput, EliminationType } from '../../domain/consolidation/types.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
@@ -32,6 +32,9 @@ export interface TriggerRecord {
   minimumAmount: string | null;
 }
 
+/** What a rule's debit or credit account id names: a company account or a group account of its group. */
+export type RuleAccountKind = 'CompanyAccount' | 'GroupAccount';
+
 export interface RuleRecord {
   id: string;
   organizationId: string;
@@ -44,6 +47,9 @@ export interface RuleRecord {
   targetAccounts: StoredSelector[];
   debitAccountId: string;
   creditAccountId: string;
+  /** present (both) only on rules that name a group account */
+  debitAccountKind?: RuleAccountKind;
+  creditAccountKind?: RuleAccountKind;
   isAutomatic: boolean;
   priority: number;
   isActive: boolean;
@@ -78,8 +84,25 @@ export function storedTriggers(row: Pick<RuleRow, 'triggerConditions'>): StoredT
   }));
 }
 
+/**
+ * The id a rule's side names (its company account or its group account) and which of the two it is.
+ * The database holds exactly one of the two per side.
+ */
+export function ruleSide(row: RuleRow, side: 'debit' | 'credit'): { id: string; kind: RuleAccountKind } {
+  const account = side === 'debit' ? row.debitAccountId : row.creditAccountId;
+  const group = side === 'debit' ? row.debitGroupAccountId : row.creditGroupAccountId;
+  return account !== null ? { id: account, kind: 'CompanyAccount' } : { id: group!, kind: 'GroupAccount' };
+}
+
 /** Wire record of a rule; `currency` is its group's reporting currency (for `minimumAmount`). */
 export function ruleRecord(row: RuleRow, currency: string): RuleRecord {
+  const debit = ruleSide(row, 'debit');
+  const credit = ruleSide(row, 'credit');
+  // Rules on company accounts alone answer exactly as before group accounts existed.
+  const kinds =
+    debit.kind === 'GroupAccount' || credit.kind === 'GroupAccount'
+      ? { debitAccountKind: debit.kind, creditAccountKind: credit.kind }
+      : {};
   return {
     id: row.id,
     organizationId: row.organizationId,
@@ -93,8 +116,9 @@ export function ruleRecord(row: RuleRow, currency: string): RuleRecord {
     })),
     sourceAccounts: selectors(row.sourceAccounts),
     targetAccounts: selectors(row.targetAccounts),
-    debitAccountId: row.debitAccountId,
-    creditAccountId: row.creditAccountId,
+    debitAccountId: debit.id,
+    creditAccountId: credit.id,
+    ...kinds,
     isAutomatic: row.isAutomatic,
     priority: row.priority,
     isActive: row.isActive,
@@ -170,7 +194,9 @@ export async function loadGroupRules(db: Queryable, organizationId: string, grou
 /**
  * The group's rules in the engine's input shape (domain/consolidation/types.ts), in rule order:
  * every rule, active or not, with the company and number of its debit and credit accounts. Runs
- * choose the ones they process (active automatic rules plus approved manual ones).
+ * choose the ones they process (active automatic rules plus approved manual ones). A side on a group
+ * account is the group account's number, marked `groupAccount` (the group chart books it on the
+ * parent's line, without a mapping).
  */
 export async function loadRuleInputs(
   db: Queryable,
@@ -178,7 +204,28 @@ export async function loadRuleInputs(
   groupId: string,
 ): Promise<Array<EliminationRuleInput & { organizationId: string; consolidationGroupId: string }>> {
   const rules = await loadGroupRules(db, organizationId, groupId);
-  const ids = [...new Set(rules.flatMap((r) => [r.debitAccountId, r.creditAccountId]))];
+  const ids = [
+    ...new Set(rules.flatMap((r) => [r.debitAccountId, r.creditAccountId].filter((v) => v !== null))),
+  ];
+  const groupIds = [
+    ...new Set(
+      rules.flatMap((r) => [r.debitGroupAccountId, r.creditGroupAccountId].filter((v) => v !== null)),
+    ),
+  ];
+  const groupRows =
+    groupIds.length === 0
+      ? []
+      : await db
+          .select({ id: groupAccounts.id, accountNumber: groupAccounts.accountNumber })
+          .from(groupAccounts)
+          .where(
+            and(
+              eq(groupAccounts.organizationId, organizationId),
+              eq(groupAccounts.groupId, groupId),
+              inArray(groupAccounts.id, groupIds),
+            ),
+          );
+  const groupNumbers = new Map(groupRows.map((g) => [g.id, g.accountNumber]));
   const accountRows =
     ids.length === 0
       ? []
@@ -187,7 +234,11 @@ export async function loadRuleInputs(
           .from(accounts)
           .where(and(eq(accounts.organizationId, organizationId), inArray(accounts.id, ids)));
   const byId = new Map(accountRows.map((a) => [a.id, a]));
-  const ref = (id: string) => {
+  const ref = (r: RuleRow, side: 'debit' | 'credit') => {
+    const { id, kind } = ruleSide(r, side);
+    if (kind === 'GroupAccount') {
+      return { companyId: '', accountNumber: groupNumbers.get(id) ?? '', groupAccount: true as const };
+    }
     const a = byId.get(id);
     return { companyId: a?.companyId ?? '', accountNumber: a?.accountNumber ?? '' };
   };
@@ -204,7 +255,7 @@ export async function loadRuleInputs(
     triggerConditions: storedTriggers(r),
     sourceAccounts: selectors(r.sourceAccounts),
     targetAccounts: selectors(r.targetAccounts),
-    debitAccount: ref(r.debitAccountId),
-    creditAccount: ref(r.creditAccountId),
+    debitAccount: ref(r, 'debit'),
+    creditAccount: ref(r, 'credit'),
   }));
 }

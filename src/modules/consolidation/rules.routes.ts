@@ -11,6 +11,7 @@ import {
   Text,
   Timestamp,
   Type,
+  UUID_PATTERN,
   Uuid,
 } from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
@@ -42,6 +43,19 @@ const TriggerInput = Type.Object({
   ),
 });
 
+const RULE_ACCOUNT_ID =
+  'A company account of the parent or a member, or — when the group has a group chart — a group account of ' +
+  "that chart (the server tells which). A group account is booked on directly, on the parent's line; " +
+  'a company account is booked on the group account it maps to. Unknown ids, and group accounts of another ' +
+  'group, answer 404 AccountNotFoundError.';
+const RuleAccountId = Type.String({ pattern: UUID_PATTERN, description: RULE_ACCOUNT_ID, 'x-uuid': true });
+const AccountKind = (side: string) =>
+  Type.Optional(
+    StringEnum(['CompanyAccount', 'GroupAccount'] as const, {
+      description: `What ${side}AccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.`,
+    }),
+  );
+
 const Selector = Type.Object({ accountNumber: Type.String(), companyId: Nullable(Uuid) });
 const Trigger = Type.Object({
   description: Type.String(),
@@ -58,8 +72,10 @@ export const EliminationRule = Type.Object({
   triggerConditions: Type.Array(Trigger),
   sourceAccounts: Type.Array(Selector),
   targetAccounts: Type.Array(Selector),
-  debitAccountId: Uuid,
-  creditAccountId: Uuid,
+  debitAccountId: RuleAccountId,
+  creditAccountId: RuleAccountId,
+  debitAccountKind: AccountKind('debit'),
+  creditAccountKind: AccountKind('credit'),
   isAutomatic: Type.Boolean(),
   priority: Type.Integer(),
   isActive: Type.Boolean(),
@@ -80,8 +96,8 @@ const CreateRule = Type.Object({
   }),
   sourceAccounts: Type.Array(SelectorInput, { minItems: 1, maxItems: MAX_SELECTORS_PER_LIST }),
   targetAccounts: Type.Array(SelectorInput, { maxItems: MAX_SELECTORS_PER_LIST }),
-  debitAccountId: Uuid,
-  creditAccountId: Uuid,
+  debitAccountId: RuleAccountId,
+  creditAccountId: RuleAccountId,
   isAutomatic: Type.Boolean(),
   priority: Priority,
   isActive: Type.Optional(Type.Boolean()),
@@ -100,8 +116,8 @@ const UpdateRule = Type.Object({
   ),
   sourceAccounts: Type.Optional(Type.Array(SelectorInput, { minItems: 1, maxItems: MAX_SELECTORS_PER_LIST })),
   targetAccounts: Type.Optional(Type.Array(SelectorInput, { maxItems: MAX_SELECTORS_PER_LIST })),
-  debitAccountId: Type.Optional(Uuid),
-  creditAccountId: Type.Optional(Uuid),
+  debitAccountId: Type.Optional(RuleAccountId),
+  creditAccountId: Type.Optional(RuleAccountId),
   isAutomatic: Type.Optional(Type.Boolean()),
   priority: Type.Optional(Priority),
   isActive: Type.Optional(Nullable(Type.Boolean())),
@@ -210,7 +226,7 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Create an elimination rule',
         description:
-          'Admin. Invalid selector patterns answer 400 EliminationRuleOperationFailedError; selector companies and the debit/credit accounts must belong to the group.',
+          'Admin. Invalid selector patterns answer 400 EliminationRuleOperationFailedError; selector companies and the debit/credit accounts must belong to the group. With a group chart, debitAccountId and creditAccountId may each name a group account of the group instead of a company account (404 AccountNotFoundError for a group account of another group or without a chart); the rule then answers debitAccountKind and creditAccountKind.',
         body: CreateRule,
         response: responses({ 201: EliminationRule }),
       },
@@ -247,7 +263,7 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Update an elimination rule',
         description:
-          'Admin. PUT semantics; organizationId and consolidationGroupId are immutable; the create constraints apply to the resulting rule.',
+          'Admin. PUT semantics; organizationId and consolidationGroupId are immutable; the create constraints apply to the resulting rule. A debitAccountId or creditAccountId given is resolved again, so a side may switch between a company account and a group account.',
         params: IdParams,
         querystring: OrgQuery,
         body: UpdateRule,

@@ -7,6 +7,7 @@ import {
   consolidationGroups,
   consolidationMembers,
   eliminationRules,
+  groupAccounts,
 } from '../../db/schema/index.ts';
 import { minorUnits } from '../../domain/codes.ts';
 import { MAX_TRIGGER_SELECTORS } from '../../domain/consolidation/rule-bounds.ts';
@@ -85,7 +86,11 @@ export interface RuleListQuery {
   highPriorityOnly?: boolean | undefined;
 }
 
-/** The complete rule as it will be stored; trigger `minimumAmount`s still carry their literal text. */
+/**
+ * The complete rule as it will be stored; trigger `minimumAmount`s still carry their literal text.
+ * Per side exactly one of the company account and the group account is set. An id given in a request
+ * starts out as the company account; `semanticChecks` resolves what it names.
+ */
 interface RuleDraft {
   name: string;
   description: string | null;
@@ -93,8 +98,10 @@ interface RuleDraft {
   triggerConditions: StoredTrigger[];
   sourceAccounts: StoredSelector[];
   targetAccounts: StoredSelector[];
-  debitAccountId: string;
-  creditAccountId: string;
+  debitAccountId: string | null;
+  creditAccountId: string | null;
+  debitGroupAccountId: string | null;
+  creditGroupAccountId: string | null;
   isAutomatic: boolean;
   priority: number;
   isActive: boolean;
@@ -167,9 +174,52 @@ async function memberCompanyIds(tx: Db | Tx, group: GroupRow): Promise<Set<strin
   return new Set([group.parentCompanyId, ...rows.map((r) => r.companyId)]);
 }
 
+/** The id a draft's side names, whichever kind it is. */
+const sideId = (draft: RuleDraft, side: 'debit' | 'credit'): string =>
+  side === 'debit'
+    ? (draft.debitAccountId ?? draft.debitGroupAccountId)!
+    : (draft.creditAccountId ?? draft.creditGroupAccountId)!;
+
+type ResolvedAccount =
+  | { kind: 'CompanyAccount'; id: string; companyId: string; accountNumber: string }
+  | { kind: 'GroupAccount'; id: string; accountNumber: string };
+
+/**
+ * What the debit and credit ids name: a company account of the organization (as before group charts),
+ * else a group account of the rule's own group. A group account of another group or organization —
+ * and any group account when the group has no chart — is unknown, like a missing account.
+ */
+async function resolveAccounts(
+  tx: Db | Tx,
+  group: GroupRow,
+  ids: string[],
+): Promise<Map<string, ResolvedAccount>> {
+  const rows = await tx
+    .select({ id: accounts.id, companyId: accounts.companyId, accountNumber: accounts.accountNumber })
+    .from(accounts)
+    .where(and(eq(accounts.organizationId, group.organizationId), inArray(accounts.id, ids)));
+  const byId = new Map<string, ResolvedAccount>(rows.map((r) => [r.id, { kind: 'CompanyAccount', ...r }]));
+  const rest = ids.filter((id) => !byId.has(id));
+  if (rest.length === 0) return byId;
+  const groupRows = await tx
+    .select({ id: groupAccounts.id, accountNumber: groupAccounts.accountNumber })
+    .from(groupAccounts)
+    .where(
+      and(
+        eq(groupAccounts.organizationId, group.organizationId),
+        eq(groupAccounts.groupId, group.id),
+        inArray(groupAccounts.id, rest),
+      ),
+    );
+  for (const g of groupRows) byId.set(g.id, { kind: 'GroupAccount', ...g });
+  return byId;
+}
+
 /**
  * The semantic checks, in order, on the complete (resulting) rule: selector companies,
- * debit/credit accounts exist (404), belong to the group, differ in number, `minimumAmount` digits.
+ * debit/credit accounts exist (404; a company account, or a group account of the group's chart),
+ * company accounts belong to the group, two accounts of one kind differ in number, `minimumAmount`
+ * digits. Returns the draft with each side filed under the kind of account its id names.
  */
 async function semanticChecks(
   tx: Db | Tx,
@@ -179,7 +229,7 @@ async function semanticChecks(
   reasonPrefix: string,
   pathPrefix: string,
   groupCompanies?: Set<string>,
-): Promise<void> {
+): Promise<RuleDraft> {
   const allowed = groupCompanies ?? (await memberCompanyIds(tx, group));
   const lists: Array<[string, StoredSelector[]]> = [
     ...draft.triggerConditions.map(
@@ -198,40 +248,30 @@ async function semanticChecks(
       }
     }
   }
-  const rows = await tx
-    .select({ id: accounts.id, companyId: accounts.companyId, accountNumber: accounts.accountNumber })
-    .from(accounts)
-    .where(
-      and(
-        eq(accounts.organizationId, group.organizationId),
-        inArray(accounts.id, [draft.debitAccountId, draft.creditAccountId]),
-      ),
-    );
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const debit = byId.get(draft.debitAccountId);
+  const debitId = sideId(draft, 'debit');
+  const creditId = sideId(draft, 'credit');
+  const byId = await resolveAccounts(tx, group, [debitId, creditId]);
+  const debit = byId.get(debitId);
   if (!debit) {
-    throw new DomainError(404, 'AccountNotFoundError', 'Account not found', {
-      accountId: draft.debitAccountId,
-    });
+    throw new DomainError(404, 'AccountNotFoundError', 'Account not found', { accountId: debitId });
   }
-  const credit = byId.get(draft.creditAccountId);
+  const credit = byId.get(creditId);
   if (!credit) {
-    throw new DomainError(404, 'AccountNotFoundError', 'Account not found', {
-      accountId: draft.creditAccountId,
-    });
+    throw new DomainError(404, 'AccountNotFoundError', 'Account not found', { accountId: creditId });
   }
   for (const [field, account] of [
     ['debitAccountId', debit],
     ['creditAccountId', credit],
   ] as const) {
-    if (!allowed.has(account.companyId)) {
+    if (account.kind === 'CompanyAccount' && !allowed.has(account.companyId)) {
       throw operationFailed(
         operation,
         `${reasonPrefix}${field}: account ${account.id} belongs to company ${account.companyId}, which is neither the parent nor a member of the group`,
       );
     }
   }
-  if (debit.accountNumber === credit.accountNumber) {
+  // A company account and a group account number different charts: only one kind can collide.
+  if (debit.kind === credit.kind && debit.accountNumber === credit.accountNumber) {
     throw operationFailed(
       operation,
       `${reasonPrefix}creditAccountId: the debit and credit accounts have the same account number ${debit.accountNumber}`,
@@ -248,6 +288,13 @@ async function semanticChecks(
     }
   });
   if (issues.length > 0) throw new ValidationError(issues);
+  return {
+    ...draft,
+    debitAccountId: debit.kind === 'CompanyAccount' ? debit.id : null,
+    debitGroupAccountId: debit.kind === 'GroupAccount' ? debit.id : null,
+    creditAccountId: credit.kind === 'CompanyAccount' ? credit.id : null,
+    creditGroupAccountId: credit.kind === 'GroupAccount' ? credit.id : null,
+  };
 }
 
 /** Stored form: canonical `minimumAmount` (`"100.50"` → `"100.5"`). */
@@ -271,6 +318,8 @@ function draftOf(row: RuleRow): RuleDraft {
     targetAccounts: toSelectors(row.targetAccounts as StoredSelector[]),
     debitAccountId: row.debitAccountId,
     creditAccountId: row.creditAccountId,
+    debitGroupAccountId: row.debitGroupAccountId,
+    creditGroupAccountId: row.creditGroupAccountId,
     isAutomatic: row.isAutomatic,
     priority: row.priority,
     isActive: row.isActive,
@@ -287,6 +336,8 @@ function draftFromCreate(input: CreateRuleInput): RuleDraft {
     targetAccounts: toSelectors(input.targetAccounts),
     debitAccountId: input.debitAccountId,
     creditAccountId: input.creditAccountId,
+    debitGroupAccountId: null,
+    creditGroupAccountId: null,
     isAutomatic: input.isAutomatic,
     priority: input.priority,
     isActive: input.isActive ?? true,
@@ -338,8 +389,7 @@ export async function createRule(db: Db, access: Access, input: CreateRuleInput)
   await access.authorize(orgId, 'consolidation:manage', RESOURCE);
   const { row, currency } = await inTransaction(db, async (tx) => {
     const group = await requireGroup(tx, orgId, input.consolidationGroupId, true);
-    const draft = draftFromCreate(input);
-    await semanticChecks(tx, group, draft, 'create', '', '');
+    const draft = await semanticChecks(tx, group, draftFromCreate(input), 'create', '', '');
     const [row] = await tx
       .insert(eliminationRules)
       .values({ id: uuidv7(), organizationId: orgId, groupId: group.id, ...canonical(draft) })
@@ -423,8 +473,15 @@ export async function bulkCreateRules(
         allowed = await memberCompanyIds(tx, group);
         companiesOf.set(group.id, allowed);
       }
-      const draft = draftFromCreate(r);
-      await semanticChecks(tx, group, draft, 'bulkCreate', `rules/${i}/`, `/rules/${i}`, allowed);
+      const draft = await semanticChecks(
+        tx,
+        group,
+        draftFromCreate(r),
+        'bulkCreate',
+        `rules/${i}/`,
+        `/rules/${i}`,
+        allowed,
+      );
       drafts.push(canonical(draft));
     }
     const values = drafts.map((d, i) => ({
@@ -548,14 +605,18 @@ export async function updateRule(
         input.sourceAccounts === undefined ? before.sourceAccounts : toSelectors(input.sourceAccounts),
       targetAccounts:
         input.targetAccounts === undefined ? before.targetAccounts : toSelectors(input.targetAccounts),
-      debitAccountId: input.debitAccountId ?? before.debitAccountId,
-      creditAccountId: input.creditAccountId ?? before.creditAccountId,
+      // An id given anew is resolved again (it may name either kind); otherwise the side stays.
+      ...(input.debitAccountId === undefined
+        ? { debitAccountId: before.debitAccountId, debitGroupAccountId: before.debitGroupAccountId }
+        : { debitAccountId: input.debitAccountId, debitGroupAccountId: null }),
+      ...(input.creditAccountId === undefined
+        ? { creditAccountId: before.creditAccountId, creditGroupAccountId: before.creditGroupAccountId }
+        : { creditAccountId: input.creditAccountId, creditGroupAccountId: null }),
       isAutomatic: input.isAutomatic ?? before.isAutomatic,
       priority: input.priority ?? before.priority,
       isActive: input.isActive === undefined ? before.isActive : (input.isActive ?? true),
     };
-    await semanticChecks(tx, group, draft, 'update', '', '');
-    const next = canonical(draft);
+    const next = canonical(await semanticChecks(tx, group, draft, 'update', '', ''));
     const changes = diffChanges(
       before as unknown as Record<string, unknown>,
       next as unknown as Record<string, unknown>,

@@ -1,9 +1,10 @@
 /**
  * The input digest of a run: SHA-256 over a canonical form of everything the run read — the ledger
  * figures of both views and the pre-acquisition cuts, the rates it used, the structure (companies,
- * ownership, acquisition data, charts), the elimination rules, the group chart and its mappings, the
- * intercompany transactions and the options. Two runs with the same digest read the same inputs, so
- * their results are the same; the order rows came back from the database in does not matter.
+ * ownership, acquisition data, charts), the elimination rules (each side with the number of the company
+ * or group account it books to), the group chart and its mappings, the intercompany transactions and
+ * the options. Two runs with the same digest read the same inputs, so their results are the same; the
+ * order rows came back from the database in does not matter.
  */
 import { createHash, type Hash } from 'node:crypto';
 import type {

@@ -13374,7 +13374,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a group account
-         * @description Admin. Refused (409) while mappings name it or it is the intercompany-difference account.
+         * @description Admin. Refused (409 GroupAccountInUseError, reason Mappings, IntercompanyDifferenceAccount or EliminationRules) while mappings name it, it is the intercompany-difference account, or an elimination rule books to it.
          */
         delete: {
             parameters: {
@@ -16150,10 +16150,20 @@ export interface paths {
                                     accountNumber: string;
                                     companyId: string | null;
                                 }[];
-                                /** @description UUID */
+                                /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                                 debitAccountId: string;
-                                /** @description UUID */
+                                /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                                 creditAccountId: string;
+                                /**
+                                 * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                                 * @enum {string}
+                                 */
+                                debitAccountKind?: "CompanyAccount" | "GroupAccount";
+                                /**
+                                 * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                                 * @enum {string}
+                                 */
+                                creditAccountKind?: "CompanyAccount" | "GroupAccount";
                                 isAutomatic: boolean;
                                 priority: number;
                                 isActive: boolean;
@@ -16251,7 +16261,7 @@ export interface paths {
         put?: never;
         /**
          * Create an elimination rule
-         * @description Admin. Invalid selector patterns answer 400 EliminationRuleOperationFailedError; selector companies and the debit/credit accounts must belong to the group.
+         * @description Admin. Invalid selector patterns answer 400 EliminationRuleOperationFailedError; selector companies and the debit/credit accounts must belong to the group. With a group chart, debitAccountId and creditAccountId may each name a group account of the group instead of a company account (404 AccountNotFoundError for a group account of another group or without a chart); the rule then answers debitAccountKind and creditAccountKind.
          */
         post: {
             parameters: {
@@ -16294,9 +16304,9 @@ export interface paths {
                             accountNumber: string;
                             companyId?: string | null;
                         }[];
-                        /** @description UUID */
+                        /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                         debitAccountId: string;
-                        /** @description UUID */
+                        /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                         creditAccountId: string;
                         isAutomatic: boolean;
                         priority: number;
@@ -16340,10 +16350,20 @@ export interface paths {
                                 accountNumber: string;
                                 companyId: string | null;
                             }[];
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             debitAccountId: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             creditAccountId: string;
+                            /**
+                             * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            debitAccountKind?: "CompanyAccount" | "GroupAccount";
+                            /**
+                             * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            creditAccountKind?: "CompanyAccount" | "GroupAccount";
                             isAutomatic: boolean;
                             priority: number;
                             isActive: boolean;
@@ -16510,10 +16530,20 @@ export interface paths {
                                     accountNumber: string;
                                     companyId: string | null;
                                 }[];
-                                /** @description UUID */
+                                /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                                 debitAccountId: string;
-                                /** @description UUID */
+                                /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                                 creditAccountId: string;
+                                /**
+                                 * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                                 * @enum {string}
+                                 */
+                                debitAccountKind?: "CompanyAccount" | "GroupAccount";
+                                /**
+                                 * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                                 * @enum {string}
+                                 */
+                                creditAccountKind?: "CompanyAccount" | "GroupAccount";
                                 isAutomatic: boolean;
                                 priority: number;
                                 isActive: boolean;
@@ -16675,10 +16705,20 @@ export interface paths {
                                 accountNumber: string;
                                 companyId: string | null;
                             }[];
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             debitAccountId: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             creditAccountId: string;
+                            /**
+                             * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            debitAccountKind?: "CompanyAccount" | "GroupAccount";
+                            /**
+                             * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            creditAccountKind?: "CompanyAccount" | "GroupAccount";
                             isAutomatic: boolean;
                             priority: number;
                             isActive: boolean;
@@ -16771,7 +16811,7 @@ export interface paths {
         };
         /**
          * Update an elimination rule
-         * @description Admin. PUT semantics; organizationId and consolidationGroupId are immutable; the create constraints apply to the resulting rule.
+         * @description Admin. PUT semantics; organizationId and consolidationGroupId are immutable; the create constraints apply to the resulting rule. A debitAccountId or creditAccountId given is resolved again, so a side may switch between a company account and a group account.
          */
         put: {
             parameters: {
@@ -16817,9 +16857,9 @@ export interface paths {
                             accountNumber: string;
                             companyId?: string | null;
                         }[];
-                        /** @description UUID */
+                        /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                         debitAccountId?: string;
-                        /** @description UUID */
+                        /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                         creditAccountId?: string;
                         isAutomatic?: boolean;
                         priority?: number;
@@ -16861,10 +16901,20 @@ export interface paths {
                                 accountNumber: string;
                                 companyId: string | null;
                             }[];
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             debitAccountId: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             creditAccountId: string;
+                            /**
+                             * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            debitAccountKind?: "CompanyAccount" | "GroupAccount";
+                            /**
+                             * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            creditAccountKind?: "CompanyAccount" | "GroupAccount";
                             isAutomatic: boolean;
                             priority: number;
                             isActive: boolean;
@@ -17134,9 +17184,9 @@ export interface paths {
                                 accountNumber: string;
                                 companyId?: string | null;
                             }[];
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             debitAccountId: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             creditAccountId: string;
                             isAutomatic: boolean;
                             priority: number;
@@ -17182,10 +17232,20 @@ export interface paths {
                                     accountNumber: string;
                                     companyId: string | null;
                                 }[];
-                                /** @description UUID */
+                                /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                                 debitAccountId: string;
-                                /** @description UUID */
+                                /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                                 creditAccountId: string;
+                                /**
+                                 * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                                 * @enum {string}
+                                 */
+                                debitAccountKind?: "CompanyAccount" | "GroupAccount";
+                                /**
+                                 * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                                 * @enum {string}
+                                 */
+                                creditAccountKind?: "CompanyAccount" | "GroupAccount";
                                 isAutomatic: boolean;
                                 priority: number;
                                 isActive: boolean;
@@ -17359,10 +17419,20 @@ export interface paths {
                                 accountNumber: string;
                                 companyId: string | null;
                             }[];
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             debitAccountId: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             creditAccountId: string;
+                            /**
+                             * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            debitAccountKind?: "CompanyAccount" | "GroupAccount";
+                            /**
+                             * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            creditAccountKind?: "CompanyAccount" | "GroupAccount";
                             isAutomatic: boolean;
                             priority: number;
                             isActive: boolean;
@@ -17534,10 +17604,20 @@ export interface paths {
                                 accountNumber: string;
                                 companyId: string | null;
                             }[];
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             debitAccountId: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             creditAccountId: string;
+                            /**
+                             * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            debitAccountKind?: "CompanyAccount" | "GroupAccount";
+                            /**
+                             * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            creditAccountKind?: "CompanyAccount" | "GroupAccount";
                             isAutomatic: boolean;
                             priority: number;
                             isActive: boolean;
@@ -17715,10 +17795,20 @@ export interface paths {
                                 accountNumber: string;
                                 companyId: string | null;
                             }[];
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             debitAccountId: string;
-                            /** @description UUID */
+                            /** @description A company account of the parent or a member, or — when the group has a group chart — a group account of that chart (the server tells which). A group account is booked on directly, on the parent's line; a company account is booked on the group account it maps to. Unknown ids, and group accounts of another group, answer 404 AccountNotFoundError. */
                             creditAccountId: string;
+                            /**
+                             * @description What debitAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            debitAccountKind?: "CompanyAccount" | "GroupAccount";
+                            /**
+                             * @description What creditAccountId names. Present, on both sides, only on rules that name a group account; absent: both are company accounts.
+                             * @enum {string}
+                             */
+                            creditAccountKind?: "CompanyAccount" | "GroupAccount";
                             isAutomatic: boolean;
                             priority: number;
                             isActive: boolean;
@@ -28543,7 +28633,7 @@ export interface components {
             /** @description Human-readable English text; not stable */
             message: string;
             groupAccountId: string;
-            /** @description Mappings, IntercompanyDifferenceAccount */
+            /** @description Mappings, IntercompanyDifferenceAccount, EliminationRules */
             reason: string;
         } & {
             [key: string]: unknown;

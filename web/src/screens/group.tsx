@@ -395,6 +395,16 @@ function selectorText(s: AccountSelector, companies: Map<string, Company>): stri
   return `${s.accountNumber}${s.companyId ? ` (${companies.get(s.companyId)?.name ?? 'company'})` : ''}`;
 }
 
+/** A rule's debit or credit account: a company account by its number, a group account as such. */
+function ruleAccountText(
+  id: string,
+  kind: 'CompanyAccount' | 'GroupAccount' | undefined,
+  accountIds: Map<string, string>,
+): string {
+  if (kind === 'GroupAccount') return 'group account';
+  return accountIds.get(id) ?? '…';
+}
+
 function Rules({
   group,
   companies,
@@ -515,8 +525,8 @@ function Rules({
                     ) : null}
                   </td>
                   <td>
-                    Dr {accountIds.get(r.debitAccountId) ?? '…'} / Cr{' '}
-                    {accountIds.get(r.creditAccountId) ?? '…'}
+                    Dr {ruleAccountText(r.debitAccountId, r.debitAccountKind, accountIds)} / Cr{' '}
+                    {ruleAccountText(r.creditAccountId, r.creditAccountKind, accountIds)}
                   </td>
                   <td>
                     <Badge value={r.isActive ? 'Active' : 'Inactive'} />{' '}
