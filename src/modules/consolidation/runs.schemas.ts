@@ -13,6 +13,7 @@ import {
 } from '../../http/schemas.ts';
 import { CONSOLIDATION_METHODS } from './groups.repo.ts';
 import { ELIMINATION_TYPES } from './rules.repo.ts';
+import { cashFlowSection, EquityRow, statementLine, statementSection } from '../../http/statement-schemas.ts';
 import { RUN_STATUSES, STEP_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
 
 // ---------------------------------------------------------------------------------------------------
@@ -341,57 +342,14 @@ export const ConsolidatedTrialBalance = Type.Object({
   nonControllingInterests: Type.Array(NciDetail),
 });
 
-const LineStyle = StringEnum(['Normal', 'Subtotal', 'Total', 'Header'] as const);
-const ReportLine = Type.Object({
+const ReportLine = statementLine({
   accountId: Type.Null(),
-  accountNumber: Nullable(Type.String()),
-  description: Type.String(),
-  currentAmount: Money,
   comparativeAmount: Type.Null(),
   variance: Type.Null(),
   variancePercentage: Type.Null(),
-  style: LineStyle,
-  indentLevel: Type.Integer({ minimum: 0 }),
 });
-const ReportSection = Type.Object({
-  title: Type.String(),
-  lineItems: Type.Array(ReportLine),
-  subtotal: Money,
-  comparativeSubtotal: Type.Null(),
-});
-const CashFlowSection = Type.Object({
-  title: Type.String(),
-  lineItems: Type.Array(
-    Type.Object({
-      description: Type.String(),
-      accountId: Type.Null(),
-      accountNumber: Nullable(Type.String()),
-      amount: Money,
-      style: LineStyle,
-      indentLevel: Type.Integer({ minimum: 0 }),
-    }),
-  ),
-  netCashFlow: Money,
-});
-const EquityRow = Type.Object({
-  movementType: StringEnum([
-    'OpeningBalance',
-    'NetIncome',
-    'OtherComprehensiveIncome',
-    'DividendsDeclared',
-    'StockIssuance',
-    'StockRepurchase',
-    'Other',
-    'ClosingBalance',
-  ] as const),
-  description: Type.String(),
-  contributedCapital: Money,
-  retainedEarnings: Money,
-  treasuryStock: Money,
-  accumulatedOCI: Money,
-  nonControllingInterest: Money,
-  total: Money,
-});
+const ReportSection = statementSection(ReportLine, Type.Null());
+const CashFlowSection = cashFlowSection(Type.Null());
 
 const ReportHeader = {
   runId: Uuid,

@@ -22,6 +22,7 @@ import {
   trialBalanceTable,
 } from '../../domain/reports/tabular.ts';
 import { EXPORT_FORMATS, exportFormat, sendTable } from '../../http/export.ts';
+import { cashFlowSection, EquityRow, statementLine, statementSection } from '../../http/statement-schemas.ts';
 import { findCompany } from '../companies/lookup.ts';
 import { checkGeneralLedgerQuery, generalLedger, generalLedgerTable } from './general-ledger.ts';
 import * as reports from './service.ts';
@@ -30,28 +31,17 @@ import * as reports from './service.ts';
 // Response schemas
 // ---------------------------------------------------------------------------------------------------
 
-const LineStyle = StringEnum(['Normal', 'Subtotal', 'Total', 'Header'] as const);
 const Id = Type.String({ description: 'UUID' });
 const Day = Type.String({ format: 'date', description: 'Date YYYY-MM-DD' });
 
-const ReportLine = Type.Object({
+const ReportLine = statementLine({
   accountId: Nullable(Id),
-  accountNumber: Nullable(Type.String()),
-  description: Type.String(),
-  currentAmount: Money,
   comparativeAmount: Nullable(Money),
   variance: Nullable(Money),
   variancePercentage: Nullable(Percentage),
-  style: LineStyle,
-  indentLevel: Type.Integer({ minimum: 0 }),
 });
 
-const ReportSection = Type.Object({
-  title: Type.String(),
-  lineItems: Type.Array(ReportLine),
-  subtotal: Money,
-  comparativeSubtotal: Nullable(Money),
-});
+const ReportSection = statementSection(ReportLine, Nullable(Money));
 
 const RateUsed = Type.Object({
   exchangeRateId: Id,
@@ -180,20 +170,7 @@ const IncomeStatementReport = Type.Object({
   ...TranslationFields,
 });
 
-const CashFlowSection = Type.Object({
-  title: Type.String(),
-  lineItems: Type.Array(
-    Type.Object({
-      description: Type.String(),
-      accountId: Nullable(Id),
-      accountNumber: Nullable(Type.String()),
-      amount: Money,
-      style: LineStyle,
-      indentLevel: Type.Integer({ minimum: 0 }),
-    }),
-  ),
-  netCashFlow: Money,
-});
+const CashFlowSection = cashFlowSection(Nullable(Id));
 
 const CashFlowStatementReport = Type.Object({
   companyId: Id,
@@ -212,26 +189,6 @@ const CashFlowStatementReport = Type.Object({
   endingCash: Money,
   isReconciled: Type.Boolean(),
   ...TranslationFields,
-});
-
-const EquityRow = Type.Object({
-  movementType: StringEnum([
-    'OpeningBalance',
-    'NetIncome',
-    'OtherComprehensiveIncome',
-    'DividendsDeclared',
-    'StockIssuance',
-    'StockRepurchase',
-    'Other',
-    'ClosingBalance',
-  ] as const),
-  description: Type.String(),
-  contributedCapital: Money,
-  retainedEarnings: Money,
-  treasuryStock: Money,
-  accumulatedOCI: Money,
-  nonControllingInterest: Money,
-  total: Money,
 });
 
 const EquityStatementReport = Type.Object({

@@ -1,0 +1,79 @@
+/**
+ * The parts the company statements and the consolidated statements share: a statement line, a section
+ * of lines, a cash-flow section and a row of the statement of changes in equity. A company statement's
+ * line may name its account and carry comparative figures; a consolidated line does neither (its
+ * fields are always null), which each side states by the schemas it passes.
+ */
+import { type TSchema } from 'typebox';
+import { Money, Nullable, StringEnum, Type } from './schemas.ts';
+
+export const LineStyle = StringEnum(['Normal', 'Subtotal', 'Total', 'Header'] as const);
+
+/** A statement line; `f`: the schemas of the fields a company line fills and a consolidated one leaves null. */
+export function statementLine<A extends TSchema, C extends TSchema, V extends TSchema, P extends TSchema>(f: {
+  accountId: A;
+  comparativeAmount: C;
+  variance: V;
+  variancePercentage: P;
+}) {
+  return Type.Object({
+    accountId: f.accountId,
+    accountNumber: Nullable(Type.String()),
+    description: Type.String(),
+    currentAmount: Money,
+    comparativeAmount: f.comparativeAmount,
+    variance: f.variance,
+    variancePercentage: f.variancePercentage,
+    style: LineStyle,
+    indentLevel: Type.Integer({ minimum: 0 }),
+  });
+}
+
+/** A titled section of statement lines with its subtotal. */
+export function statementSection<L extends TSchema, S extends TSchema>(line: L, comparativeSubtotal: S) {
+  return Type.Object({
+    title: Type.String(),
+    lineItems: Type.Array(line),
+    subtotal: Money,
+    comparativeSubtotal,
+  });
+}
+
+/** A section of the cash-flow statement (operating, investing, financing). */
+export function cashFlowSection<A extends TSchema>(accountId: A) {
+  return Type.Object({
+    title: Type.String(),
+    lineItems: Type.Array(
+      Type.Object({
+        description: Type.String(),
+        accountId,
+        accountNumber: Nullable(Type.String()),
+        amount: Money,
+        style: LineStyle,
+        indentLevel: Type.Integer({ minimum: 0 }),
+      }),
+    ),
+    netCashFlow: Money,
+  });
+}
+
+/** A row of the statement of changes in equity. */
+export const EquityRow = Type.Object({
+  movementType: StringEnum([
+    'OpeningBalance',
+    'NetIncome',
+    'OtherComprehensiveIncome',
+    'DividendsDeclared',
+    'StockIssuance',
+    'StockRepurchase',
+    'Other',
+    'ClosingBalance',
+  ] as const),
+  description: Type.String(),
+  contributedCapital: Money,
+  retainedEarnings: Money,
+  treasuryStock: Money,
+  accumulatedOCI: Money,
+  nonControllingInterest: Money,
+  total: Money,
+});
