@@ -1,6 +1,6 @@
 /**
- * The error catalogue of the API and the endpoint-specific errors of its endpoint
- * tables (section 3), as data for the OpenAPI document: src/http/openapi.ts lists, for every operation,
+ * The error catalogue of the API (every `_tag` with its status and extra fields) and the errors
+ * specific to each endpoint, as data for the OpenAPI document: src/http/openapi.ts lists, for every operation,
  * which `_tag`s each error status can carry and shows an example body. The common errors
  * (ValidationError, UnauthorizedError, ForbiddenError, OrganizationNotFoundError, ...) are added
  * there from each route's shape, and NotFound tags of malformed path ids from its `config.pathIds`.
