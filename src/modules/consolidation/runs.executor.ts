@@ -11,7 +11,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RunRow } from './runs.repo.ts';
 import { failOrphanedRuns, renewLeases } from './runs.lease.ts';
-import { executeRun } from './runs.service.ts';
+import { executeRun } from './runs.execute.ts';
 
 export interface RunExecutor {
   /** Executes the run now; resolves when it has completed or failed. */

@@ -12,6 +12,7 @@ import { NoContent, responses } from '../../http/responses.ts';
 import { Page, PageQuery, StringEnum, Type, Uuid } from '../../http/schemas.ts';
 import { RUN_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
 import { runExecutor } from './runs.executor.ts';
+import * as results from './runs.results.ts';
 import * as runs from './runs.service.ts';
 import {
   ConsolidationRun,
@@ -56,7 +57,7 @@ export function prefersAsync(header: string | string[] | undefined): boolean {
   );
 }
 
-const REPORTS: Array<{ path: runs.ReportKind; summary: string; description: string; schema: unknown }> = [
+const REPORTS: Array<{ path: results.ReportKind; summary: string; description: string; schema: unknown }> = [
   {
     path: 'balance-sheet',
     summary: 'Consolidated balance sheet',
@@ -263,7 +264,7 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
     },
     async (request, reply) => {
-      const report = await runs.trialBalance(
+      const report = await results.trialBalance(
         db,
         request.access,
         request.params.id,
@@ -303,7 +304,7 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
     },
     async (request) =>
-      runs.lineContributions(
+      results.lineContributions(
         db,
         request.access,
         request.params.id,
@@ -328,7 +329,7 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
     },
     async (request) =>
-      runs.eliminationEntries(db, request.access, request.params.id, request.query.organizationId),
+      results.eliminationEntries(db, request.access, request.params.id, request.query.organizationId),
   );
 
   app.get(
@@ -346,7 +347,7 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
     },
     async (request) =>
-      runs.compareRuns(
+      results.compareRuns(
         db,
         request.access,
         request.params.id,
@@ -370,7 +371,7 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
         },
       },
       async (request, reply) => {
-        const report = await runs.report(
+        const report = await results.report(
           db,
           request.access,
           request.params.id,

@@ -1,6 +1,7 @@
 /**
- * Consolidation runs: start, execute, list, get, cancel, delete, latest run, trial
- * balance and consolidated reports.
+ * Consolidation runs: start, list, get, cancel, delete and the latest run. Execution is in
+ * `runs.execute.ts` (called by the executor, `runs.executor.ts`), the results of completed runs in
+ * `runs.results.ts`, the statuses and their transitions in the domain's run lifecycle.
  *
  * Lifecycle of a run:
  *   1. start: every check in the pipeline order, then ONE transaction commits the run `Pending` (audit
@@ -16,64 +17,35 @@
  *      CompleteRun), or `Failed` with the failed step, its message and later steps `Skipped` (audit
  *      FailRun). Audit entries of execution name the user who made the start request.
  */
-import { performance } from 'node:perf_hooks';
+
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, queryRows, type Tx } from '../../db/client.ts';
-import { companies, runRateUsages, runRuleApplications } from '../../db/schema/index.ts';
-import {
-  buildConsolidatedBalanceSheet,
-  buildConsolidatedCashFlowStatement,
-  buildConsolidatedEquityStatement,
-  buildConsolidatedIncomeStatement,
-  type ConsolidationResult,
-  createConsolidationExecution,
-  type EliminationEntry,
-  type IntercompanyTransactionInput,
-  STEP_TYPES,
-  type StatementContext,
-} from '../../domain/consolidation/index.ts';
+import { companies } from '../../db/schema/index.ts';
 import { DomainError, invalid } from '../../domain/errors.ts';
 import { periodRange } from '../../domain/fiscal-calendar.ts';
-import { dec, formatPercentage } from '../../domain/money.ts';
+import { formatPercentage } from '../../domain/money.ts';
 import { type Access, type Action, ROLE_RANK, type Role } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
-import { type EventInput, recordEvent } from '../events/record.ts';
-import { lockRatesForUse } from '../exchange-rates/service.ts';
-import { lockTransactions, markTransactionsEliminated } from '../intercompany/repo.ts';
-import { minorUnits } from '../../domain/codes.ts';
-import { contributionsAddUp } from '../../domain/consolidation/contributions.ts';
-import { compareTrialBalances } from '../../domain/consolidation/compare.ts';
 import { isInGroupOn } from '../../domain/consolidation/ownership.ts';
 import {
   canTransition,
   cancelledSteps,
   deletion,
-  failedSteps,
-  hasResults,
-  isStepUnfinished,
   type RunStatus,
   UNFINISHED_RUN_STATUSES,
 } from '../../domain/consolidation/run-lifecycle.ts';
-import { scaledToString, toScaled } from '../../domain/consolidation/scaled.ts';
 import { findGroup, type GroupRow, groupNotFound, loadMembers, memberState } from './groups.repo.ts';
 import { percentagesOf, treeOf } from './holdings.ts';
 import { loadGroupRules } from './rules.repo.ts';
-import { inputDigestInSlices } from './runs.digest.ts';
-import { loadRunInput } from './runs.loader.ts';
 import {
   deleteRun as deleteRunRow,
   findRun,
   findRunForPeriod,
   insertRun,
-  insertLineContributions,
-  insertTrialBalances,
-  hasLineContributions,
-  loadLineContributions,
   latestCompletedRun,
   listRuns as listRunRows,
-  loadTrialBalances,
   pendingSteps,
   type RunOptions,
   type RunRecord,
@@ -82,14 +54,12 @@ import {
   type StoredRunMember,
   runNotFound,
   runRecord,
-  type StepRecord,
-  type StoredTrialBalance,
   storedSteps,
   updateRun,
 } from './runs.repo.ts';
 import { DEFAULT_RUN_LEASE_MS, EXECUTOR_ID, leaseUntil } from './runs.lease.ts';
 
-const RESOURCE = 'ConsolidationRun';
+export const RESOURCE = 'ConsolidationRun';
 
 // ---------------------------------------------------------------------------------------------------
 // Errors
@@ -118,7 +88,7 @@ function runExists(groupId: string, year: number, period: number, existingRunId:
   );
 }
 
-function notCompleted(run: RunRow): DomainError {
+export function notCompleted(run: RunRow): DomainError {
   return new DomainError(409, 'ConsolidationRunNotCompletedError', 'The run is not completed', {
     runId: run.id,
     currentStatus: run.status,
@@ -137,7 +107,7 @@ function approveFailed(reason: string): DomainError {
 // ---------------------------------------------------------------------------------------------------
 // Access
 
-function authorizeRun(
+export function authorizeRun(
   db: Db,
   access: Access,
   id: string,
@@ -407,399 +377,6 @@ async function memberSnapshot(
 // ---------------------------------------------------------------------------------------------------
 // Execution
 
-/** Logger used by background execution (the app's logger). */
-export interface RunLogger {
-  error(obj: unknown, msg?: string): void;
-}
-
-class RunStopped extends Error {}
-
-/**
- * Longest stretch (ms) a run computes before it lets the event loop serve other requests. A slice
- * of the engine is at most one selector list of one elimination rule, a few milliseconds at the
- * largest the rule bounds allow.
- */
-export const RUN_SLICE_MS = 10;
-
-/**
- * Drives a step's slices to the step's outcome, yielding to the event loop (`setImmediate`: pending
- * I/O, so other requests, runs first) whenever it has computed for `RUN_SLICE_MS`. The outcome is
- * the one `runNextStep` gives: only the moments of computing change.
- */
-async function inSlices<T>(slices: Generator<void, T, void>): Promise<T> {
-  let since = performance.now();
-  for (;;) {
-    const next = slices.next();
-    if (next.done) return next.value;
-    if (performance.now() - since >= RUN_SLICE_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      since = performance.now();
-    }
-  }
-}
-
-const iso = (d: Date) => d.toISOString();
-
-/**
- * Executes a `Pending` run to its final status. Never throws: an unexpected error marks the run
- * `Failed` (when the database still answers) and is logged.
- */
-export async function executeRun(
-  db: Db,
-  run: RunRow,
-  log: RunLogger,
-  leaseMs: number = DEFAULT_RUN_LEASE_MS,
-): Promise<void> {
-  const orgId = run.organizationId;
-  const steps = storedSteps(run);
-  let current = -1;
-  let startedAt: Date | null = null;
-  try {
-    startedAt = new Date();
-    const begun = await inTransaction(db, async (tx) => {
-      const locked = await findRun(tx, run.id, orgId, true);
-      if (!locked || !canTransition(statusOf(locked), 'InProgress')) return null;
-      return updateRun(tx, orgId, run.id, {
-        status: 'InProgress',
-        startedAt,
-        executorId: EXECUTOR_ID,
-        leaseExpiresAt: leaseUntil(leaseMs),
-        updatedAt: startedAt as Date,
-      });
-    });
-    if (!begun) return;
-
-    const persistSteps = async () => {
-      const ok = await updateRun(
-        db,
-        orgId,
-        run.id,
-        { steps, leaseExpiresAt: leaseUntil(leaseMs), updatedAt: new Date() },
-        'InProgress',
-      );
-      if (!ok) throw new RunStopped();
-    };
-
-    current = 0;
-    const input = await loadRunInput(db, begun).catch((err: unknown) => {
-      throw new Error(`Could not load the run's data: ${err instanceof Error ? err.message : String(err)}`);
-    });
-    const execution = createConsolidationExecution(input);
-    while (execution.nextStep !== null) {
-      current = STEP_TYPES.indexOf(execution.nextStep);
-      const stepStart = new Date();
-      steps[current] = { ...steps[current]!, status: 'InProgress', startedAt: iso(stepStart) };
-      await persistSteps();
-      const outcome = await inSlices(execution.runNextStepInSlices());
-      const stepEnd = new Date();
-      const skipped = outcome.status === 'Skipped';
-      steps[current] = {
-        stepType: outcome.stepType,
-        status: outcome.status,
-        startedAt: skipped ? null : iso(stepStart),
-        completedAt: skipped ? null : iso(stepEnd),
-        durationMs: skipped ? null : stepEnd.getTime() - stepStart.getTime(),
-        errorMessage: outcome.errorMessage,
-        details: outcome.details,
-      };
-      // The next step's start (one write at the top of the loop) records this one's end too; the
-      // last one's is recorded by the final transaction.
-      if (outcome.status === 'Failed') break;
-    }
-    const result = execution.result();
-    result.steps.forEach((s, i) => {
-      if (isStepUnfinished(steps[i]!.status)) {
-        steps[i] = { ...steps[i]!, status: s.status, details: s.details, errorMessage: s.errorMessage };
-      }
-    });
-    if (result.status === 'Completed') {
-      const extras = {
-        inputDigest: await inSlices(inputDigestInSlices(input, result.exchangeRatesUsed)),
-        eliminationEntries: execution.eliminationEntries(),
-        adjustmentIds: (input.adjustments ?? []).map((a) => a.id),
-      };
-      const done = await finishCompleted(
-        db,
-        begun,
-        steps,
-        result,
-        startedAt,
-        extras,
-        input.closing.intercompanyTransactions,
-      );
-      if (done === 'vanished' || done === 'changed') {
-        const last = STEP_TYPES.length - 1;
-        steps[last] = {
-          ...steps[last]!,
-          status: 'Failed',
-          errorMessage:
-            done === 'vanished'
-              ? 'An exchange rate or elimination rule used by the run was deleted during execution; start the run again'
-              : 'An intercompany transaction the run eliminates was changed or deleted during execution; start the run again',
-        };
-        await finishFailed(db, begun, steps, result.validationResult, steps[last]!.errorMessage!, startedAt);
-      }
-    } else {
-      await finishFailed(
-        db,
-        begun,
-        steps,
-        result.validationResult,
-        result.errorMessage ?? 'Failed',
-        startedAt,
-      );
-    }
-  } catch (err) {
-    if (err instanceof RunStopped) return;
-    const message = err instanceof Error ? err.message : String(err);
-    try {
-      const failed = failedSteps(steps, Math.max(current, 0), message, iso(new Date()));
-      await finishFailed(db, run, failed, null, message, startedAt);
-    } catch (inner) {
-      log.error({ err: inner, runId: run.id }, 'could not record the failure of a consolidation run');
-    }
-    log.error({ err, runId: run.id }, 'consolidation run failed unexpectedly');
-  }
-}
-
-function durationSince(startedAt: Date | null, end: Date): number | null {
-  return startedAt ? end.getTime() - startedAt.getTime() : null;
-}
-
-/**
- * The final transaction of a completed run; 'stopped' when it was cancelled meanwhile, 'vanished' when
- * a rate or rule it used was deleted, 'changed' when an intercompany transaction it eliminates is no
- * longer what the run read (`read`: the transactions of the run's input).
- */
-async function finishCompleted(
-  db: Db,
-  run: RunRow,
-  steps: StepRecord[],
-  result: ConsolidationResult,
-  startedAt: Date | null,
-  extras: { inputDigest: string; eliminationEntries: EliminationEntry[]; adjustmentIds: string[] },
-  read: readonly IntercompanyTransactionInput[],
-): Promise<'done' | 'stopped' | 'vanished' | 'changed'> {
-  const orgId = run.organizationId;
-  class Vanished extends Error {}
-  class Changed extends Error {}
-  try {
-    return await inTransaction(db, async (tx) => {
-      const locked = await findRun(tx, run.id, orgId, true);
-      if (!locked || !canTransition(statusOf(locked), 'Completed')) return 'stopped';
-      const legIds = [...new Set(result.exchangeRatesUsed.flatMap((u) => u.legIds))];
-      const present = await lockRatesForUse(tx, orgId, legIds);
-      if (present.length !== legIds.length) throw new Vanished();
-      const applied = [
-        ...new Set(result.eliminations.filter((e) => e.status === 'Applied').map((e) => e.eliminationRuleId)),
-      ];
-      if (applied.length > 0) {
-        const rows = await queryRows<{ id: string }>(
-          tx,
-          sql`select id::text as id from elimination_rules
-              where organization_id = ${orgId} and id in (${sql.join(
-                applied.map((id) => sql`${id}::uuid`),
-                sql`, `,
-              )})
-              order by id for share`,
-        );
-        if (rows.length !== applied.length) throw new Vanished();
-      }
-      const completedAt = new Date();
-      const generatedAt = iso(completedAt);
-      const views: StoredTrialBalance[] = [];
-      for (const tb of [result.closingTrialBalance, result.openingTrialBalance]) {
-        if (!tb) continue;
-        views.push({
-          consolidationRunId: run.id,
-          groupId: run.groupId,
-          generatedAt,
-          ...tb,
-          ...(tb.view === 'closing' ? { retainedEarningsLine: result.retainedEarningsLine } : {}),
-        });
-      }
-      await insertTrialBalances(tx, orgId, run.id, views);
-      if (result.contributions) {
-        await insertLineContributions(tx, run, [
-          { view: 'closing', lines: result.contributions.closing },
-          { view: 'opening', lines: result.contributions.opening },
-        ]);
-      }
-      if (applied.length > 0) {
-        await tx
-          .insert(runRuleApplications)
-          .values(applied.map((ruleId) => ({ organizationId: orgId, runId: run.id, ruleId })));
-      }
-      if (legIds.length > 0) {
-        await tx
-          .insert(runRateUsages)
-          .values(legIds.map((exchangeRateId) => ({ organizationId: orgId, runId: run.id, exchangeRateId })));
-      }
-      // The transactions it marks are locked and must still be exactly what the run eliminated:
-      // changed (status, amount, parties, date) or deleted meanwhile, the run's result is stale.
-      if (!(await transactionsUnchanged(tx, orgId, result.eliminatedTransactionIds, read)))
-        throw new Changed();
-      await markTransactionsEliminated(tx, orgId, result.eliminatedTransactionIds, run.id);
-      await updateRun(tx, orgId, run.id, {
-        status: 'Completed',
-        steps,
-        validationResult: result.validationResult,
-        eliminations: result.eliminations,
-        exchangeRatesUsed: result.exchangeRatesUsed,
-        acquisitionAnalysis: result.acquisitionAnalysis,
-        totals: result.totals,
-        inputDigest: extras.inputDigest,
-        eliminationEntries: extras.eliminationEntries,
-        adjustmentIds: extras.adjustmentIds,
-        completedAt,
-        totalDurationMs: durationSince(startedAt, completedAt),
-        errorMessage: null,
-        updatedAt: completedAt,
-      });
-      await recordAudit(tx, {
-        organizationId: orgId,
-        userId: run.requestedBy,
-        action: 'CompleteRun',
-        entityType: 'ConsolidationRun',
-        entityId: run.id,
-        changes: { status: { from: 'InProgress', to: 'Completed' } },
-      });
-      await recordEvent(
-        tx,
-        runEvent('ConsolidationRunCompleted', run, {
-          status: 'Completed',
-          completedAt,
-          totalDurationMs: durationSince(startedAt, completedAt),
-          errorMessage: null,
-          totals: result.totals,
-        }),
-      );
-      return 'done' as const;
-    });
-  } catch (err) {
-    if (err instanceof Vanished) return 'vanished';
-    if (err instanceof Changed) return 'changed';
-    throw err;
-  }
-}
-
-/** Locks the transactions `ids` (FOR UPDATE) and tells whether each still matches what was read. */
-async function transactionsUnchanged(
-  tx: Tx,
-  orgId: string,
-  ids: readonly string[],
-  read: readonly IntercompanyTransactionInput[],
-): Promise<boolean> {
-  if (ids.length === 0) return true;
-  const byId = new Map(read.map((t) => [t.id, t]));
-  const rows = await lockTransactions(tx, orgId, ids);
-  if (rows.length !== new Set(ids).size) return false;
-  return rows.every((r) => {
-    const t = byId.get(r.id);
-    return (
-      t !== undefined &&
-      r.matchingStatus === t.matchingStatus &&
-      r.fromCompanyId === t.fromCompanyId &&
-      r.toCompanyId === t.toCompanyId &&
-      r.transactionDate === t.transactionDate &&
-      r.currency === t.currency &&
-      dec(r.amount).equals(dec(t.amount))
-    );
-  });
-}
-
-/** Records the failure (only while the run is still Pending or InProgress). */
-async function finishFailed(
-  db: Db,
-  run: RunRow,
-  steps: StepRecord[],
-  validationResult: ConsolidationResult['validationResult'],
-  errorMessage: string,
-  startedAt: Date | null,
-): Promise<void> {
-  const orgId = run.organizationId;
-  await inTransaction(db, async (tx) => {
-    const locked = await findRun(tx, run.id, orgId, true);
-    if (!locked || !canTransition(statusOf(locked), 'Failed')) return;
-    const completedAt = new Date();
-    await updateRun(tx, orgId, run.id, {
-      status: 'Failed',
-      steps,
-      validationResult,
-      eliminations: [],
-      exchangeRatesUsed: [],
-      totals: null,
-      completedAt,
-      totalDurationMs: durationSince(startedAt ?? locked.startedAt, completedAt),
-      errorMessage,
-      updatedAt: completedAt,
-    });
-    await recordAudit(tx, {
-      organizationId: orgId,
-      userId: run.requestedBy,
-      action: 'FailRun',
-      entityType: 'ConsolidationRun',
-      entityId: run.id,
-      changes: {
-        status: { from: locked.status, to: 'Failed' },
-        errorMessage: { from: null, to: errorMessage },
-      },
-    });
-    await recordEvent(
-      tx,
-      runEvent('ConsolidationRunFailed', run, {
-        status: 'Failed',
-        completedAt,
-        totalDurationMs: durationSince(startedAt ?? locked.startedAt, completedAt),
-        errorMessage,
-        totals: null,
-      }),
-    );
-  });
-}
-
-/**
- * The event of a finished run: a summary (the run's full record, with its trial balances and
- * eliminations, is read with `GET /consolidation/runs/{id}`).
- */
-function runEvent(
-  type: 'ConsolidationRunCompleted' | 'ConsolidationRunFailed',
-  run: RunRow,
-  end: {
-    status: string;
-    completedAt: Date;
-    totalDurationMs: number | null;
-    errorMessage: string | null;
-    totals: unknown;
-  },
-): EventInput {
-  return {
-    organizationId: run.organizationId,
-    type,
-    actorId: run.requestedBy,
-    resourceType: 'ConsolidationRun',
-    resourceId: run.id,
-    data: {
-      id: run.id,
-      organizationId: run.organizationId,
-      groupId: run.groupId,
-      year: run.year,
-      period: run.period,
-      asOfDate: run.asOfDate,
-      reportingCurrency: run.reportingCurrency,
-      status: end.status,
-      initiatedBy: run.initiatedBy,
-      completedAt: end.completedAt.toISOString(),
-      totalDurationMs: end.totalDurationMs,
-      errorMessage: end.errorMessage,
-      totals: end.totals ?? null,
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Reads
-
 export interface RunListQuery {
   organizationId?: string | undefined;
   groupId?: string | undefined;
@@ -928,192 +505,6 @@ export async function deleteRun(
   });
 }
 
-async function completedRunViews(
-  db: Db,
-  access: Access,
-  id: string,
-  organizationId: string | undefined,
-): Promise<{ run: RunRow; closing: StoredTrialBalance; opening: StoredTrialBalance }> {
-  const run = await authorizeRun(db, access, id, organizationId, 'consolidation:read');
-  if (!hasResults(statusOf(run))) throw notCompleted(run);
-  const views = await loadTrialBalances(db, run.organizationId, run.id);
-  const closing = views.get('closing');
-  const opening = views.get('opening');
-  if (!closing || !opening) throw new Error(`Trial balances of run ${run.id} are missing`);
-  return { run, closing, opening };
-}
-
-function withoutExtras(tb: StoredTrialBalance): StoredTrialBalance {
-  const { retainedEarningsLine: _ignored, ...rest } = tb;
-  return rest;
-}
-
-export async function trialBalance(
-  db: Db,
-  access: Access,
-  id: string,
-  organizationId: string | undefined,
-  view: 'closing' | 'opening',
-): Promise<StoredTrialBalance> {
-  const { closing, opening } = await completedRunViews(db, access, id, organizationId);
-  return withoutExtras(view === 'opening' ? opening : closing);
-}
-
-/**
- * The contributions to one consolidated line of a completed run (every line of the view with that
- * account number: one, or one per company for per-company lines), as the run recorded them.
- */
-export async function lineContributions(
-  db: Db,
-  access: Access,
-  id: string,
-  organizationId: string | undefined,
-  view: 'closing' | 'opening',
-  accountNumber: string,
-) {
-  const run = await authorizeRun(db, access, id, organizationId, 'consolidation:read');
-  if (!hasResults(statusOf(run))) throw notCompleted(run);
-  const lines = await loadLineContributions(db, run, view, accountNumber);
-  if (lines.length === 0) {
-    if (!(await hasLineContributions(db, run.organizationId, run.id)))
-      throw new DomainError(
-        409,
-        'ContributionsNotRecordedError',
-        'The run completed before contributions were recorded: rerun it to trace its lines',
-        { runId: run.id },
-      );
-    throw new DomainError(
-      404,
-      'ConsolidatedLineNotFoundError',
-      `The ${view} trial balance of the run has no line ${accountNumber}`,
-      { runId: run.id, view, accountNumber },
-    );
-  }
-  return {
-    consolidationRunId: run.id,
-    groupId: run.groupId,
-    view,
-    accountNumber,
-    currency: run.reportingCurrency,
-    lines: lines.map((l) => ({ ...l, addsUp: contributionsAddUp(l, minorUnits(run.reportingCurrency)) })),
-  };
-}
-
-export type ReportKind = 'balance-sheet' | 'income-statement' | 'cash-flow' | 'equity-statement';
-
-export async function report(
-  db: Db,
-  access: Access,
-  id: string,
-  organizationId: string | undefined,
-  kind: ReportKind,
-) {
-  const { run, closing, opening } = await completedRunViews(db, access, id, organizationId);
-  const group = await findGroup(db, run.groupId, run.organizationId);
-  const ctx: StatementContext = {
-    runId: run.id,
-    groupId: run.groupId,
-    groupName: group?.name ?? '',
-    periodRef: { year: run.year, period: run.period },
-    asOfDate: run.asOfDate,
-    yearStartDate: run.yearStartDate,
-    currency: run.reportingCurrency,
-    generatedAt: new Date().toISOString(),
-    retainedEarningsLine: closing.retainedEarningsLine ?? null,
-  };
-  switch (kind) {
-    case 'balance-sheet':
-      return buildConsolidatedBalanceSheet(ctx, closing);
-    case 'income-statement':
-      return buildConsolidatedIncomeStatement(ctx, closing);
-    case 'cash-flow':
-      return buildConsolidatedCashFlowStatement(ctx, opening, closing);
-    case 'equity-statement':
-      return buildConsolidatedEquityStatement(ctx, opening, closing);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Traceability: the elimination journal and run comparison
-
-/** The closing view's eliminations of a completed run as balanced journal entries. */
-export async function eliminationEntries(
-  db: Db,
-  access: Access,
-  id: string,
-  organizationId: string | undefined,
-) {
-  const run = await authorizeRun(db, access, id, organizationId, 'consolidation:read');
-  if (!hasResults(statusOf(run))) throw notCompleted(run);
-  const entries = (run.eliminationEntries ?? []) as EliminationEntry[];
-  const minor = minorUnits(run.reportingCurrency);
-  let debits = 0n;
-  let credits = 0n;
-  const out = entries.map((e) => {
-    let d = 0n;
-    let c = 0n;
-    for (const l of e.lines) {
-      d += toScaled(l.debit.value, minor) ?? 0n;
-      c += toScaled(l.credit.value, minor) ?? 0n;
-    }
-    debits += d;
-    credits += c;
-    return {
-      ...e,
-      totalDebit: { value: scaledToString(d, minor), currency: run.reportingCurrency },
-      totalCredit: { value: scaledToString(c, minor), currency: run.reportingCurrency },
-    };
-  });
-  return {
-    runId: run.id,
-    groupId: run.groupId,
-    currency: run.reportingCurrency,
-    entries: out,
-    totalDebit: { value: scaledToString(debits, minor), currency: run.reportingCurrency },
-    totalCredit: { value: scaledToString(credits, minor), currency: run.reportingCurrency },
-    isBalanced: debits === credits,
-  };
-}
-
-function sameRunGroupRequired(run: RunRow, other: RunRow): DomainError {
-  return new DomainError(
-    400,
-    'ConsolidationRunComparisonError',
-    'Only completed runs of the same group can be compared',
-    { runId: run.id, otherRunId: other.id },
-  );
-}
-
-/** Line-by-line differences of two completed runs of one group (both views). */
-export async function compareRuns(
-  db: Db,
-  access: Access,
-  id: string,
-  otherRunId: string,
-  organizationId: string | undefined,
-) {
-  const a = await completedRunViews(db, access, id, organizationId);
-  const otherRow = await findRun(db, otherRunId.toLowerCase(), a.run.organizationId);
-  if (!otherRow) throw runNotFound(otherRunId);
-  if (otherRow.groupId !== a.run.groupId) throw sameRunGroupRequired(a.run, otherRow);
-  if (!hasResults(statusOf(otherRow))) throw notCompleted(otherRow);
-  const views = await loadTrialBalances(db, otherRow.organizationId, otherRow.id);
-  const closing = views.get('closing');
-  const opening = views.get('opening');
-  if (!closing || !opening) throw new Error(`Trial balances of run ${otherRow.id} are missing`);
-  const differences = [
-    ...compareTrialBalances('closing', a.closing, closing, minorUnits(a.run.reportingCurrency)),
-    ...compareTrialBalances('opening', a.opening, opening, minorUnits(a.run.reportingCurrency)),
-  ];
-  return {
-    runId: a.run.id,
-    otherRunId: otherRow.id,
-    groupId: a.run.groupId,
-    inputDigest: a.run.inputDigest ?? null,
-    otherInputDigest: otherRow.inputDigest ?? null,
-    sameInputs: a.run.inputDigest !== null && a.run.inputDigest === otherRow.inputDigest,
-    periodRef: { year: a.run.year, period: a.run.period },
-    otherPeriodRef: { year: otherRow.year, period: otherRow.period },
-    differences,
-  };
+export function durationSince(startedAt: Date | null, end: Date): number | null {
+  return startedAt ? end.getTime() - startedAt.getTime() : null;
 }
