@@ -17,7 +17,10 @@ export { translatedFigures } from '../../domain/consolidation/company-translatio
 import type { RateUsage } from '../../domain/consolidation/types.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { CompanyRow } from '../companies/lookup.ts';
-import { type CompanyTranslationView, loadCompanyTranslationInputs } from '../consolidation/runs.loader.ts';
+import {
+  type CompanyTranslationView,
+  loadCompanyTranslationInputs,
+} from '../consolidation/company-translation.loader.ts';
 
 /** What a statement in another currency adds to the functional one. */
 export interface TranslationFacts {
