@@ -5,7 +5,9 @@ import { pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
 import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
+import * as mappings from './chart.mappings.ts';
 import * as chart from './chart.service.ts';
+import * as icDifference from './ic-difference.service.ts';
 
 const AccountTypeSchema = StringEnum(ACCOUNT_TYPES);
 const AccountCategorySchema = StringEnum(
@@ -308,7 +310,7 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      chart.listMappings(
+      mappings.listMappings(
         db,
         request.access,
         request.params.id,
@@ -321,7 +323,7 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     `${base}/mappings`,
     {
       config: { pathIds: groupPath },
-      validatorCompiler: withBodyCheck<chart.CreateMappingInput>((body) => chart.checkMapping(body)),
+      validatorCompiler: withBodyCheck<mappings.CreateMappingInput>((body) => mappings.checkMapping(body)),
       schema: {
         tags,
         summary: 'Map company accounts to a group account',
@@ -337,7 +339,7 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       reply
         .code(201)
         .send(
-          await chart.createMapping(
+          await mappings.createMapping(
             db,
             request.access,
             request.params.id,
@@ -361,7 +363,7 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await chart.deleteMapping(
+      await mappings.deleteMapping(
         db,
         request.access,
         request.params.id,
@@ -387,7 +389,7 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      chart.previewMappings(db, request.access, request.params.id, request.query.organizationId),
+      mappings.previewMappings(db, request.access, request.params.id, request.query.organizationId),
   );
 
   app.get(
@@ -405,7 +407,12 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      chart.getIcDifferenceSetting(db, request.access, request.params.id, request.query.organizationId),
+      icDifference.getIcDifferenceSetting(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+      ),
   );
 
   app.put(
@@ -424,7 +431,7 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      chart.setIcDifferenceSetting(
+      icDifference.setIcDifferenceSetting(
         db,
         request.access,
         request.params.id,

@@ -1,35 +1,26 @@
 /**
- * Group chart of accounts of a consolidation group: its accounts, the mappings of the members'
- * accounts onto them (explicit or by selector pattern), the mapping preview, and the group's
- * intercompany-difference setting. How a run applies them: domain/consolidation/group-chart.ts.
+ * Group chart of accounts of a consolidation group: its accounts and what the mappings
+ * (`chart.mappings.ts`) and the runs read of them. How a run applies them:
+ * domain/consolidation/group-chart.ts.
  */
-import { and, asc, count, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, or, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, type Queryable, type Tx } from '../../db/client.ts';
 import {
   accounts,
-  companies,
   consolidationGroups,
   eliminationRules,
   groupAccountMappings,
   groupAccounts,
 } from '../../db/schema/index.ts';
 import type { AccountCategory, AccountType, CashFlowCategory } from '../../domain/accounts.ts';
-import {
-  compatible,
-  type GroupAccountInput,
-  type GroupChartInput,
-  MappingResolver,
-} from '../../domain/consolidation/group-chart.ts';
+import { type GroupAccountInput, type GroupChartInput } from '../../domain/consolidation/group-chart.ts';
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
-import { minorUnits } from '../../domain/codes.ts';
-import { dec, formatAmount, fractionDigits } from '../../domain/money.ts';
-import { parsePattern } from '../../domain/selectors.ts';
 import type { Access } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
 import { accountFlagIssues } from '../accounts/service.ts';
-import { type GroupRow, groupNotFound, loadMembers } from './groups.repo.ts';
+import { type GroupRow, groupNotFound } from './groups.repo.ts';
 import { authorizeGroup } from './groups.service.ts';
 
 export type GroupAccountRow = typeof groupAccounts.$inferSelect;
@@ -111,7 +102,7 @@ function inUse(
   });
 }
 
-function alreadyMapped(accountId: string, mappingId: string): DomainError {
+export function alreadyMapped(accountId: string, mappingId: string): DomainError {
   return new DomainError(
     409,
     'GroupAccountMappingExistsError',
@@ -123,7 +114,7 @@ function alreadyMapped(accountId: string, mappingId: string): DomainError {
 // ---------------------------------------------------------------------------------------------------
 // Loading
 
-async function findGroupAccount(
+export async function findGroupAccount(
   q: Queryable,
   orgId: string,
   groupId: string,
@@ -143,7 +134,7 @@ async function findGroupAccount(
   return row ?? null;
 }
 
-function isUuidLike(s: string): boolean {
+export function isUuidLike(s: string): boolean {
   return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(s);
 }
 
@@ -164,7 +155,11 @@ interface MappingWithNumbers extends MappingRow {
   accountCompanyId: string | null;
 }
 
-async function loadMappings(q: Queryable, orgId: string, groupId: string): Promise<MappingWithNumbers[]> {
+export async function loadMappings(
+  q: Queryable,
+  orgId: string,
+  groupId: string,
+): Promise<MappingWithNumbers[]> {
   const rows = await q
     .select({
       m: groupAccountMappings,
@@ -191,7 +186,7 @@ async function loadMappings(q: Queryable, orgId: string, groupId: string): Promi
   }));
 }
 
-function mappingRecord(m: MappingWithNumbers): MappingRecord {
+export function mappingRecord(m: MappingWithNumbers): MappingRecord {
   return {
     id: m.id,
     organizationId: m.organizationId,
@@ -207,7 +202,7 @@ function mappingRecord(m: MappingWithNumbers): MappingRecord {
   };
 }
 
-function groupAccountInput(r: GroupAccountRow): GroupAccountInput {
+export function groupAccountInput(r: GroupAccountRow): GroupAccountInput {
   return {
     accountNumber: r.accountNumber,
     name: r.name,
@@ -334,7 +329,7 @@ async function insertAccounts(
   return inserted.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map(groupAccountRecord);
 }
 
-async function lockedGroup(tx: Tx, group: GroupRow): Promise<GroupRow> {
+export async function lockedGroup(tx: Tx, group: GroupRow): Promise<GroupRow> {
   const [row] = await tx
     .select()
     .from(consolidationGroups)
@@ -546,347 +541,3 @@ export async function deleteGroupAccount(
 
 // ---------------------------------------------------------------------------------------------------
 // Mappings
-
-export interface CreateMappingInput {
-  groupAccountId: string;
-  /** explicit: the company account */
-  accountId?: string | null;
-  /** pattern: the selector pattern and its company (null or absent: every member) */
-  pattern?: string | null;
-  companyId?: string | null;
-}
-
-export function checkMapping(body: CreateMappingInput): void {
-  const hasAccount = body.accountId !== undefined && body.accountId !== null;
-  const hasPattern = body.pattern !== undefined && body.pattern !== null;
-  if (hasAccount === hasPattern) {
-    throw invalid('/accountId', 'Give either accountId (an explicit mapping) or pattern, not both');
-  }
-  if (hasPattern && !parsePattern(body.pattern!)) {
-    throw invalid('/pattern', `Invalid pattern ${body.pattern}: use 4000, 40* or 4000-4999`);
-  }
-  if (hasAccount && body.companyId !== undefined && body.companyId !== null) {
-    throw invalid('/companyId', 'An explicit mapping takes its company from the account');
-  }
-}
-
-/** Ids of the parent and the members of a group. */
-async function groupCompanyIds(q: Queryable, group: GroupRow): Promise<string[]> {
-  const members = (await loadMembers(q, group.organizationId, [group.id])).get(group.id) ?? [];
-  return [group.parentCompanyId, ...members.map((m) => m.companyId)];
-}
-
-export async function createMapping(
-  db: Db,
-  access: Access,
-  groupId: string,
-  organizationId: string | undefined,
-  body: CreateMappingInput,
-): Promise<MappingRecord> {
-  checkMapping(body);
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
-  return inTransaction(db, async (tx) => {
-    const locked = await lockedGroup(tx, group);
-    const orgId = locked.organizationId;
-    const target = await findGroupAccount(tx, orgId, locked.id, body.groupAccountId);
-    if (!target) throw groupAccountNotFound(body.groupAccountId);
-    const members = new Set(await groupCompanyIds(tx, locked));
-    let companyId: string | null = null;
-    let accountId: string | null = null;
-    if (body.accountId) {
-      accountId = body.accountId.toLowerCase();
-      const [acc] = await tx
-        .select()
-        .from(accounts)
-        .where(and(eq(accounts.organizationId, orgId), eq(accounts.id, accountId)));
-      if (!acc) {
-        throw new DomainError(404, 'AccountNotFoundError', 'Account not found', { accountId });
-      }
-      if (!members.has(acc.companyId)) {
-        throw invalid('/accountId', 'The account belongs to a company that is not in the group');
-      }
-      if (
-        !compatible(
-          { accountType: acc.accountType as AccountType, isNonMonetary: acc.isNonMonetary },
-          groupAccountInput(target),
-        )
-      ) {
-        throw invalid(
-          '/groupAccountId',
-          `Account ${acc.accountNumber} (${acc.accountType}${acc.isNonMonetary ? ', non-monetary' : ''}) cannot map to group account ${target.accountNumber} (${target.accountType}${target.isNonMonetary ? ', non-monetary' : ''}): type and monetary nature must agree`,
-        );
-      }
-      companyId = acc.companyId;
-      const [dup] = await tx
-        .select({ id: groupAccountMappings.id })
-        .from(groupAccountMappings)
-        .where(
-          and(
-            eq(groupAccountMappings.organizationId, orgId),
-            eq(groupAccountMappings.groupId, locked.id),
-            eq(groupAccountMappings.accountId, accountId),
-          ),
-        );
-      if (dup) throw alreadyMapped(accountId, dup.id);
-    } else if (body.companyId) {
-      companyId = body.companyId.toLowerCase();
-      if (!members.has(companyId)) {
-        const [c] = await tx
-          .select({ id: companies.id })
-          .from(companies)
-          .where(and(eq(companies.organizationId, orgId), eq(companies.id, companyId)));
-        if (!c) throw new DomainError(404, 'CompanyNotFoundError', 'Company not found', { companyId });
-        throw invalid('/companyId', 'The company is not in the group');
-      }
-    }
-    const id = uuidv7();
-    await tx.insert(groupAccountMappings).values({
-      id,
-      organizationId: orgId,
-      groupId: locked.id,
-      groupAccountId: target.id,
-      companyId: accountId ? null : companyId,
-      accountId,
-      pattern: accountId ? null : body.pattern!,
-      createdAt: new Date(),
-    });
-    await recordAudit(tx, {
-      organizationId: orgId,
-      userId: access.userId,
-      action: 'Create',
-      entityType: 'GroupAccountMapping',
-      entityId: id,
-      changes: {
-        groupAccountId: { from: null, to: target.id },
-        ...(accountId
-          ? { accountId: { from: null, to: accountId } }
-          : { pattern: { from: null, to: body.pattern } }),
-      },
-    });
-    const all = await loadMappings(tx, orgId, locked.id);
-    return mappingRecord(all.find((m) => m.id === id)!);
-  });
-}
-
-export async function listMappings(
-  db: Db,
-  access: Access,
-  groupId: string,
-  organizationId: string | undefined,
-  page: PageParams,
-) {
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read');
-  const all = (await loadMappings(db, group.organizationId, group.id)).map(mappingRecord);
-  return paged('mappings', all.slice(page.offset, page.offset + page.limit), all.length, page);
-}
-
-export async function deleteMapping(
-  db: Db,
-  access: Access,
-  groupId: string,
-  mappingId: string,
-  organizationId: string | undefined,
-): Promise<void> {
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
-  await inTransaction(db, async (tx) => {
-    const locked = await lockedGroup(tx, group);
-    if (!isUuidLike(mappingId)) throw mappingNotFound(mappingId);
-    const deleted = await tx
-      .delete(groupAccountMappings)
-      .where(
-        and(
-          eq(groupAccountMappings.organizationId, locked.organizationId),
-          eq(groupAccountMappings.groupId, locked.id),
-          eq(groupAccountMappings.id, mappingId.toLowerCase()),
-        ),
-      )
-      .returning({ id: groupAccountMappings.id });
-    if (deleted.length === 0) throw mappingNotFound(mappingId);
-    await recordAudit(tx, {
-      organizationId: locked.organizationId,
-      userId: access.userId,
-      action: 'Delete',
-      entityType: 'GroupAccountMapping',
-      entityId: deleted[0]!.id,
-    });
-  });
-}
-
-export interface PreviewLine {
-  companyId: string;
-  companyName: string;
-  accountId: string;
-  accountNumber: string;
-  accountName: string;
-  accountType: AccountType;
-  groupAccountId: string | null;
-  groupAccountNumber: string | null;
-  mappedBy: 'Explicit' | 'Pattern' | null;
-  pattern: string | null;
-}
-
-/**
- * Every account of the parent and every member with the group account it maps to (as a run would
- * map it), and the unmapped ones.
- */
-export async function previewMappings(
-  db: Db,
-  access: Access,
-  groupId: string,
-  organizationId: string | undefined,
-) {
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read');
-  const orgId = group.organizationId;
-  const ids = await groupCompanyIds(db, group);
-  const [chartRows, chart, companyRows, accountRows] = await Promise.all([
-    loadGroupAccounts(db, orgId, group.id),
-    loadGroupChartInput(db, orgId, group.id),
-    db
-      .select({ id: companies.id, name: companies.name })
-      .from(companies)
-      .where(and(eq(companies.organizationId, orgId), inArray(companies.id, ids))),
-    db
-      .select({
-        id: accounts.id,
-        companyId: accounts.companyId,
-        accountNumber: accounts.accountNumber,
-        name: accounts.name,
-        accountType: accounts.accountType,
-        isNonMonetary: accounts.isNonMonetary,
-      })
-      .from(accounts)
-      .where(and(eq(accounts.organizationId, orgId), inArray(accounts.companyId, ids))),
-  ]);
-  const names = new Map(companyRows.map((c) => [c.id, c.name]));
-  const byNumber = new Map(chartRows.map((a) => [a.accountNumber, a.id]));
-  const resolver = chart ? new MappingResolver(chart) : null;
-  const order = new Map(ids.map((id, i) => [id, i]));
-  const lines: PreviewLine[] = accountRows
-    .sort(
-      (a, b) =>
-        order.get(a.companyId)! - order.get(b.companyId)! ||
-        a.accountNumber.length - b.accountNumber.length ||
-        (a.accountNumber < b.accountNumber ? -1 : a.accountNumber > b.accountNumber ? 1 : 0),
-    )
-    .map((a) => {
-      const r = resolver?.resolve(a.companyId, {
-        accountNumber: a.accountNumber,
-        accountType: a.accountType as AccountType,
-        isNonMonetary: a.isNonMonetary,
-      });
-      return {
-        companyId: a.companyId,
-        companyName: names.get(a.companyId) ?? '',
-        accountId: a.id,
-        accountNumber: a.accountNumber,
-        accountName: a.name,
-        accountType: a.accountType as AccountType,
-        groupAccountId: r ? (byNumber.get(r.groupAccount.accountNumber) ?? null) : null,
-        groupAccountNumber: r?.groupAccount.accountNumber ?? null,
-        mappedBy: r?.mappedBy ?? null,
-        pattern: r?.pattern ?? null,
-      };
-    });
-  return {
-    consolidationGroupId: group.id,
-    hasGroupChart: chartRows.length > 0,
-    accounts: lines,
-    unmapped: lines.filter((l) => l.groupAccountNumber === null),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Intercompany-difference setting
-
-export interface IcDifferenceSetting {
-  consolidationGroupId: string;
-  accountNumber: string | null;
-  tolerance: string | null;
-}
-
-function settingOf(g: GroupRow): IcDifferenceSetting {
-  return {
-    consolidationGroupId: g.id,
-    accountNumber: g.icDifferenceAccountNumber ?? null,
-    tolerance:
-      g.icDifferenceTolerance === null ? null : formatAmount(g.icDifferenceTolerance, g.reportingCurrency),
-  };
-}
-
-export async function getIcDifferenceSetting(
-  db: Db,
-  access: Access,
-  groupId: string,
-  organizationId: string | undefined,
-): Promise<IcDifferenceSetting> {
-  return settingOf(await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read'));
-}
-
-export async function setIcDifferenceSetting(
-  db: Db,
-  access: Access,
-  groupId: string,
-  organizationId: string | undefined,
-  body: { accountNumber: string | null; tolerance?: string | null },
-): Promise<IcDifferenceSetting> {
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
-  return inTransaction(db, async (tx) => {
-    const locked = await lockedGroup(tx, group);
-    const orgId = locked.organizationId;
-    const number = body.accountNumber;
-    let tolerance: string | null = null;
-    if (number !== null) {
-      if (body.tolerance === undefined || body.tolerance === null) {
-        throw invalid('/tolerance', 'A tolerance is required with an account');
-      }
-      if (fractionDigits(body.tolerance) > minorUnits(locked.reportingCurrency)) {
-        throw invalid(
-          '/tolerance',
-          `At most ${minorUnits(locked.reportingCurrency)} decimals for ${locked.reportingCurrency}`,
-        );
-      }
-      tolerance = dec(body.tolerance).toFixed();
-      const chart = await loadGroupAccounts(tx, orgId, locked.id);
-      const known =
-        chart.length > 0
-          ? chart.some((a) => a.accountNumber === number)
-          : (
-              await tx
-                .select({ id: accounts.id })
-                .from(accounts)
-                .where(
-                  and(
-                    eq(accounts.organizationId, orgId),
-                    eq(accounts.companyId, locked.parentCompanyId),
-                    eq(accounts.accountNumber, number),
-                  ),
-                )
-            ).length > 0;
-      if (!known) {
-        throw invalid(
-          '/accountNumber',
-          chart.length > 0
-            ? `${number} is not an account of the group chart`
-            : `${number} is not an account of the parent company`,
-        );
-      }
-    }
-    const [updated] = await tx
-      .update(consolidationGroups)
-      .set({ icDifferenceAccountNumber: number, icDifferenceTolerance: tolerance, updatedAt: new Date() })
-      .where(and(eq(consolidationGroups.organizationId, orgId), eq(consolidationGroups.id, locked.id)))
-      .returning();
-    await recordAudit(tx, {
-      organizationId: orgId,
-      userId: access.userId,
-      action: 'Update',
-      entityType: 'ConsolidationGroup',
-      entityId: locked.id,
-      changes: {
-        icDifferenceAccountNumber: { from: locked.icDifferenceAccountNumber ?? null, to: number },
-        icDifferenceTolerance: { from: locked.icDifferenceTolerance ?? null, to: tolerance },
-      },
-    });
-    return settingOf(updated!);
-  });
-}

@@ -1,0 +1,283 @@
+/**
+ * Mappings from company accounts to a group's chart: explicit (account → group account) and by pattern
+ * per company, explicit winning over patterns; their preview lists every company account of the
+ * consolidated members with the group account it maps to, and the unmapped ones.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
+import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
+import { accounts, companies, groupAccountMappings } from '../../db/schema/index.ts';
+import type { AccountType } from '../../domain/accounts.ts';
+import { compatible, MappingResolver } from '../../domain/consolidation/group-chart.ts';
+import { DomainError, invalid } from '../../domain/errors.ts';
+import { parsePattern } from '../../domain/selectors.ts';
+import type { Access } from '../../http/access.ts';
+import { type PageParams, paged } from '../../http/pagination.ts';
+import { recordAudit } from '../audit/service.ts';
+import { type GroupRow, loadMembers } from './groups.repo.ts';
+import { authorizeGroup } from './groups.service.ts';
+import {
+  alreadyMapped,
+  findGroupAccount,
+  groupAccountInput,
+  groupAccountNotFound,
+  isUuidLike,
+  loadGroupAccounts,
+  loadGroupChartInput,
+  loadMappings,
+  lockedGroup,
+  mappingNotFound,
+  mappingRecord,
+  type MappingRecord,
+} from './chart.service.ts';
+
+export interface CreateMappingInput {
+  groupAccountId: string;
+  /** explicit: the company account */
+  accountId?: string | null;
+  /** pattern: the selector pattern and its company (null or absent: every member) */
+  pattern?: string | null;
+  companyId?: string | null;
+}
+
+export function checkMapping(body: CreateMappingInput): void {
+  const hasAccount = body.accountId !== undefined && body.accountId !== null;
+  const hasPattern = body.pattern !== undefined && body.pattern !== null;
+  if (hasAccount === hasPattern) {
+    throw invalid('/accountId', 'Give either accountId (an explicit mapping) or pattern, not both');
+  }
+  if (hasPattern && !parsePattern(body.pattern!)) {
+    throw invalid('/pattern', `Invalid pattern ${body.pattern}: use 4000, 40* or 4000-4999`);
+  }
+  if (hasAccount && body.companyId !== undefined && body.companyId !== null) {
+    throw invalid('/companyId', 'An explicit mapping takes its company from the account');
+  }
+}
+
+/** Ids of the parent and the members of a group. */
+async function groupCompanyIds(q: Queryable, group: GroupRow): Promise<string[]> {
+  const members = (await loadMembers(q, group.organizationId, [group.id])).get(group.id) ?? [];
+  return [group.parentCompanyId, ...members.map((m) => m.companyId)];
+}
+
+export async function createMapping(
+  db: Db,
+  access: Access,
+  groupId: string,
+  organizationId: string | undefined,
+  body: CreateMappingInput,
+): Promise<MappingRecord> {
+  checkMapping(body);
+  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
+  return inTransaction(db, async (tx) => {
+    const locked = await lockedGroup(tx, group);
+    const orgId = locked.organizationId;
+    const target = await findGroupAccount(tx, orgId, locked.id, body.groupAccountId);
+    if (!target) throw groupAccountNotFound(body.groupAccountId);
+    const members = new Set(await groupCompanyIds(tx, locked));
+    let companyId: string | null = null;
+    let accountId: string | null = null;
+    if (body.accountId) {
+      accountId = body.accountId.toLowerCase();
+      const [acc] = await tx
+        .select()
+        .from(accounts)
+        .where(and(eq(accounts.organizationId, orgId), eq(accounts.id, accountId)));
+      if (!acc) {
+        throw new DomainError(404, 'AccountNotFoundError', 'Account not found', { accountId });
+      }
+      if (!members.has(acc.companyId)) {
+        throw invalid('/accountId', 'The account belongs to a company that is not in the group');
+      }
+      if (
+        !compatible(
+          { accountType: acc.accountType as AccountType, isNonMonetary: acc.isNonMonetary },
+          groupAccountInput(target),
+        )
+      ) {
+        throw invalid(
+          '/groupAccountId',
+          `Account ${acc.accountNumber} (${acc.accountType}${acc.isNonMonetary ? ', non-monetary' : ''}) cannot map to group account ${target.accountNumber} (${target.accountType}${target.isNonMonetary ? ', non-monetary' : ''}): type and monetary nature must agree`,
+        );
+      }
+      companyId = acc.companyId;
+      const [dup] = await tx
+        .select({ id: groupAccountMappings.id })
+        .from(groupAccountMappings)
+        .where(
+          and(
+            eq(groupAccountMappings.organizationId, orgId),
+            eq(groupAccountMappings.groupId, locked.id),
+            eq(groupAccountMappings.accountId, accountId),
+          ),
+        );
+      if (dup) throw alreadyMapped(accountId, dup.id);
+    } else if (body.companyId) {
+      companyId = body.companyId.toLowerCase();
+      if (!members.has(companyId)) {
+        const [c] = await tx
+          .select({ id: companies.id })
+          .from(companies)
+          .where(and(eq(companies.organizationId, orgId), eq(companies.id, companyId)));
+        if (!c) throw new DomainError(404, 'CompanyNotFoundError', 'Company not found', { companyId });
+        throw invalid('/companyId', 'The company is not in the group');
+      }
+    }
+    const id = uuidv7();
+    await tx.insert(groupAccountMappings).values({
+      id,
+      organizationId: orgId,
+      groupId: locked.id,
+      groupAccountId: target.id,
+      companyId: accountId ? null : companyId,
+      accountId,
+      pattern: accountId ? null : body.pattern!,
+      createdAt: new Date(),
+    });
+    await recordAudit(tx, {
+      organizationId: orgId,
+      userId: access.userId,
+      action: 'Create',
+      entityType: 'GroupAccountMapping',
+      entityId: id,
+      changes: {
+        groupAccountId: { from: null, to: target.id },
+        ...(accountId
+          ? { accountId: { from: null, to: accountId } }
+          : { pattern: { from: null, to: body.pattern } }),
+      },
+    });
+    const all = await loadMappings(tx, orgId, locked.id);
+    return mappingRecord(all.find((m) => m.id === id)!);
+  });
+}
+
+export async function listMappings(
+  db: Db,
+  access: Access,
+  groupId: string,
+  organizationId: string | undefined,
+  page: PageParams,
+) {
+  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read');
+  const all = (await loadMappings(db, group.organizationId, group.id)).map(mappingRecord);
+  return paged('mappings', all.slice(page.offset, page.offset + page.limit), all.length, page);
+}
+
+export async function deleteMapping(
+  db: Db,
+  access: Access,
+  groupId: string,
+  mappingId: string,
+  organizationId: string | undefined,
+): Promise<void> {
+  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
+  await inTransaction(db, async (tx) => {
+    const locked = await lockedGroup(tx, group);
+    if (!isUuidLike(mappingId)) throw mappingNotFound(mappingId);
+    const deleted = await tx
+      .delete(groupAccountMappings)
+      .where(
+        and(
+          eq(groupAccountMappings.organizationId, locked.organizationId),
+          eq(groupAccountMappings.groupId, locked.id),
+          eq(groupAccountMappings.id, mappingId.toLowerCase()),
+        ),
+      )
+      .returning({ id: groupAccountMappings.id });
+    if (deleted.length === 0) throw mappingNotFound(mappingId);
+    await recordAudit(tx, {
+      organizationId: locked.organizationId,
+      userId: access.userId,
+      action: 'Delete',
+      entityType: 'GroupAccountMapping',
+      entityId: deleted[0]!.id,
+    });
+  });
+}
+
+export interface PreviewLine {
+  companyId: string;
+  companyName: string;
+  accountId: string;
+  accountNumber: string;
+  accountName: string;
+  accountType: AccountType;
+  groupAccountId: string | null;
+  groupAccountNumber: string | null;
+  mappedBy: 'Explicit' | 'Pattern' | null;
+  pattern: string | null;
+}
+
+/**
+ * Every account of the parent and every member with the group account it maps to (as a run would
+ * map it), and the unmapped ones.
+ */
+export async function previewMappings(
+  db: Db,
+  access: Access,
+  groupId: string,
+  organizationId: string | undefined,
+) {
+  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read');
+  const orgId = group.organizationId;
+  const ids = await groupCompanyIds(db, group);
+  const [chartRows, chart, companyRows, accountRows] = await Promise.all([
+    loadGroupAccounts(db, orgId, group.id),
+    loadGroupChartInput(db, orgId, group.id),
+    db
+      .select({ id: companies.id, name: companies.name })
+      .from(companies)
+      .where(and(eq(companies.organizationId, orgId), inArray(companies.id, ids))),
+    db
+      .select({
+        id: accounts.id,
+        companyId: accounts.companyId,
+        accountNumber: accounts.accountNumber,
+        name: accounts.name,
+        accountType: accounts.accountType,
+        isNonMonetary: accounts.isNonMonetary,
+      })
+      .from(accounts)
+      .where(and(eq(accounts.organizationId, orgId), inArray(accounts.companyId, ids))),
+  ]);
+  const names = new Map(companyRows.map((c) => [c.id, c.name]));
+  const byNumber = new Map(chartRows.map((a) => [a.accountNumber, a.id]));
+  const resolver = chart ? new MappingResolver(chart) : null;
+  const order = new Map(ids.map((id, i) => [id, i]));
+  const lines: PreviewLine[] = accountRows
+    .sort(
+      (a, b) =>
+        order.get(a.companyId)! - order.get(b.companyId)! ||
+        a.accountNumber.length - b.accountNumber.length ||
+        (a.accountNumber < b.accountNumber ? -1 : a.accountNumber > b.accountNumber ? 1 : 0),
+    )
+    .map((a) => {
+      const r = resolver?.resolve(a.companyId, {
+        accountNumber: a.accountNumber,
+        accountType: a.accountType as AccountType,
+        isNonMonetary: a.isNonMonetary,
+      });
+      return {
+        companyId: a.companyId,
+        companyName: names.get(a.companyId) ?? '',
+        accountId: a.id,
+        accountNumber: a.accountNumber,
+        accountName: a.name,
+        accountType: a.accountType as AccountType,
+        groupAccountId: r ? (byNumber.get(r.groupAccount.accountNumber) ?? null) : null,
+        groupAccountNumber: r?.groupAccount.accountNumber ?? null,
+        mappedBy: r?.mappedBy ?? null,
+        pattern: r?.pattern ?? null,
+      };
+    });
+  return {
+    consolidationGroupId: group.id,
+    hasGroupChart: chartRows.length > 0,
+    accounts: lines,
+    unmapped: lines.filter((l) => l.groupAccountNumber === null),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Intercompany-difference setting

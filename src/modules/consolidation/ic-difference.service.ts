@@ -1,0 +1,105 @@
+/** The group's intercompany-difference setting: the account differences are booked on and the tolerance. */
+import { and, eq } from 'drizzle-orm';
+import { type Db, inTransaction } from '../../db/client.ts';
+import { accounts, consolidationGroups } from '../../db/schema/index.ts';
+import { invalid } from '../../domain/errors.ts';
+import { minorUnits } from '../../domain/codes.ts';
+import { dec, formatAmount, fractionDigits } from '../../domain/money.ts';
+import type { Access } from '../../http/access.ts';
+import { recordAudit } from '../audit/service.ts';
+import { type GroupRow } from './groups.repo.ts';
+import { authorizeGroup } from './groups.service.ts';
+import { loadGroupAccounts, lockedGroup } from './chart.service.ts';
+
+export interface IcDifferenceSetting {
+  consolidationGroupId: string;
+  accountNumber: string | null;
+  tolerance: string | null;
+}
+
+function settingOf(g: GroupRow): IcDifferenceSetting {
+  return {
+    consolidationGroupId: g.id,
+    accountNumber: g.icDifferenceAccountNumber ?? null,
+    tolerance:
+      g.icDifferenceTolerance === null ? null : formatAmount(g.icDifferenceTolerance, g.reportingCurrency),
+  };
+}
+
+export async function getIcDifferenceSetting(
+  db: Db,
+  access: Access,
+  groupId: string,
+  organizationId: string | undefined,
+): Promise<IcDifferenceSetting> {
+  return settingOf(await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read'));
+}
+
+export async function setIcDifferenceSetting(
+  db: Db,
+  access: Access,
+  groupId: string,
+  organizationId: string | undefined,
+  body: { accountNumber: string | null; tolerance?: string | null },
+): Promise<IcDifferenceSetting> {
+  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
+  return inTransaction(db, async (tx) => {
+    const locked = await lockedGroup(tx, group);
+    const orgId = locked.organizationId;
+    const number = body.accountNumber;
+    let tolerance: string | null = null;
+    if (number !== null) {
+      if (body.tolerance === undefined || body.tolerance === null) {
+        throw invalid('/tolerance', 'A tolerance is required with an account');
+      }
+      if (fractionDigits(body.tolerance) > minorUnits(locked.reportingCurrency)) {
+        throw invalid(
+          '/tolerance',
+          `At most ${minorUnits(locked.reportingCurrency)} decimals for ${locked.reportingCurrency}`,
+        );
+      }
+      tolerance = dec(body.tolerance).toFixed();
+      const chart = await loadGroupAccounts(tx, orgId, locked.id);
+      const known =
+        chart.length > 0
+          ? chart.some((a) => a.accountNumber === number)
+          : (
+              await tx
+                .select({ id: accounts.id })
+                .from(accounts)
+                .where(
+                  and(
+                    eq(accounts.organizationId, orgId),
+                    eq(accounts.companyId, locked.parentCompanyId),
+                    eq(accounts.accountNumber, number),
+                  ),
+                )
+            ).length > 0;
+      if (!known) {
+        throw invalid(
+          '/accountNumber',
+          chart.length > 0
+            ? `${number} is not an account of the group chart`
+            : `${number} is not an account of the parent company`,
+        );
+      }
+    }
+    const [updated] = await tx
+      .update(consolidationGroups)
+      .set({ icDifferenceAccountNumber: number, icDifferenceTolerance: tolerance, updatedAt: new Date() })
+      .where(and(eq(consolidationGroups.organizationId, orgId), eq(consolidationGroups.id, locked.id)))
+      .returning();
+    await recordAudit(tx, {
+      organizationId: orgId,
+      userId: access.userId,
+      action: 'Update',
+      entityType: 'ConsolidationGroup',
+      entityId: locked.id,
+      changes: {
+        icDifferenceAccountNumber: { from: locked.icDifferenceAccountNumber ?? null, to: number },
+        icDifferenceTolerance: { from: locked.icDifferenceTolerance ?? null, to: tolerance },
+      },
+    });
+    return settingOf(updated!);
+  });
+}
