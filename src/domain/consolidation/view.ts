@@ -8,9 +8,10 @@
 import type { AccountType } from '../accounts.ts';
 import { type Decimal, dec, type Money, roundTo, ZERO } from '../money.ts';
 import { type AcquiredTranslation, translateAcquired } from './acquired-translation.ts';
-import { type AcquisitionComputation, applyAcquisitions } from './acquisition.ts';
+import type { AcquisitionComputation } from './acquisition.ts';
+import { eliminateInSlices } from './view-eliminate.ts';
 import { formatDerivedPercentage } from './ownership.ts';
-import { type AccountPattern, matchesPattern, parsePattern } from '../selectors.ts';
+
 import { type Cells, type PreparedCompany, preparedView } from './ledger.ts';
 import { computeOwnershipNci } from './ownership-nci.ts';
 import { ViewRates } from './rate-book.ts';
@@ -36,12 +37,10 @@ import {
   sourceAccountOf,
 } from './setup.ts';
 import type {
-  AccountSelectorInput,
   CompanyInput,
   ConsolidatedLine,
   EliminationEntry,
   EliminationResult,
-  EliminationRuleInput,
   EliminationType,
   IntercompanyTransactionInput,
   IntercompanyTransactionType,
@@ -172,7 +171,6 @@ function add(map: Map<string, bigint>, key: string, v: bigint): void {
   map.set(key, (map.get(key) ?? 0n) + v);
 }
 
-const abs = (v: bigint) => (v < 0n ? -v : v);
 
 export class ViewComputation {
   readonly rates: ViewRates;
@@ -573,230 +571,14 @@ export class ViewComputation {
    * `eliminate()`: the same computation, in the same order.
    */
   *eliminateInSlices(): Generator<void, void, void> {
-    const { consolidatedIds } = this.setup;
-    const working = new Map<string, Map<string, bigint>>();
-    if (this.setup.rules.length > 0) {
-      for (const c of this.setup.consolidated) {
-        working.set(c.companyId, new Map(this.contributions.get(c.companyId) ?? []));
-      }
-    }
-    if (this.setup.ownershipMode) applyAcquisitions(this, working);
-    const patternCache = new Map<string, AccountPattern | null>();
-    const pattern = (text: string) => {
-      if (!patternCache.has(text)) patternCache.set(text, parsePattern(text));
-      return patternCache.get(text) ?? null;
-    };
-    let touched: Set<string> | null = null;
-    const matchedSum = (selectors: AccountSelectorInput[]): bigint => {
-      const seen = new Set<string>();
-      let total = 0n;
-      for (const sel of selectors) {
-        const p = pattern(sel.accountNumber);
-        if (!p) continue;
-        const companies = sel.companyId === null ? [...working.keys()] : [sel.companyId];
-        for (const cid of companies) {
-          const balances = working.get(cid);
-          if (!balances) continue;
-          for (const [key, v] of balances) {
-            if (!matchesPattern(p, key)) continue;
-            const id = `${cid}|${key}`;
-            if (seen.has(id)) continue;
-            seen.add(id);
-            total += v;
-            if (touched && v !== 0n) touched.add(cid);
-          }
-        }
-      }
-      return total;
-    };
-    const assigned = new Set<string>();
-    const received: IcItem[] = [];
-
-    const difference = this.differenceSetting();
-    for (const rule of this.setup.rules) {
-      const ruleCompanies = new Set<string>();
-      touched = ruleCompanies;
-      const S = matchedSum(rule.sourceAccounts);
-      touched = null;
-      yield;
-      touched = ruleCompanies;
-      const T = rule.targetAccounts.length > 0 ? matchedSum(rule.targetAccounts) : 0n;
-      touched = null;
-      if (rule.targetAccounts.length > 0) yield;
-      const base = {
-        eliminationRuleId: rule.id,
-        ruleName: rule.name,
-        eliminationType: rule.eliminationType,
-        priority: rule.priority,
-        sourceBalance: this.money(S),
-        targetBalance: this.money(T),
-        debitAccountNumber: rule.debitAccount.accountNumber,
-        creditAccountNumber: rule.creditAccount.accountNumber,
-      };
-      if (rule.triggerConditions.length > 0) {
-        // The first condition that holds decides (later ones are not evaluated).
-        let holds = false;
-        for (const cond of rule.triggerConditions) {
-          const sum = abs(matchedSum(cond.sourceAccounts));
-          yield;
-          holds =
-            cond.minimumAmount === null
-              ? sum !== 0n
-              : scaledToDecimal(sum, this.setup.minor).greaterThanOrEqualTo(dec(cond.minimumAmount));
-          if (holds) break;
-        }
-        if (!holds) {
-          this.eliminations.push({
-            ...base,
-            status: 'Skipped',
-            skipReason: 'TRIGGER_NOT_MET',
-            amount: null,
-            intercompanyTransactionIds: [],
-          });
-          continue;
-        }
-      }
-      const mine: IcItem[] = [];
-      if (rule.eliminationType === 'IntercompanySales' || rule.eliminationType === 'IntercompanyDividends') {
-        const inScope = ruleScope(rule, consolidatedIds);
-        for (const item of this.icItems) {
-          if (item.eliminationType !== rule.eliminationType || assigned.has(item.tx.id)) continue;
-          if (!inScope(item.tx.fromCompanyId) || !inScope(item.tx.toCompanyId)) continue;
-          assigned.add(item.tx.id);
-          mine.push(item);
-        }
-      }
-      let A: bigint;
-      if (mine.length > 0) {
-        A = 0n;
-        for (const m of mine) A += m.amount;
-      } else if (rule.targetAccounts.length > 0) {
-        A = abs(S) < abs(T) ? abs(S) : abs(T);
-      } else {
-        A = abs(S);
-      }
-      const ids = mine.map((m) => m.tx.id);
-      if (A === 0n) {
-        this.eliminations.push({
-          ...base,
-          status: 'Skipped',
-          skipReason: 'ZERO_AMOUNT',
-          amount: null,
-          intercompanyTransactionIds: ids,
-        });
-        continue;
-      }
-      const dr = rule.debitAccount;
-      const cr = rule.creditAccount;
-      if (!consolidatedIds.has(dr.companyId) || !consolidatedIds.has(cr.companyId)) {
-        this.eliminations.push({
-          ...base,
-          status: 'Skipped',
-          skipReason: 'ACCOUNT_COMPANY_NOT_CONSOLIDATED',
-          amount: null,
-          intercompanyTransactionIds: ids,
-        });
-        const which = consolidatedIds.has(dr.companyId) ? cr : dr;
-        this.eliminationIssues.push({
-          severity: 'Warning',
-          code: 'RULE_ACCOUNT_NOT_CONSOLIDATED',
-          message:
-            `Rule '${rule.name}' was skipped: account ${which.accountNumber} belongs to company ${which.companyId}, ` +
-            'which is not consolidated line by line',
-          entityReference: rule.id,
-        });
-        continue;
-      }
-      add(working.get(dr.companyId)!, dr.accountNumber, A);
-      add(working.get(cr.companyId)!, cr.accountNumber, -A);
-      this.keyLine(dr.accountNumber).elimination += A;
-      this.keyLine(cr.accountNumber).elimination -= A;
-      this.totalEliminations += A;
-      this.appliedCount++;
-      received.push(...mine);
-      const lines = [
-        { accountNumber: dr.accountNumber, companyId: dr.companyId, units: A },
-        { accountNumber: cr.accountNumber, companyId: cr.companyId, units: -A },
-      ];
-      const result: EliminationResult = {
-        ...base,
-        status: 'Applied',
-        skipReason: null,
-        amount: this.money(A),
-        intercompanyTransactionIds: ids,
-      };
-      // A reciprocal rule eliminates min(|S|, |T|): the residual is booked to the group's
-      // intercompany-difference account when within its tolerance, and reported otherwise.
-      const residual = mine.length === 0 && rule.targetAccounts.length > 0 ? abs(abs(S) - abs(T)) : 0n;
-      if (residual !== 0n) {
-        const larger = abs(S) > abs(T) ? S : T;
-        const smaller = larger === S ? T : S;
-        const opposite = smaller !== 0n && larger > 0n !== smaller > 0n;
-        if (difference && opposite && residual <= difference.tolerance) {
-          // The larger side is cleared on the rule's own account; the residual goes to the difference account.
-          const side = larger > 0n ? cr : dr;
-          const units = larger > 0n ? -residual : residual;
-          const parentId = this.setup.parent.companyId;
-          add(working.get(side.companyId)!, side.accountNumber, units);
-          add(working.get(parentId)!, difference.accountNumber, -units);
-          this.keyLine(side.accountNumber).elimination += units;
-          this.keyLine(difference.accountNumber).elimination -= units;
-          lines.push(
-            { accountNumber: side.accountNumber, companyId: side.companyId, units },
-            { accountNumber: difference.accountNumber, companyId: parentId, units: -units },
-          );
-          result.intercompanyDifference = {
-            amount: this.money(residual),
-            accountNumber: difference.accountNumber,
-          };
-        } else {
-          const companies = [...ruleCompanies].map((id) => this.setup.companies.get(id)!).sort(cmpCompany);
-          this.eliminationIssues.push({
-            severity: 'Warning',
-            code: 'IC_DIFFERENCE',
-            message:
-              `Rule '${rule.name}' eliminated ${this.money(A).value} ${this.setup.G} of balances that differ: ` +
-              `source ${this.money(S).value}, target ${this.money(T).value}; a residual of ` +
-              `${this.money(residual).value} ${this.setup.G} remains on the consolidated statements ` +
-              `(companies: ${companies.map((c) => c.companyName).join(', ')})`,
-            entityReference: rule.id,
-          });
-        }
-      }
-      this.entries.push({
-        source: 'Rule',
-        eliminationRuleId: rule.id,
-        ruleName: rule.name,
-        companyId: null,
-        lines: lines.map((l) => ({
-          accountNumber: l.accountNumber,
-          companyId: l.companyId,
-          debit: this.money(l.units > 0n ? l.units : 0n),
-          credit: this.money(l.units < 0n ? -l.units : 0n),
-        })),
-      });
-      this.eliminations.push(result);
-    }
-    const receivedIds = new Set(received.map((r) => r.tx.id));
-    for (const item of this.icItems) {
-      if (receivedIds.has(item.tx.id)) continue;
-      this.eliminationIssues.push({
-        severity: 'Warning',
-        code: 'IC_TRANSACTION_NOT_ELIMINATED',
-        message:
-          `Intercompany ${item.tx.transactionType} of ${item.tx.transactionDate} (${formatPlain(item.tx.amount)} ${item.tx.currency}) ` +
-          'was not eliminated by any applied rule',
-        entityReference: item.tx.id,
-      });
-    }
-    this.eliminatedTransactionIds = [...receivedIds].sort(cmpStr);
+    yield* eliminateInSlices(this);
   }
 
   /**
    * The group's intercompany-difference account and tolerance (units of G's minor unit), when set
    * and the account is one the run knows (a group account, or an account of the parent).
    */
-  private differenceSetting(): { accountNumber: string; tolerance: bigint } | null {
+  differenceSetting(): { accountNumber: string; tolerance: bigint } | null {
     const d = this.setup.input.intercompanyDifference;
     if (!d) return null;
     if (!this.setup.accounts.get(this.setup.parent.companyId)?.has(d.accountNumber)) return null;
@@ -1110,16 +892,4 @@ function compareRank(a: [number, string, string, number], b: [number, string, st
   if (a[0] !== b[0]) return a[0] - b[0];
   if (a[0] === 0) return cmpAccountNumber(a[1], b[1]);
   return cmpStr(a[1], b[1]) || cmpStr(a[2], b[2]) || a[3] - b[3];
-}
-
-/** Companies in a rule's scope: those named by its selectors, all consolidated ones if any is null. */
-function ruleScope(rule: EliminationRuleInput, consolidatedIds: Set<string>): (companyId: string) => boolean {
-  const selectors = [...rule.sourceAccounts, ...rule.targetAccounts];
-  if (selectors.some((s) => s.companyId === null)) return (id) => consolidatedIds.has(id);
-  const named = new Set(selectors.map((s) => s.companyId!));
-  return (id) => named.has(id) && consolidatedIds.has(id);
-}
-
-function formatPlain(v: unknown): string {
-  return dec(v as string).toFixed();
 }
