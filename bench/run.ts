@@ -25,7 +25,18 @@ import { bulkFloorPglite, bulkFloorPostgres, type FloorTarget, floorPglite, floo
 import { type FxDataset, generateFxCompany } from './fx.ts';
 import { checkBalances, type Dataset, generateDataset } from './generate.ts';
 import { getTemplate } from '../src/domain/templates/index.ts';
-import { Client, cannon, loop, type Measurement, percentile, round, sampleRss, treeRssKb } from './load.ts';
+import {
+  backendCpuMs,
+  Client,
+  cannon,
+  loop,
+  type Measurement,
+  percentile,
+  round,
+  sampleRss,
+  treeCpuMs,
+  treeRssKb,
+} from './load.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const FLOOR = 'raw-SQL floor (journal create rows)';
@@ -310,7 +321,12 @@ async function journalFlow(client: Client, ds: Dataset, company: number): Promis
  * of the events created under load: time from the event's transaction to its arrival at a receiver
  * in this process (`JournalEntryCreated` subscribed, so every create is delivered).
  */
-async function webhookScenario(server: Server, ds: Dataset, s: number): Promise<Measurement[]> {
+async function webhookScenario(
+  server: Server,
+  ds: Dataset,
+  s: number,
+  database: string | null,
+): Promise<Measurement[]> {
   const lags: number[] = [];
   let received = 0;
   const receiver = http.createServer((req, res) => {
@@ -374,8 +390,20 @@ async function webhookScenario(server: Server, ds: Dataset, s: number): Promise<
     }
     const id = created.body.id as string;
     const runs: Record<'off' | 'on', Measurement[]> = { off: [], on: [] };
+    // CPU time spent per create, by process (from /proc), over the run and its catch-up: a figure that
+    // other work on the machine disturbs much less than the rates
+    const cpu: Record<'off' | 'on', { server: number; postgres: number; bench: number }> = {
+      off: { server: 0, postgres: 0, bench: 0 },
+      on: { server: 0, postgres: 0, bench: 0 },
+    };
+    const snapshot = () => ({
+      server: treeCpuMs(server.pid),
+      postgres: database ? backendCpuMs(database) : new Map<number, number>(),
+      bench: process.cpuUsage(),
+    });
     for (const mode of ['off', 'on', 'off', 'on'] as const) {
       await setEnabled(id, mode === 'on');
+      const before = snapshot();
       runs[mode].push(
         await measured(server, `journal create, webhook ${mode === 'on' ? 'active' : 'none'}`, 10, create),
       );
@@ -385,6 +413,11 @@ async function webhookScenario(server: Server, ds: Dataset, s: number): Promise<
         const deadline = Date.now() + 30_000;
         while (received < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       }
+      const after = snapshot();
+      cpu[mode].server += after.server - before.server;
+      for (const [pid, ms] of after.postgres) cpu[mode].postgres += ms - (before.postgres.get(pid) ?? 0);
+      const bench = process.cpuUsage(before.bench);
+      cpu[mode].bench += (bench.user + bench.system) / 1000;
     }
     await setEnabled(id, false);
     // one row per mode: the sum of its two runs
@@ -398,7 +431,11 @@ async function webhookScenario(server: Server, ds: Dataset, s: number): Promise<
         errors: a.errors + b.errors,
         count: a.count + b.count,
         rssMb: Math.max(a.rssMb ?? 0, b.rssMb ?? 0),
-        note: `mean of 2 runs of ${s} s, taken in turn`,
+        note:
+          `mean of 2 runs of ${s} s, taken in turn; CPU ms per create: ` +
+          `server ${perCreate(cpu[mode].server, a.count + b.count)}, ` +
+          (database ? `PostgreSQL backends ${perCreate(cpu[mode].postgres, a.count + b.count)}, ` : '') +
+          `bench process ${perCreate(cpu[mode].bench, a.count + b.count)}`,
       });
     }
     lags.sort((x, y) => x - y);
@@ -422,6 +459,8 @@ async function webhookScenario(server: Server, ds: Dataset, s: number): Promise<
   }
   return out;
 }
+
+const perCreate = (ms: number, count: number) => (count > 0 ? (ms / count).toFixed(2) : '–');
 
 async function consolidationRuns(server: Server, ds: Dataset, label: string): Promise<Measurement> {
   const client = new Client(server.url, 1);
@@ -948,7 +987,10 @@ async function main(): Promise<void> {
         }
       }
       if (wants('webhooks')) {
-        results.push(...(await webhookScenario(server, small, quick ? 2 : Math.max(4, seconds / 2))));
+        const database = target.env.DATABASE_URL ? new URL(target.env.DATABASE_URL).pathname.slice(1) : null;
+        results.push(
+          ...(await webhookScenario(server, small, quick ? 2 : Math.max(4, seconds / 2), database)),
+        );
       }
       if (wants('flow')) {
         const client = new Client(u, 10);
@@ -1338,7 +1380,11 @@ function report(results: Measurement[], datasets: Record<string, Omit<Dataset, '
   );
   print(table(results));
   for (const [k, v] of Object.entries(ratios)) print(`${k}: ${v}`);
-  for (const m of results) if (m.note?.startsWith('skipped')) print(`${m.scenario}: ${m.note}`);
+  for (const m of results) {
+    if (m.note?.startsWith('skipped') || m.scenario.startsWith('journal create, webhook')) {
+      print(`${m.scenario}: ${m.note}`);
+    }
+  }
   print(`results: ${file}`);
 }
 
