@@ -131,6 +131,11 @@ const COMPLETE = statement(
  *   fanned out by another process, leases that lapsed), leased for $2 ms with FOR UPDATE SKIP LOCKED —
  *   never one whose attempt this statement is recording ($3).
  *
+ * The position and the horizon enter the event reads as scalar subqueries, so that they are index
+ * conditions of the (tx, id) index: the plan PostgreSQL keeps for this prepared statement then reads
+ * only the events past the position, where a join with `cur` walked the index from its first entry in
+ * every cycle (the cost of a cycle grew with the whole event log).
+ *
  * Rows: one per delivery to send now (`kind` 'send', with the body), then one summary row (`kind`
  * 'summary': events fanned out, attempts recorded, and `held_back` when the fan-out could not take
  * every event there is — another process holds the position, or an event's transaction is younger
@@ -150,8 +155,9 @@ const CYCLE = statement(
    cur as (select tx, event_id from webhook_fanout where id = 1 for update skip locked),
    horizon as (select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as xmin),
    batch as (
-     select e.* from events e, cur, horizon
-     where (e.tx, e.id) > (cur.tx, cur.event_id) and e.tx < horizon.xmin
+     select e.* from events e
+     where (e.tx, e.id) > ((select tx from cur), (select event_id from cur))
+       and e.tx < (select xmin from horizon)
      order by e.tx, e.id limit $1),
    due as (
      select d.organization_id, d.id from webhook_deliveries d
@@ -196,8 +202,10 @@ const CYCLE = statement(
    select 'summary', null, null, null, null, null, null, null, null, null, null, null,
      (select count(*) from batch)::int, (select count(*) from done)::int,
      not exists (select 1 from cur)
-       or exists (select 1 from events e, cur, horizon
-                  where (e.tx, e.id) > (cur.tx, cur.event_id) and e.tx >= horizon.xmin)
+       or (select e.tx from events e
+           where (e.tx, e.id) > ((select tx from cur), (select event_id from cur))
+             and e.tx >= (select xmin from horizon)
+           order by e.tx, e.id limit 1) is not null
    order by kind, endpoint_id, event_tx, event_id`,
 );
 
