@@ -54,6 +54,12 @@ export interface DispatcherOptions {
    * for the rest of it, so that under load one cycle takes the events of that interval together.
    */
   cycleSpacingMs?: number;
+  /**
+   * While the cycles keep finding work, the spacing grows by half per cycle up to this (default: the
+   * same as `cycleSpacingMs`, no growth), so that a steady load is carried by fewer, larger cycles;
+   * a cycle that finds nothing brings it back to `cycleSpacingMs`, and a full one is followed at once.
+   */
+  maxCycleSpacingMs?: number;
   /** Deliveries claimed per cycle. */
   batchSize?: number;
   /** How long a claim holds a delivery (longer than a send's timeout). */
@@ -251,6 +257,7 @@ export class Dispatcher {
   private unsubscribe: (() => void) | null = null;
   private endPause: (() => void) | null = null;
   private readonly spacingMs: number;
+  private readonly maxSpacingMs: number;
   private lastHealthCheck = 0;
   /** Claimed deliveries per endpoint: those waiting to be sent, and how many are in flight. */
   private readonly lanes = new Map<string, { queue: ClaimedDelivery[]; inFlight: number }>();
@@ -270,6 +277,7 @@ export class Dispatcher {
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.pollMs = options.pollMs ?? 200;
     this.spacingMs = options.cycleSpacingMs ?? 50;
+    this.maxSpacingMs = Math.max(this.spacingMs, options.maxCycleSpacingMs ?? this.spacingMs);
     this.batchSize = options.batchSize ?? 500;
     this.leaseMs = options.leaseMs ?? Math.max(60_000, (options.timeoutMs ?? 10_000) * 3);
     this.perEndpoint = options.perEndpointConcurrency ?? 8;
@@ -334,10 +342,15 @@ export class Dispatcher {
     let failures = 0;
     let heldBackStreak = 0; // looks again soon, then less often (a long transaction holds events back)
     let lastStart = 0;
+    let spacing = this.spacingMs;
+    let full = false;
     while (this.running) {
       // Under a steady load, cycles are spaced so that each carries the events of that interval:
-      // fewer statements and less per-cycle work, at the cost of at most the spacing in lag.
-      const gap = lastStart + this.spacingMs - Date.now();
+      // fewer statements and less per-cycle work, at the cost of at most the spacing in lag. A
+      // statement costs the database about as much as a few dozen deliveries it carries, so while
+      // every cycle finds work the spacing grows (up to maxCycleSpacingMs); a cycle whose fan-out
+      // was full is followed at once.
+      const gap = full ? 0 : lastStart + spacing - Date.now();
       if (gap > 0) await this.pause(gap);
       if (!this.running) break;
       lastStart = Date.now();
@@ -349,6 +362,9 @@ export class Dispatcher {
         const step = await this.step(outcomes, Math.max(0, this.batchSize - this.unfinished));
         failures = 0;
         more = step.more;
+        full = step.events >= this.batchSize;
+        const worked = step.events > 0 || outcomes.length > 0 || step.claimed.length > 0;
+        spacing = worked ? Math.min(this.maxSpacingMs, Math.round(spacing * 1.5)) : this.spacingMs;
         heldBack = step.heldBack;
         if (!heldBack || step.claimed.length > 0) heldBackStreak = 0;
         this.enqueue(step.claimed);
@@ -359,6 +375,7 @@ export class Dispatcher {
       } catch (err) {
         // e.g. the database is unreachable: reported once per wait, waits growing up to 10 s (the
         // attempts not recorded are recorded by a later cycle, while their leases last)
+        full = false;
         this.finished.unshift(...outcomes);
         failures++;
         this.onError(err);
@@ -406,12 +423,12 @@ export class Dispatcher {
   /**
    * One statement: records `outcomes`, fans new events out and claims up to `claimLimit` due
    * deliveries. `more` when the fan-out or the claim was full (more work is waiting); `heldBack` when
-   * events wait for the fan-out (see CYCLE).
+   * events wait for the fan-out (see CYCLE); `events`: how many events it fanned out.
    */
   async step(
     outcomes: Outcome[],
     claimLimit: number,
-  ): Promise<{ claimed: ClaimedDelivery[]; more: boolean; heldBack: boolean }> {
+  ): Promise<{ claimed: ClaimedDelivery[]; more: boolean; heldBack: boolean; events: number }> {
     const rows = await run<Record<string, unknown>>(this.db, CYCLE, [
       this.batchSize,
       this.leaseMs,
@@ -441,7 +458,7 @@ export class Dispatcher {
       });
     }
     const more = events >= this.batchSize || (claimLimit > 0 && claimed.length >= claimLimit);
-    return { claimed, more, heldBack };
+    return { claimed, more, heldBack, events };
   }
 
   /**
