@@ -79,7 +79,7 @@ export function treeCpuMs(pid: number): number {
  */
 export function backendCpuMs(database: string): Map<number, number> {
   const out = new Map<number, number>();
-  let pids: string[] = [];
+  let pids: string[];
   try {
     pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
   } catch {
