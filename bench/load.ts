@@ -3,7 +3,7 @@
  * client for the sequential loops (full journal flow, consolidation runs), latency statistics and
  * the server's resident-set size read from /proc.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
@@ -52,6 +52,49 @@ export function treeRssKb(pid: number): number {
   let total = rssKb(pid);
   for (const child of childPids(pid)) total += treeRssKb(child);
   return total;
+}
+
+/** CPU time (user + system) of one process, in ms; 0 when it is gone. */
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // fields after the command name (which may contain spaces): state is field 3, utime 14, stime 15
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // clock ticks of 10 ms (CLK_TCK 100)
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time of a process and all its descendants, in ms. */
+export function treeCpuMs(pid: number): number {
+  let total = cpuMs(pid);
+  for (const child of childPids(pid)) total += treeCpuMs(child);
+  return total;
+}
+
+/**
+ * CPU time of the PostgreSQL backends connected to `database` on this machine, per backend pid, in ms
+ * (read from /proc: empty when the server runs elsewhere).
+ */
+export function backendCpuMs(database: string): Map<number, number> {
+  const out = new Map<number, number>();
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return out;
+  }
+  for (const d of pids) {
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      // a backend's title: `postgres: [cluster: ]user database host(port) state`
+      if (cmd.startsWith('postgres: ') && cmd.includes(` ${database} `)) out.set(Number(d), cpuMs(Number(d)));
+    } catch {
+      // gone
+    }
+  }
+  return out;
 }
 
 /** Samples the RSS of `pid`'s process tree every 100 ms until `stop()`; returns the peak in MB. */

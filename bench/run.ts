@@ -12,12 +12,12 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { openDatabase } from '../src/db/client.ts';
@@ -25,7 +25,18 @@ import { bulkFloorPglite, bulkFloorPostgres, type FloorTarget, floorPglite, floo
 import { type FxDataset, generateFxCompany } from './fx.ts';
 import { checkBalances, type Dataset, generateDataset } from './generate.ts';
 import { getTemplate } from '../src/domain/templates/index.ts';
-import { Client, cannon, loop, type Measurement, percentile, round, sampleRss, treeRssKb } from './load.ts';
+import {
+  backendCpuMs,
+  Client,
+  cannon,
+  loop,
+  type Measurement,
+  percentile,
+  round,
+  sampleRss,
+  treeCpuMs,
+  treeRssKb,
+} from './load.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const FLOOR = 'raw-SQL floor (journal create rows)';
@@ -304,32 +315,53 @@ async function journalFlow(client: Client, ds: Dataset, company: number): Promis
   return true;
 }
 
+/** The webhook scenario's receiver (a worker thread): counts deliveries and keeps their lags. */
+const RECEIVER = `
+const http = require('node:http');
+const { parentPort, workerData } = require('node:worker_threads');
+const counter = new Int32Array(workerData.counter);
+const lags = [];
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const arrived = Date.now();
+    try {
+      const event = JSON.parse(Buffer.concat(chunks).toString());
+      if (event.occurredAt) lags.push(arrived - Date.parse(event.occurredAt));
+    } catch {
+      // not an event body
+    }
+    Atomics.add(counter, 0, 1);
+    res.writeHead(204).end();
+  });
+});
+server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+parentPort.on('message', () => parentPort.postMessage({ lags }));
+`;
+
 /**
  * Journal create with and without an active webhook endpoint (10 connections, same company), run in
  * turn (without, with, without, with) so that a drift of the machine hits both; then the delivery lag
  * of the events created under load: time from the event's transaction to its arrival at a receiver
- * in this process (`JournalEntryCreated` subscribed, so every create is delivered).
+ * on a thread of this process (`JournalEntryCreated` subscribed, so every create is delivered).
  */
-async function webhookScenario(server: Server, ds: Dataset, s: number): Promise<Measurement[]> {
-  const lags: number[] = [];
-  let received = 0;
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const arrived = Date.now();
-      received++;
-      try {
-        const event = JSON.parse(Buffer.concat(chunks).toString()) as { occurredAt?: string };
-        if (event.occurredAt) lags.push(arrived - Date.parse(event.occurredAt));
-      } catch {
-        // not an event body
-      }
-      res.writeHead(204).end();
-    });
+async function webhookScenario(
+  server: Server,
+  ds: Dataset,
+  s: number,
+  database: string | null,
+): Promise<Measurement[]> {
+  // The receiver runs on a thread of its own: on the load generator's event loop, every delivery it
+  // answered would hold up the responses of the measured requests (a receiver runs elsewhere in
+  // production; here it still shares the machine's cores).
+  const counter = new Int32Array(new SharedArrayBuffer(4));
+  const receiver = new Worker(RECEIVER, { eval: true, workerData: { counter: counter.buffer } });
+  const port = await new Promise<number>((resolve, reject) => {
+    receiver.once('message', (m: { port: number }) => resolve(m.port));
+    receiver.once('error', reject);
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const port = (receiver.address() as net.AddressInfo).port;
+  const receivedCount = () => Atomics.load(counter, 0);
   const client = new Client(server.url, 1);
   const create = () =>
     cannon({
@@ -374,8 +406,20 @@ async function webhookScenario(server: Server, ds: Dataset, s: number): Promise<
     }
     const id = created.body.id as string;
     const runs: Record<'off' | 'on', Measurement[]> = { off: [], on: [] };
+    // CPU time spent per create, by process (from /proc), over the run and its catch-up: a figure that
+    // other work on the machine disturbs much less than the rates
+    const cpu: Record<'off' | 'on', { server: number; postgres: number; bench: number }> = {
+      off: { server: 0, postgres: 0, bench: 0 },
+      on: { server: 0, postgres: 0, bench: 0 },
+    };
+    const snapshot = () => ({
+      server: treeCpuMs(server.pid),
+      postgres: database ? backendCpuMs(database) : new Map<number, number>(),
+      bench: process.cpuUsage(),
+    });
     for (const mode of ['off', 'on', 'off', 'on'] as const) {
       await setEnabled(id, mode === 'on');
+      const before = snapshot();
       runs[mode].push(
         await measured(server, `journal create, webhook ${mode === 'on' ? 'active' : 'none'}`, 10, create),
       );
@@ -383,8 +427,14 @@ async function webhookScenario(server: Server, ds: Dataset, s: number): Promise<
         // let the dispatcher catch up before the next run
         const expected = runs.on.reduce((n, m) => n + m.count, 0);
         const deadline = Date.now() + 30_000;
-        while (received < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        while (receivedCount() < expected && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 50));
       }
+      const after = snapshot();
+      cpu[mode].server += after.server - before.server;
+      for (const [pid, ms] of after.postgres) cpu[mode].postgres += ms - (before.postgres.get(pid) ?? 0);
+      const bench = process.cpuUsage(before.bench);
+      cpu[mode].bench += (bench.user + bench.system) / 1000;
     }
     await setEnabled(id, false);
     // one row per mode: the sum of its two runs
@@ -398,9 +448,18 @@ async function webhookScenario(server: Server, ds: Dataset, s: number): Promise<
         errors: a.errors + b.errors,
         count: a.count + b.count,
         rssMb: Math.max(a.rssMb ?? 0, b.rssMb ?? 0),
-        note: `mean of 2 runs of ${s} s, taken in turn`,
+        note:
+          `mean of 2 runs of ${s} s, taken in turn; CPU ms per create: ` +
+          `server ${perCreate(cpu[mode].server, a.count + b.count)}, ` +
+          (database ? `PostgreSQL backends ${perCreate(cpu[mode].postgres, a.count + b.count)}, ` : '') +
+          `bench process ${perCreate(cpu[mode].bench, a.count + b.count)}`,
       });
     }
+    receiver.postMessage('lags');
+    const lags = await new Promise<number[]>((resolve) =>
+      receiver.once('message', (m: { lags: number[] }) => resolve(m.lags)),
+    );
+    const received = receivedCount();
     lags.sort((x, y) => x - y);
     const q = (f: number) =>
       lags.length ? lags[Math.min(lags.length - 1, Math.floor(f * lags.length))]! : null;
@@ -418,10 +477,12 @@ async function webhookScenario(server: Server, ds: Dataset, s: number): Promise<
     });
   } finally {
     client.close();
-    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    await receiver.terminate();
   }
   return out;
 }
+
+const perCreate = (ms: number, count: number) => (count > 0 ? (ms / count).toFixed(2) : '–');
 
 async function consolidationRuns(server: Server, ds: Dataset, label: string): Promise<Measurement> {
   const client = new Client(server.url, 1);
@@ -948,7 +1009,10 @@ async function main(): Promise<void> {
         }
       }
       if (wants('webhooks')) {
-        results.push(...(await webhookScenario(server, small, quick ? 2 : Math.max(4, seconds / 2))));
+        const database = target.env.DATABASE_URL ? new URL(target.env.DATABASE_URL).pathname.slice(1) : null;
+        results.push(
+          ...(await webhookScenario(server, small, quick ? 2 : Math.max(4, seconds / 2), database)),
+        );
       }
       if (wants('flow')) {
         const client = new Client(u, 10);
@@ -1338,7 +1402,11 @@ function report(results: Measurement[], datasets: Record<string, Omit<Dataset, '
   );
   print(table(results));
   for (const [k, v] of Object.entries(ratios)) print(`${k}: ${v}`);
-  for (const m of results) if (m.note?.startsWith('skipped')) print(`${m.scenario}: ${m.note}`);
+  for (const m of results) {
+    if (m.note?.startsWith('skipped') || m.scenario.startsWith('journal create, webhook')) {
+      print(`${m.scenario}: ${m.note}`);
+    }
+  }
   print(`results: ${file}`);
 }
 

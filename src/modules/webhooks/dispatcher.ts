@@ -30,7 +30,6 @@
  * event, by a check every few seconds.
  */
 import { and, eq, lt } from 'drizzle-orm';
-import { Webhook } from 'standardwebhooks';
 import { type Db, inTransaction, run, statement } from '../../db/client.ts';
 import { webhookEndpoints } from '../../db/schema/index.ts';
 import {
@@ -39,6 +38,8 @@ import {
   nextAttemptAfterFailure,
   type OutboundPolicy,
   type RetryPolicy,
+  signingKey,
+  webhookSignature,
 } from '../../domain/webhooks.ts';
 import { onEventsCommitted, recordEvent } from '../events/record.ts';
 import { Outbound, type SendResult } from './outbound.ts';
@@ -53,6 +54,12 @@ export interface DispatcherOptions {
    * for the rest of it, so that under load one cycle takes the events of that interval together.
    */
   cycleSpacingMs?: number;
+  /**
+   * While the cycles keep finding work, the spacing grows by half per cycle up to this (default: the
+   * same as `cycleSpacingMs`, no growth), so that a steady load is carried by fewer, larger cycles;
+   * a cycle that finds nothing brings it back to `cycleSpacingMs`, and a full one is followed at once.
+   */
+  maxCycleSpacingMs?: number;
   /** Deliveries claimed per cycle. */
   batchSize?: number;
   /** How long a claim holds a delivery (longer than a send's timeout). */
@@ -131,6 +138,11 @@ const COMPLETE = statement(
  *   fanned out by another process, leases that lapsed), leased for $2 ms with FOR UPDATE SKIP LOCKED —
  *   never one whose attempt this statement is recording ($3).
  *
+ * The position and the horizon enter the event reads as scalar subqueries, so that they are index
+ * conditions of the (tx, id) index: the plan PostgreSQL keeps for this prepared statement then reads
+ * only the events past the position, where a join with `cur` walked the index from its first entry in
+ * every cycle (the cost of a cycle grew with the whole event log).
+ *
  * Rows: one per delivery to send now (`kind` 'send', with the body), then one summary row (`kind`
  * 'summary': events fanned out, attempts recorded, and `held_back` when the fan-out could not take
  * every event there is — another process holds the position, or an event's transaction is younger
@@ -150,8 +162,9 @@ const CYCLE = statement(
    cur as (select tx, event_id from webhook_fanout where id = 1 for update skip locked),
    horizon as (select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as xmin),
    batch as (
-     select e.* from events e, cur, horizon
-     where (e.tx, e.id) > (cur.tx, cur.event_id) and e.tx < horizon.xmin
+     select e.* from events e
+     where (e.tx, e.id) > ((select tx from cur), (select event_id from cur))
+       and e.tx < (select xmin from horizon)
      order by e.tx, e.id limit $1),
    due as (
      select d.organization_id, d.id from webhook_deliveries d
@@ -196,8 +209,10 @@ const CYCLE = statement(
    select 'summary', null, null, null, null, null, null, null, null, null, null, null,
      (select count(*) from batch)::int, (select count(*) from done)::int,
      not exists (select 1 from cur)
-       or exists (select 1 from events e, cur, horizon
-                  where (e.tx, e.id) > (cur.tx, cur.event_id) and e.tx >= horizon.xmin)
+       or (select e.tx from events e
+           where (e.tx, e.id) > ((select tx from cur), (select event_id from cur))
+             and e.tx >= (select xmin from horizon)
+           order by e.tx, e.id limit 1) is not null
    order by kind, endpoint_id, event_tx, event_id`,
 );
 
@@ -242,6 +257,7 @@ export class Dispatcher {
   private unsubscribe: (() => void) | null = null;
   private endPause: (() => void) | null = null;
   private readonly spacingMs: number;
+  private readonly maxSpacingMs: number;
   private lastHealthCheck = 0;
   /** Claimed deliveries per endpoint: those waiting to be sent, and how many are in flight. */
   private readonly lanes = new Map<string, { queue: ClaimedDelivery[]; inFlight: number }>();
@@ -250,7 +266,8 @@ export class Dispatcher {
   /** Attempts that finished, not yet recorded. */
   private finished: Outcome[] = [];
   private onDrained: (() => void) | null = null;
-  private readonly signers = new Map<string, Webhook>();
+  /** Signing keys by secret. */
+  private readonly keys = new Map<string, Buffer>();
 
   constructor(
     private readonly db: Db,
@@ -260,6 +277,7 @@ export class Dispatcher {
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.pollMs = options.pollMs ?? 200;
     this.spacingMs = options.cycleSpacingMs ?? 50;
+    this.maxSpacingMs = Math.max(this.spacingMs, options.maxCycleSpacingMs ?? this.spacingMs);
     this.batchSize = options.batchSize ?? 500;
     this.leaseMs = options.leaseMs ?? Math.max(60_000, (options.timeoutMs ?? 10_000) * 3);
     this.perEndpoint = options.perEndpointConcurrency ?? 8;
@@ -324,10 +342,15 @@ export class Dispatcher {
     let failures = 0;
     let heldBackStreak = 0; // looks again soon, then less often (a long transaction holds events back)
     let lastStart = 0;
+    let spacing = this.spacingMs;
+    let full = false;
     while (this.running) {
       // Under a steady load, cycles are spaced so that each carries the events of that interval:
-      // fewer statements and less per-cycle work, at the cost of at most the spacing in lag.
-      const gap = lastStart + this.spacingMs - Date.now();
+      // fewer statements and less per-cycle work, at the cost of at most the spacing in lag. A
+      // statement costs the database about as much as a few dozen deliveries it carries, so while
+      // every cycle finds work the spacing grows (up to maxCycleSpacingMs); a cycle whose fan-out
+      // was full is followed at once.
+      const gap = full ? 0 : lastStart + spacing - Date.now();
       if (gap > 0) await this.pause(gap);
       if (!this.running) break;
       lastStart = Date.now();
@@ -339,6 +362,9 @@ export class Dispatcher {
         const step = await this.step(outcomes, Math.max(0, this.batchSize - this.unfinished));
         failures = 0;
         more = step.more;
+        full = step.events >= this.batchSize;
+        const worked = step.events > 0 || outcomes.length > 0 || step.claimed.length > 0;
+        spacing = worked ? Math.min(this.maxSpacingMs, Math.round(spacing * 1.5)) : this.spacingMs;
         heldBack = step.heldBack;
         if (!heldBack || step.claimed.length > 0) heldBackStreak = 0;
         this.enqueue(step.claimed);
@@ -349,6 +375,7 @@ export class Dispatcher {
       } catch (err) {
         // e.g. the database is unreachable: reported once per wait, waits growing up to 10 s (the
         // attempts not recorded are recorded by a later cycle, while their leases last)
+        full = false;
         this.finished.unshift(...outcomes);
         failures++;
         this.onError(err);
@@ -396,12 +423,12 @@ export class Dispatcher {
   /**
    * One statement: records `outcomes`, fans new events out and claims up to `claimLimit` due
    * deliveries. `more` when the fan-out or the claim was full (more work is waiting); `heldBack` when
-   * events wait for the fan-out (see CYCLE).
+   * events wait for the fan-out (see CYCLE); `events`: how many events it fanned out.
    */
   async step(
     outcomes: Outcome[],
     claimLimit: number,
-  ): Promise<{ claimed: ClaimedDelivery[]; more: boolean; heldBack: boolean }> {
+  ): Promise<{ claimed: ClaimedDelivery[]; more: boolean; heldBack: boolean; events: number }> {
     const rows = await run<Record<string, unknown>>(this.db, CYCLE, [
       this.batchSize,
       this.leaseMs,
@@ -431,7 +458,7 @@ export class Dispatcher {
       });
     }
     const more = events >= this.batchSize || (claimLimit > 0 && claimed.length >= claimLimit);
-    return { claimed, more, heldBack };
+    return { claimed, more, heldBack, events };
   }
 
   /**
@@ -479,16 +506,17 @@ export class Dispatcher {
 
   async sendOne(delivery: ClaimedDelivery): Promise<Outcome> {
     const attemptedAt = new Date();
-    let signer = this.signers.get(delivery.secret);
-    if (!signer) {
-      signer = new Webhook(delivery.secret);
-      this.signers.set(delivery.secret, signer);
+    let key = this.keys.get(delivery.secret);
+    if (!key) {
+      key = signingKey(delivery.secret);
+      this.keys.set(delivery.secret, key);
     }
     const messageId = delivery.eventId ?? delivery.id;
+    const timestamp = Math.floor(attemptedAt.getTime() / 1000);
     const headers = {
       'webhook-id': messageId,
-      'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
-      'webhook-signature': signer.sign(messageId, attemptedAt, delivery.body),
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': webhookSignature(key, messageId, timestamp, delivery.body),
     };
     const result = await this.outbound.send(delivery.url, headers, delivery.body);
     return { delivery, result, attemptedAt };

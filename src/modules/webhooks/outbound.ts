@@ -21,9 +21,36 @@ export interface SendResult {
 
 class RefusedAddressError extends Error {}
 
+interface Target {
+  secure: boolean;
+  protocol: string;
+  /** Without the brackets of an IPv6 literal. */
+  hostname: string;
+  port: string;
+  path: string;
+}
+
+function parseTarget(url: string, policy: OutboundPolicy): Target | { refused: string } {
+  const refusal = urlRefusal(url, policy);
+  if (refusal) return { refused: `URL refused: ${refusal}` };
+  const u = new URL(url);
+  const hostname = u.hostname.replace(/^\[|\]$/g, '');
+  if (!policy.allowPrivateNetworks && isIP(hostname) !== 0 && isPrivateAddress(hostname)) {
+    return { refused: 'Address refused: private network' };
+  }
+  return {
+    secure: u.protocol === 'https:',
+    protocol: u.protocol,
+    hostname,
+    port: u.port,
+    path: `${u.pathname}${u.search}`, // credentials in the URL are refused above
+  };
+}
+
 export class Outbound {
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
+  private readonly targets = new Map<string, Target | { refused: string }>();
 
   constructor(
     readonly policy: OutboundPolicy,
@@ -62,14 +89,9 @@ export class Outbound {
       durationMs: Math.round(performance.now() - started),
       error,
     });
-    const refusal = urlRefusal(url, this.policy);
-    if (refusal) return Promise.resolve(done(null, `URL refused: ${refusal}`));
-    const target = new URL(url);
-    const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (!this.policy.allowPrivateNetworks && isIP(host) !== 0 && isPrivateAddress(host)) {
-      return Promise.resolve(done(null, 'Address refused: private network'));
-    }
-    const secure = target.protocol === 'https:';
+    const target = this.target(url);
+    if ('refused' in target) return Promise.resolve(done(null, target.refused));
+    const secure = target.secure;
     return new Promise<SendResult>((resolve) => {
       let settled = false;
       const finish = (result: SendResult) => {
@@ -79,8 +101,11 @@ export class Outbound {
         resolve(result);
       };
       const request = (secure ? https : http).request(
-        target,
         {
+          protocol: target.protocol,
+          hostname: target.hostname,
+          port: target.port,
+          path: target.path,
           method: 'POST',
           agent: secure ? this.httpsAgent : this.httpAgent,
           headers: {
@@ -109,6 +134,20 @@ export class Outbound {
       });
       request.end(body);
     });
+  }
+
+  /**
+   * What a URL's sends need, checked and parsed once per URL (an endpoint's deliveries all go to the
+   * same one): the refusal of the policy, or the request options. The policy is fixed per instance,
+   * and the address a name resolves to is still checked at each new connection (`lookup`).
+   */
+  private target(url: string): Target | { refused: string } {
+    let target = this.targets.get(url);
+    if (target) return target;
+    target = parseTarget(url, this.policy);
+    if (this.targets.size >= 1_000) this.targets.clear(); // bounded: endpoints are few per process
+    this.targets.set(url, target);
+    return target;
   }
 
   close(): void {
