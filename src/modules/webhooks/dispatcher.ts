@@ -30,6 +30,7 @@
  * event, by a check every few seconds.
  */
 import { and, eq, lt } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
 import { type Db, inTransaction, run, statement } from '../../db/client.ts';
 import { webhookEndpoints } from '../../db/schema/index.ts';
 import {
@@ -38,8 +39,6 @@ import {
   nextAttemptAfterFailure,
   type OutboundPolicy,
   type RetryPolicy,
-  signingKey,
-  webhookSignature,
 } from '../../domain/webhooks.ts';
 import { onEventsCommitted, recordEvent } from '../events/record.ts';
 import { Outbound, type SendResult } from './outbound.ts';
@@ -266,8 +265,7 @@ export class Dispatcher {
   /** Attempts that finished, not yet recorded. */
   private finished: Outcome[] = [];
   private onDrained: (() => void) | null = null;
-  /** Signing keys by secret. */
-  private readonly keys = new Map<string, Buffer>();
+  private readonly signers = new Map<string, Webhook>();
 
   constructor(
     private readonly db: Db,
@@ -506,17 +504,16 @@ export class Dispatcher {
 
   async sendOne(delivery: ClaimedDelivery): Promise<Outcome> {
     const attemptedAt = new Date();
-    let key = this.keys.get(delivery.secret);
-    if (!key) {
-      key = signingKey(delivery.secret);
-      this.keys.set(delivery.secret, key);
+    let signer = this.signers.get(delivery.secret);
+    if (!signer) {
+      signer = new Webhook(delivery.secret);
+      this.signers.set(delivery.secret, signer);
     }
     const messageId = delivery.eventId ?? delivery.id;
-    const timestamp = Math.floor(attemptedAt.getTime() / 1000);
     const headers = {
       'webhook-id': messageId,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': webhookSignature(key, messageId, timestamp, delivery.body),
+      'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
+      'webhook-signature': signer.sign(messageId, attemptedAt, delivery.body),
     };
     const result = await this.outbound.send(delivery.url, headers, delivery.body);
     return { delivery, result, attemptedAt };
