@@ -17,7 +17,8 @@ import { runConsolidation } from './engine.ts';
 import { scaledToString } from './scaled.ts';
 import { buildSetup } from './setup.ts';
 import { columnLedger } from './ledger.ts';
-import { buildConsolidatedCashFlowStatement, buildConsolidatedEquityStatement } from './statements.ts';
+import { buildConsolidatedCashFlowStatement } from './statements.ts';
+import { buildConsolidatedEquityStatement } from './statements-equity.ts';
 import type {
   ConsolidationInput,
   LedgerColumns,

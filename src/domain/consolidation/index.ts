@@ -7,6 +7,7 @@ export {
 } from './engine.ts';
 export { columnLedger } from './ledger.ts';
 export * from './statements.ts';
+export * from './statements-equity.ts';
 export * from './types.ts';
 export * from './group-chart.ts';
 export * from './contributions.ts';
