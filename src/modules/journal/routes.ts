@@ -290,6 +290,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/journal-entries',
     {
+      config: { lookAhead: entries.createLookAhead },
       validatorCompiler: entryBodyCompiler,
       schema: {
         tags,
@@ -300,7 +301,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await entries.createEntry(db, request.access, request.body)),
+      reply.code(201).send(await entries.createEntry(db, request.access, request.body, request.lookAhead)),
   );
 
   app.put(
