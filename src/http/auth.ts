@@ -104,19 +104,20 @@ export interface SessionRow {
 
 /**
  * A read a route's handler needs, made by the request's own session look-up: one statement instead of
- * two. A route declares it in `config.lookAhead`. `input` picks the read's parameters from the parsed,
- * not yet validated, body of a request that names an organization (null: nothing to read ahead, the
- * plain look-up runs); `lookUp` runs the session look-up with the read and answers the session row
- * (null: unknown session) and what it read, which the handler receives as `request.lookAhead`. What
- * is read ahead is only used once the request has passed every check in between, and a handler must
- * treat it as a read made at authentication time (it re-reads when its validated input differs).
+ * two. A route declares it in `config.lookAhead`. `input` picks the read's parameters from the path
+ * parameters and the parsed, not yet validated, body, with the organization the request names (null:
+ * none); it answers null when there is nothing to read ahead, and the plain look-up runs. `lookUp`
+ * runs the session look-up with the read and answers the session row (null: unknown session) and what
+ * it read, which the handler receives as `request.lookAhead`. What is read ahead is only used once the
+ * request has passed every check in between, and a handler must treat it as a read made at
+ * authentication time (it reads again when its validated input differs from the read's).
  */
 export interface LookAhead {
-  input(body: unknown, organizationId: string): unknown;
+  input(request: { params: unknown; body: unknown }, organizationId: string | null): unknown;
   lookUp(
     db: Db,
     tokenHash: string,
-    organizationId: string,
+    organizationId: string | null,
     input: unknown,
   ): Promise<{ session: SessionRow | null; ahead: unknown }>;
 }
@@ -147,7 +148,7 @@ export async function authenticate(
   db: Db,
   token: string,
   organizationId: string | null = null,
-  ahead: { lookAhead: LookAhead; body: unknown } | null = null,
+  ahead: { lookAhead: LookAhead; params: unknown; body: unknown } | null = null,
 ): Promise<{
   user: AuthUser;
   tokenHash: string;
@@ -156,10 +157,10 @@ export async function authenticate(
   ahead: unknown;
 }> {
   const tokenHash = hashToken(token);
-  const input = ahead && organizationId !== null ? ahead.lookAhead.input(ahead.body, organizationId) : null;
+  const input = ahead ? ahead.lookAhead.input(ahead, organizationId) : null;
   let row: SessionRow | null;
   let read: unknown = null;
-  if (ahead && input !== null && organizationId !== null) {
+  if (ahead && input !== null) {
     const found = await ahead.lookAhead.lookUp(db, tokenHash, organizationId, input);
     row = found.session;
     read = found.ahead;

@@ -93,7 +93,7 @@ export function registerRequestPipeline(app: FastifyInstance, db: Db, registry: 
         db,
         token,
         organizationId,
-        lookAhead && body !== null ? { lookAhead, body } : null,
+        lookAhead ? { lookAhead, params: request.params, body } : null,
       );
       request.user = user;
       request.tokenHash = tokenHash;

@@ -127,7 +127,8 @@ const sameQuery = (a: statements.ContextQuery, b: statements.ContextQuery) =>
  * under their locks.
  */
 export const createLookAhead: LookAhead = {
-  input: (body, organizationId) => contextQueryOf(body, organizationId),
+  input: ({ body }, organizationId) =>
+    organizationId === null ? null : contextQueryOf(body, organizationId),
   lookUp: (db, tokenHash, _organizationId, input) =>
     statements.sessionWithCreateContext(db, tokenHash, input as statements.ContextQuery),
 };

@@ -678,3 +678,59 @@ export async function entryOrganization(
   );
   return r ? { organizationId: r.organization_id, exists: true, role: r.role, settings: r.settings } : null;
 }
+
+/**
+ * The session look-up of a request addressing an entry by id alone, with the entry's organization
+ * (http/auth.ts `LookAhead`): the session columns are those of the entry's organization.
+ */
+const SESSION_AND_ENTRY_ORGANIZATION = statement(
+  'auth_sessions_journal_entry',
+  `select q.ord::int as ord, q.organization_id, ${SESSION_COLUMNS}
+   from (select r.ord, r.token_hash, e.organization_id
+         from unnest($1::text[], $2::uuid[]) with ordinality as r(token_hash, entry_id, ord)
+         left join journal_entries e on e.id = r.entry_id) as q
+   ${SESSION_JOINS}`,
+);
+
+/** An entry's organization read with the session (as `entryOrganization` answers it), and the entry. */
+export interface EntryOrganizationReadAhead {
+  entryId: string;
+  found: Awaited<ReturnType<typeof entryOrganization>>;
+}
+
+type SessionAndEntry = { session: SessionRow | null; ahead: EntryOrganizationReadAhead };
+
+/** Session look-ups with entry organizations of concurrent requests go together (db/combiner.ts). */
+const sessionAndEntryReader = perDatabase(
+  (db) =>
+    new Combiner<{ tokenHash: string; entryId: string }, SessionAndEntry>(async (items) => {
+      const rows = await run<SessionRow & { ord: number; organization_id: string | null }>(
+        db,
+        SESSION_AND_ENTRY_ORGANIZATION,
+        [items.map((i) => i.tokenHash), items.map((i) => i.entryId)],
+      );
+      const byOrd = new Map(rows.map((r) => [r.ord, r]));
+      return items.map((item, i) => {
+        const r = byOrd.get(i + 1) ?? null;
+        const found =
+          r && r.organization_id !== null
+            ? {
+                organizationId: r.organization_id,
+                exists: true as const,
+                role: r.role,
+                settings: r.settings ?? null,
+              }
+            : null;
+        return { session: r, ahead: { entryId: item.entryId, found } };
+      });
+    }, 100),
+);
+
+/** The session look-up of a request addressing an entry by id alone, with the entry's organization. */
+export function sessionWithEntryOrganization(
+  db: Db,
+  tokenHash: string,
+  entryId: string,
+): Promise<SessionAndEntry> {
+  return sessionAndEntryReader(db).run('', { tokenHash, entryId });
+}
