@@ -14,7 +14,7 @@ import type { Database, Db } from './db/client.ts';
 import { DomainError } from './domain/errors.ts';
 import type { OutboundPolicy } from './domain/webhooks.ts';
 import { Access } from './http/access.ts';
-import type { AuthUser } from './http/auth.ts';
+import type { AuthUser, LookAhead } from './http/auth.ts';
 import { type ConsoleServer, registerConsole } from './http/console.ts';
 import type { CsvBodyRule } from './http/csv-body.ts';
 import { registerApiDocs } from './http/docs.ts';
@@ -44,6 +44,8 @@ declare module 'fastify' {
     pathIds?: Record<string, PathIdRule>;
     /** The route also takes a `text/csv` body, read into its JSON body by this rule. */
     csvBody?: CsvBodyRule;
+    /** A read of the handler made by the session look-up of the request (http/auth.ts). */
+    lookAhead?: LookAhead;
   }
   interface FastifyInstance {
     deps: AppDeps;
@@ -53,6 +55,8 @@ declare module 'fastify' {
     tokenHash: string | null;
     /** The bearer token of a protected request until preValidation has looked it up. */
     pendingToken: string | null;
+    /** What the route's look-ahead read with the session (null: nothing was read ahead). */
+    lookAhead: unknown;
     idempotencyClaim: ClaimedKey | null;
     idempotencyFingerprint: string | null;
     /** SHA-256 of a CSV body as uploaded (routes with `csvBody`), else null. */
@@ -157,6 +161,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   app.decorateRequest('user', null);
   app.decorateRequest('tokenHash', null);
   app.decorateRequest('pendingToken', null);
+  app.decorateRequest('lookAhead', null);
   app.decorateRequest('idempotencyClaim', null);
   app.decorateRequest('idempotencyFingerprint', null);
   app.decorateRequest('uploadDigest', null);

@@ -14,8 +14,9 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
-import { MarkingPool, markingClient, markPglite } from './commit-marks.ts';
+import { MarkingPool, markingClient, markPglite, needsMark } from './commit-marks.ts';
 import { ConnectionClient, failoverClient, parsePostgresUrl } from './failover.ts';
+import { pgliteStatements } from './pglite-statements.ts';
 import * as schema from './schema/index.ts';
 import { activeRecorder, recordingClient, recordPglite } from './statement-log.ts';
 
@@ -121,11 +122,17 @@ async function openPglite(dataDir: string, snapshot?: Blob): Promise<Database> {
   // Idempotent requests mark their commits here too (commit-marks.ts).
   markPglite(client as unknown as Parameters<typeof markPglite>[0]);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
+  // The hot statements run prepared, one protocol message each (pglite-statements.ts); a statement to
+  // be recorded or marked goes through `query`, which the recorder and the marks wrap.
+  const prepared = pgliteStatements(client, PGLITE_PARSERS);
   runners.set(db, async (statement, params) => {
-    const result = await client.query<Record<string, unknown>>(statement.text, params as unknown[], {
-      parsers: PGLITE_PARSERS,
-    });
-    return result.rows;
+    if (record || needsMark(statement.text)) {
+      const result = await client.query<Record<string, unknown>>(statement.text, params as unknown[], {
+        parsers: PGLITE_PARSERS,
+      });
+      return result.rows;
+    }
+    return prepared(statement.name, statement.text, params);
   });
   return {
     db,

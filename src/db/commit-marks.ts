@@ -158,6 +158,15 @@ export class MarkingPool extends pg.Pool {
   }
 }
 
+/**
+ * Whether `text`, sent now outside a transaction, must be marked: the current request holds a claim and
+ * the statement may write. Such a statement goes through the marked `query` of the embedded database.
+ */
+export function needsMark(text: string): boolean {
+  const scope = markScope.getStore();
+  return scope !== undefined && scope.claims.length > 0 && WRITE_RE.test(text);
+}
+
 /** The part of a PGlite instance the marks wrap. */
 interface PgliteLike {
   query: (query: string, params?: unknown[], options?: unknown) => Promise<unknown>;

@@ -72,24 +72,54 @@ export interface OrganizationContext {
   settings: unknown;
 }
 
-const AUTHENTICATE = statement(
-  'auth_sessions',
-  `select q.ord::int as ord, u.id, u.email, u.display_name, o.id is not null as org_exists, m.role,
-          case when m.role is not null then o.settings end as settings
-   from unnest($1::text[], $2::uuid[]) with ordinality as q(token_hash, organization_id, ord)
-   join sessions s on s.token_hash = q.token_hash and s.revoked_at is null and s.expires_at > now()
+/**
+ * The session look-up's columns and joins over a row source `q` with `token_hash` and
+ * `organization_id`: the user of a live session, whether the organization exists, the caller's role
+ * there and, for a member, its settings. Shared with the look-ups that read ahead (`LookAhead`).
+ */
+export const SESSION_COLUMNS = `u.id, u.email, u.display_name, o.id is not null as org_exists, m.role,
+   case when m.role is not null then o.settings end as settings`;
+export const SESSION_JOINS = `join sessions s on s.token_hash = q.token_hash and s.revoked_at is null
+     and s.expires_at > now()
    join users u on u.id = s.user_id
    left join organizations o on o.id = q.organization_id
-   left join memberships m on m.organization_id = o.id and m.user_id = u.id`,
+   left join memberships m on m.organization_id = o.id and m.user_id = u.id`;
+
+const AUTHENTICATE = statement(
+  'auth_sessions',
+  `select q.ord::int as ord, ${SESSION_COLUMNS}
+   from unnest($1::text[], $2::uuid[]) with ordinality as q(token_hash, organization_id, ord)
+   ${SESSION_JOINS}`,
 );
 
-interface SessionRow {
+/** A row of the session look-up (`SESSION_COLUMNS`). */
+export interface SessionRow {
   id: string;
   email: string;
   display_name: string;
   org_exists: boolean;
   role: string | null;
   settings: unknown;
+}
+
+/**
+ * A read a route's handler needs, made by the request's own session look-up: one statement instead of
+ * two. A route declares it in `config.lookAhead`. `input` picks the read's parameters from the path
+ * parameters and the parsed, not yet validated, body, with the organization the request names (null:
+ * none); it answers null when there is nothing to read ahead, and the plain look-up runs. `lookUp`
+ * runs the session look-up with the read and answers the session row (null: unknown session) and what
+ * it read, which the handler receives as `request.lookAhead`. What is read ahead is only used once the
+ * request has passed every check in between, and a handler must treat it as a read made at
+ * authentication time (it reads again when its validated input differs from the read's).
+ */
+export interface LookAhead {
+  input(request: { params: unknown; body: unknown }, organizationId: string | null): unknown;
+  lookUp(
+    db: Db,
+    tokenHash: string,
+    organizationId: string | null,
+    input: unknown,
+  ): Promise<{ session: SessionRow | null; ahead: unknown }>;
 }
 
 type Lookup = { tokenHash: string; organizationId: string | null };
@@ -112,14 +142,31 @@ const sessionLookups = perDatabase(
  * organization (`organizationId`), the same query also reads whether it exists and the caller's role
  * and settings there, so the authorization steps of the request (pipeline steps 7 and 9) need no query
  * of their own. That part is only looked at by those later steps, never before the checks in between.
+ * With a route's `lookAhead` (and its input in the body), the query also makes the route's read.
  */
 export async function authenticate(
   db: Db,
   token: string,
   organizationId: string | null = null,
-): Promise<{ user: AuthUser; tokenHash: string; organization: OrganizationContext | null }> {
+  ahead: { lookAhead: LookAhead; params: unknown; body: unknown } | null = null,
+): Promise<{
+  user: AuthUser;
+  tokenHash: string;
+  organization: OrganizationContext | null;
+  /** What the route's look-ahead read, or null. */
+  ahead: unknown;
+}> {
   const tokenHash = hashToken(token);
-  const row = await sessionLookups(db).run('', { tokenHash, organizationId });
+  const input = ahead ? ahead.lookAhead.input(ahead, organizationId) : null;
+  let row: SessionRow | null;
+  let read: unknown = null;
+  if (ahead && input !== null) {
+    const found = await ahead.lookAhead.lookUp(db, tokenHash, organizationId, input);
+    row = found.session;
+    read = found.ahead;
+  } else {
+    row = await sessionLookups(db).run('', { tokenHash, organizationId });
+  }
   if (!row) throw unauthorized('Invalid or expired token');
   return {
     user: { id: row.id, email: row.email, displayName: row.display_name },
@@ -128,6 +175,7 @@ export async function authenticate(
       organizationId === null
         ? null
         : { organizationId, exists: row.org_exists, role: row.role, settings: row.settings ?? null },
+    ahead: read,
   };
 }
 

@@ -3,7 +3,8 @@
  *
  *   onRequest      1 route/method (404/405 via the not-found handler), 2 body size (413),
  *                  3 authentication: the bearer token's form (401)
- *   preValidation  the token looked up together with the organization the request names,
+ *   preValidation  the token looked up together with the organization the request names (and,
+ *                  for a route with a look-ahead, the read its handler needs: http/auth.ts),
  *                  4 malformed path identifiers (404 with the resource's tag), body parsing (only for
  *                  routes that take a body), query-string rules, string normalisation
  *   validation     5 JSON Schema, then the checks JSON Schema cannot express (Money digits, codes) and
@@ -85,10 +86,18 @@ export function registerRequestPipeline(app: FastifyInstance, db: Db, registry: 
     const token = request.pendingToken;
     if (token !== null) {
       request.pendingToken = null;
-      const organizationId = organizationIdOf(request, parsed && 'value' in parsed ? parsed.value : null);
-      const { user, tokenHash, organization } = await authenticate(db, token, organizationId);
+      const body = parsed && 'value' in parsed ? parsed.value : null;
+      const organizationId = organizationIdOf(request, body);
+      const lookAhead = request.routeOptions.config?.lookAhead;
+      const { user, tokenHash, organization, ahead } = await authenticate(
+        db,
+        token,
+        organizationId,
+        lookAhead ? { lookAhead, params: request.params, body } : null,
+      );
       request.user = user;
       request.tokenHash = tokenHash;
+      request.lookAhead = ahead;
       if (organization) request.access.prime(organization.organizationId, organization);
     }
     registry.checkPath(request, reply);

@@ -267,3 +267,51 @@ describe.runIf(process.env.TEST_DATABASE_URL)('a concurrent change while the sta
     expect(await balanceMismatches(t, org.id)).toEqual([]);
   });
 });
+
+describe('the create context read with the session', () => {
+  it('refuses a create once the membership is removed or lowered, on the very next request', async () => {
+    const member = await t.user('stmt-revoked');
+    await t.addMember(owner, org.id, member, 'member');
+    const first = await t.post(JE, { token: member.token, body: body(co, '2026-03-05') });
+    expect(first.status).toBe(201);
+    const demote = await t.put(`/api/v1/organizations/${org.id}/members/${member.id}`, {
+      token: owner.token,
+      body: { role: 'viewer' },
+    });
+    expect(demote.status).toBe(200);
+    const asViewer = await t.post(JE, { token: member.token, body: body(co, '2026-03-05') });
+    expect(asViewer.status).toBe(403);
+    expect(asViewer.body).toMatchObject({ _tag: 'ForbiddenError', currentRole: 'viewer' });
+    const removed = await t.del(`/api/v1/organizations/${org.id}/members/${member.id}`, {
+      token: owner.token,
+    });
+    expect(removed.status).toBe(204);
+    const asStranger = await t.post(JE, { token: member.token, body: body(co, '2026-03-05') });
+    expect(asStranger.status).toBe(403);
+    expect(asStranger.body).toMatchObject({ _tag: 'ForbiddenError', currentRole: null });
+  });
+
+  it('answers the same errors as before for a foreign company, a bad token and malformed ids or dates', async () => {
+    const other = await t.org(owner);
+    const foreign = await createCompany(t, other.id);
+    const res = await t.post(JE, {
+      token: clerk.token,
+      body: { ...body(foreign, '2026-03-05'), organizationId: org.id },
+    });
+    expect(res.status).toBe(404);
+    expect(res.body._tag).toBe('CompanyNotFoundError');
+    const badToken = await t.post(JE, { token: 'x'.repeat(43), body: body(co, '2026-03-05') });
+    expect(badToken.status).toBe(401);
+    const badDate = await t.post(JE, { token: clerk.token, body: body(co, '2026-02-30') });
+    expect(badDate.status).toBe(400);
+    const badAccount = body(co, '2026-03-05');
+    badAccount.lines[0]!.accountId = 'not-a-uuid';
+    const malformed = await t.post(JE, { token: clerk.token, body: badAccount });
+    expect(malformed.status).toBe(400);
+    const unknownAccount = body(co, '2026-03-05');
+    unknownAccount.lines[0]!.accountId = '00000000-0000-4000-8000-000000000000';
+    const missing = await t.post(JE, { token: clerk.token, body: unknownAccount });
+    expect(missing.status).toBe(400);
+    expect(JSON.stringify(missing.body)).toContain('NotFound');
+  });
+});

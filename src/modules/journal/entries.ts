@@ -22,6 +22,9 @@ import {
   type SourceModule,
 } from '../../domain/journal/workflow.ts';
 import type { Access } from '../../http/access.ts';
+import type { LookAhead } from '../../http/auth.ts';
+import { isUuid } from '../../http/schemas.ts';
+import { isValidDate } from '../../domain/dates.ts';
 import { encodeCursor, type PageParams, paged } from '../../http/pagination.ts';
 import { diffChanges, recordAudit } from '../audit/service.ts';
 import { recordJournalEvents } from '../events/record.ts';
@@ -70,17 +73,65 @@ export interface CreateEntryInput {
   lines: LineInput[];
 }
 
+/**
+ * `readAhead`: the create context read with the request's session (`createLookAhead`), used when it
+ * was read for exactly this input.
+ */
 export async function createEntry(
   db: Db,
   access: Access,
   input: CreateEntryInput,
+  readAhead: unknown = null,
 ): Promise<JournalEntryRecord> {
   await access.authorize(input.organizationId, 'journal_entry:edit');
   return (
-    (await createEntryFast(db, access, input)) ??
+    (await createEntryFast(db, access, input, readAhead as statements.ContextReadAhead | null)) ??
     inTransaction(db, (tx) => createEntryInTransaction(tx, access, input))
   );
 }
+
+const MAX_LOOK_AHEAD_LINES = 1000;
+
+/** The create context's query from a raw create body, or null when the body is not of that shape. */
+function contextQueryOf(body: unknown, organizationId: string): statements.ContextQuery | null {
+  if (body === null || typeof body !== 'object') return null;
+  const { companyId, transactionDate, lines } = body as Record<string, unknown>;
+  if (typeof companyId !== 'string' || !isUuid(companyId)) return null;
+  if (typeof transactionDate !== 'string' || !isValidDate(transactionDate)) return null;
+  if (!Array.isArray(lines) || lines.length === 0 || lines.length > MAX_LOOK_AHEAD_LINES) return null;
+  const accountIds: string[] = [];
+  const partnerIds: string[] = [];
+  for (const line of lines as unknown[]) {
+    if (line === null || typeof line !== 'object') return null;
+    const { accountId, intercompanyPartnerId: partner } = line as Record<string, unknown>;
+    if (typeof accountId !== 'string' || !isUuid(accountId)) return null;
+    accountIds.push(accountId);
+    if (partner === null || partner === undefined) continue;
+    if (typeof partner !== 'string' || !isUuid(partner)) return null;
+    partnerIds.push(partner);
+  }
+  return { organizationId, companyId, accountIds, partnerIds, transactionDate };
+}
+
+const sameQuery = (a: statements.ContextQuery, b: statements.ContextQuery) =>
+  a.organizationId === b.organizationId &&
+  a.companyId === b.companyId &&
+  a.transactionDate === b.transactionDate &&
+  a.accountIds.join() === b.accountIds.join() &&
+  a.partnerIds.join() === b.partnerIds.join();
+
+/**
+ * The create's look-ahead (http/auth.ts `LookAhead`): the session look-up of a create request also
+ * reads the create context of its body, so that the common create runs two statements, not three.
+ * The context is a read without locks either way; the write re-checks the company and the period
+ * under their locks.
+ */
+export const createLookAhead: LookAhead = {
+  input: ({ body }, organizationId) =>
+    organizationId === null ? null : contextQueryOf(body, organizationId),
+  lookUp: (db, tokenHash, _organizationId, input) =>
+    statements.sessionWithCreateContext(db, tokenHash, input as statements.ContextQuery),
+};
 
 /**
  * The common case of a create in two statements: one read of everything R1–R4 need, the checks in
@@ -93,15 +144,20 @@ async function createEntryFast(
   db: Db,
   access: Access,
   input: CreateEntryInput,
+  readAhead: statements.ContextReadAhead | null,
 ): Promise<JournalEntryRecord | null> {
   const drafts = input.lines.map(draftFromInput);
-  const ctx = await statements.createContext(db, {
+  const query = {
     organizationId: input.organizationId,
     companyId: input.companyId,
     accountIds: drafts.map((d) => d.accountId),
     partnerIds: partnerIdsOf(drafts),
     transactionDate: input.transactionDate,
-  });
+  };
+  const ctx =
+    readAhead && sameQuery(readAhead.query, query)
+      ? readAhead.context
+      : await statements.createContext(db, query);
   // R1
   const company = checkCompany(input.companyId, ctx?.company);
   // R2, R3

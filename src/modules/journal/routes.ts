@@ -290,6 +290,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/journal-entries',
     {
+      config: { lookAhead: entries.createLookAhead },
       validatorCompiler: entryBodyCompiler,
       schema: {
         tags,
@@ -300,7 +301,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await entries.createEntry(db, request.access, request.body)),
+      reply.code(201).send(await entries.createEntry(db, request.access, request.body, request.lookAhead)),
   );
 
   app.put(
@@ -342,7 +343,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/journal-entries/:id/submit',
     {
-      config: { pathIds: idPath },
+      config: { pathIds: idPath, lookAhead: workflow.entryLookAhead },
       schema: {
         tags,
         summary: 'Submit a draft for approval',
@@ -353,13 +354,19 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      workflow.submitEntry(db, request.access, request.params.id, request.query.organizationId),
+      workflow.submitEntry(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.lookAhead,
+      ),
   );
 
   app.post(
     '/api/v1/journal-entries/:id/approve',
     {
-      config: { pathIds: idPath },
+      config: { pathIds: idPath, lookAhead: workflow.entryLookAhead },
       schema: {
         tags,
         summary: 'Approve an entry',
@@ -370,13 +377,19 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      workflow.approveEntry(db, request.access, request.params.id, request.query.organizationId),
+      workflow.approveEntry(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.lookAhead,
+      ),
   );
 
   app.post(
     '/api/v1/journal-entries/:id/reject',
     {
-      config: { pathIds: idPath },
+      config: { pathIds: idPath, lookAhead: workflow.entryLookAhead },
       schema: {
         tags,
         summary: 'Reject an entry',
@@ -394,13 +407,14 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.params.id,
         request.query.organizationId,
         request.body.reason,
+        request.lookAhead,
       ),
   );
 
   app.post(
     '/api/v1/journal-entries/:id/post',
     {
-      config: { pathIds: idPath },
+      config: { pathIds: idPath, lookAhead: workflow.entryLookAhead },
       schema: {
         tags,
         summary: 'Post an entry',
@@ -411,7 +425,8 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: JournalEntry }),
       },
     },
-    async (request) => workflow.postEntry(db, request.access, request.params.id, request.body),
+    async (request) =>
+      workflow.postEntry(db, request.access, request.params.id, request.body, request.lookAhead),
   );
 
   app.post(

@@ -13,6 +13,7 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, run, statement } from '../../db/client.ts';
+import { SESSION_COLUMNS, SESSION_JOINS, type SessionRow } from '../../http/auth.ts';
 import { Combiner, perDatabase } from '../../db/combiner.ts';
 import {
   CLOSING_ENTRY_TYPE,
@@ -151,30 +152,54 @@ export interface LineAccount {
   intercompanyPartnerId: string | null;
 }
 
-const CREATE_CONTEXT = statement(
-  'journal_create_context',
-  `select q.ord, c.id, c.is_active, c.functional_currency, c.fiscal_year_end_month,
+/**
+ * The create context's columns over a row source `q` (`organization_id`, `company_id`, `account_ids`,
+ * `partner_ids`, `year`, `date`) joined to its company `c`: null company columns when the company is
+ * not one of the organization.
+ */
+const CONTEXT_COLUMNS = `c.id as company_id, c.is_active, c.functional_currency, c.fiscal_year_end_month,
      c.fiscal_year_end_day,
      (select coalesce(json_agg(json_build_object('id', a.id, 'companyId', a.company_id,
          'isActive', a.is_active, 'isPostable', a.is_postable, 'isIntercompany', a.is_intercompany,
          'intercompanyPartnerId', a.intercompany_partner_id)), '[]'::json)
-      from accounts a where a.organization_id = q.organization_id and a.id = any(q.account_ids)) as accounts,
+      from accounts a where c.id is not null and a.organization_id = q.organization_id
+        and a.id = any(q.account_ids)) as accounts,
      (select coalesce(json_agg(x.id), '[]'::json)
-      from companies x where x.organization_id = q.organization_id and x.id = any(q.partner_ids)) as partners,
+      from companies x where c.id is not null and x.organization_id = q.organization_id
+        and x.id = any(q.partner_ids)) as partners,
      (select coalesce(json_agg(json_build_object('year', p.fiscal_year, 'period', p.period_number,
          'status', p.status)), '[]'::json)
       from fiscal_periods p
-      where p.organization_id = q.organization_id and p.company_id = q.company_id
+      where c.id is not null and p.organization_id = q.organization_id and p.company_id = q.company_id
         and p.fiscal_year between q.year - 1 and q.year + 1
-        and (p.period_number = 13 or (p.start_date <= q.date and p.end_date >= q.date))) as periods
-   from jsonb_to_recordset($1::jsonb) as q(ord int, organization_id uuid, company_id uuid,
-     account_ids uuid[], partner_ids uuid[], year int, date date)
+        and (p.period_number = 13 or (p.start_date <= q.date and p.end_date >= q.date))) as periods`;
+
+const CONTEXT_ITEM = `ord int, organization_id uuid, company_id uuid, account_ids uuid[], partner_ids uuid[],
+     year int, date date`;
+
+const CREATE_CONTEXT = statement(
+  'journal_create_context',
+  `select q.ord, ${CONTEXT_COLUMNS}
+   from jsonb_to_recordset($1::jsonb) as q(${CONTEXT_ITEM})
    join companies c on c.organization_id = q.organization_id and c.id = q.company_id`,
+);
+
+/**
+ * The session look-up of a create request with its create context (http/auth.ts `LookAhead`): one
+ * statement for both. The context is read for a member of the organization only.
+ */
+const SESSION_AND_CREATE_CONTEXT = statement(
+  'auth_sessions_journal_create',
+  `select q.ord, ${SESSION_COLUMNS}, ${CONTEXT_COLUMNS}
+   from jsonb_to_recordset($1::jsonb) as q(token_hash text, ${CONTEXT_ITEM})
+   ${SESSION_JOINS}
+   left join companies c on m.role is not null and c.organization_id = q.organization_id
+     and c.id = q.company_id`,
 );
 
 const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
 
-interface ContextQuery {
+export interface ContextQuery {
   organizationId: string;
   companyId: string;
   accountIds: string[];
@@ -182,22 +207,23 @@ interface ContextQuery {
   transactionDate: string;
 }
 
+/** A context query as an item of the statements' `jsonb_to_recordset` (`CONTEXT_ITEM`). */
+const contextItem = (q: ContextQuery, ord: number) => ({
+  ord,
+  organization_id: q.organizationId,
+  company_id: q.companyId,
+  account_ids: [...new Set(q.accountIds)],
+  partner_ids: [...new Set(q.partnerIds)],
+  year: Number(q.transactionDate.slice(0, 4)),
+  date: q.transactionDate,
+});
+
 /** Create contexts of concurrent requests are read together (db/combiner.ts). */
 const contextReader = perDatabase(
   (db) =>
     new Combiner<ContextQuery, CreateContext | null>(async (queries) => {
       const rows = await run<Record<string, unknown>>(db, CREATE_CONTEXT, [
-        JSON.stringify(
-          queries.map((q, ord) => ({
-            ord,
-            organization_id: q.organizationId,
-            company_id: q.companyId,
-            account_ids: [...new Set(q.accountIds)],
-            partner_ids: [...new Set(q.partnerIds)],
-            year: Number(q.transactionDate.slice(0, 4)),
-            date: q.transactionDate,
-          })),
-        ),
+        JSON.stringify(queries.map(contextItem)),
       ]);
       const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
       return queries.map((_, ord) => {
@@ -207,10 +233,12 @@ const contextReader = perDatabase(
     }, 100),
 );
 
-function contextOf(r: Record<string, unknown>): CreateContext {
+/** The context of a row with `CONTEXT_COLUMNS`, or null when it has no company. */
+function contextOf(r: Record<string, unknown>): CreateContext | null {
+  if (r.company_id === null || r.company_id === undefined) return null;
   return {
     company: {
-      id: r.id as string,
+      id: r.company_id as string,
       isActive: r.is_active as boolean,
       functionalCurrency: r.functional_currency as string,
       fiscalYearEndMonth: Number(r.fiscal_year_end_month),
@@ -228,6 +256,39 @@ function contextOf(r: Record<string, unknown>): CreateContext {
  */
 export function createContext(db: Db, query: ContextQuery): Promise<CreateContext | null> {
   return contextReader(db).run('', query);
+}
+
+/** A create context read with the session, and the query it was read for. */
+export interface ContextReadAhead {
+  query: ContextQuery;
+  context: CreateContext | null;
+}
+
+type SessionAndContext = { session: SessionRow | null; ahead: ContextReadAhead };
+
+/** Session look-ups with create contexts of concurrent requests go together (db/combiner.ts). */
+const sessionAndContextReader = perDatabase(
+  (db) =>
+    new Combiner<{ tokenHash: string; query: ContextQuery }, SessionAndContext>(async (items) => {
+      const rows = await run<Record<string, unknown>>(db, SESSION_AND_CREATE_CONTEXT, [
+        JSON.stringify(items.map((i, ord) => ({ ...contextItem(i.query, ord), token_hash: i.tokenHash }))),
+      ]);
+      const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
+      return items.map((item, ord) => {
+        const r = byOrd.get(ord);
+        const session = r ? (r as unknown as SessionRow) : null;
+        return { session, ahead: { query: item.query, context: r ? contextOf(r) : null } };
+      });
+    }, 100),
+);
+
+/** The session look-up of a create request with its create context (http/auth.ts `LookAhead`). */
+export function sessionWithCreateContext(
+  db: Db,
+  tokenHash: string,
+  query: ContextQuery,
+): Promise<SessionAndContext> {
+  return sessionAndContextReader(db).run('', { tokenHash, query });
 }
 
 const CREATE = statement(
@@ -616,4 +677,60 @@ export async function entryOrganization(
     [id, userId],
   );
   return r ? { organizationId: r.organization_id, exists: true, role: r.role, settings: r.settings } : null;
+}
+
+/**
+ * The session look-up of a request addressing an entry by id alone, with the entry's organization
+ * (http/auth.ts `LookAhead`): the session columns are those of the entry's organization.
+ */
+const SESSION_AND_ENTRY_ORGANIZATION = statement(
+  'auth_sessions_journal_entry',
+  `select q.ord::int as ord, q.organization_id, ${SESSION_COLUMNS}
+   from (select r.ord, r.token_hash, e.organization_id
+         from unnest($1::text[], $2::uuid[]) with ordinality as r(token_hash, entry_id, ord)
+         left join journal_entries e on e.id = r.entry_id) as q
+   ${SESSION_JOINS}`,
+);
+
+/** An entry's organization read with the session (as `entryOrganization` answers it), and the entry. */
+export interface EntryOrganizationReadAhead {
+  entryId: string;
+  found: Awaited<ReturnType<typeof entryOrganization>>;
+}
+
+type SessionAndEntry = { session: SessionRow | null; ahead: EntryOrganizationReadAhead };
+
+/** Session look-ups with entry organizations of concurrent requests go together (db/combiner.ts). */
+const sessionAndEntryReader = perDatabase(
+  (db) =>
+    new Combiner<{ tokenHash: string; entryId: string }, SessionAndEntry>(async (items) => {
+      const rows = await run<SessionRow & { ord: number; organization_id: string | null }>(
+        db,
+        SESSION_AND_ENTRY_ORGANIZATION,
+        [items.map((i) => i.tokenHash), items.map((i) => i.entryId)],
+      );
+      const byOrd = new Map(rows.map((r) => [r.ord, r]));
+      return items.map((item, i) => {
+        const r = byOrd.get(i + 1) ?? null;
+        const found =
+          r && r.organization_id !== null
+            ? {
+                organizationId: r.organization_id,
+                exists: true as const,
+                role: r.role,
+                settings: r.settings ?? null,
+              }
+            : null;
+        return { session: r, ahead: { entryId: item.entryId, found } };
+      });
+    }, 100),
+);
+
+/** The session look-up of a request addressing an entry by id alone, with the entry's organization. */
+export function sessionWithEntryOrganization(
+  db: Db,
+  tokenHash: string,
+  entryId: string,
+): Promise<SessionAndEntry> {
+  return sessionAndEntryReader(db).run('', { tokenHash, entryId });
 }

@@ -12,6 +12,8 @@ import { todayIn } from '../../domain/dates.ts';
 import { isClosingRelated, lineAccountsRefusal } from '../../domain/journal/rules.ts';
 import { MOVES, moveOf, segregationRefusal, type WorkflowPolicy } from '../../domain/journal/workflow.ts';
 import { type Access, type Action, PERMISSIONS, type Role, roleAtLeast } from '../../http/access.ts';
+import type { LookAhead } from '../../http/auth.ts';
+import { isUuid } from '../../http/schemas.ts';
 import { type AuditAction, recordAudit } from '../audit/service.ts';
 import { type EventType, recordJournalEvents } from '../events/record.ts';
 import { addEntryToBalances } from '../ledger/posting.ts';
@@ -59,12 +61,28 @@ const SIMPLE_MOVES: Record<statements.SimpleOperation, SimpleMove> = {
   },
 };
 
-export function submitEntry(db: Db, access: Access, id: string, organizationId: string | undefined) {
-  return simpleTransition(db, access, id, organizationId, 'submit', null);
+/**
+ * `readAhead` (every move and the post): the entry's organization read with the request's session
+ * (`entryLookAhead`), used when it was read for this entry.
+ */
+export function submitEntry(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  readAhead: unknown = null,
+) {
+  return simpleTransition(db, access, id, organizationId, 'submit', null, readAhead);
 }
 
-export function approveEntry(db: Db, access: Access, id: string, organizationId: string | undefined) {
-  return simpleTransition(db, access, id, organizationId, 'approve', null);
+export function approveEntry(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  readAhead: unknown = null,
+) {
+  return simpleTransition(db, access, id, organizationId, 'approve', null, readAhead);
 }
 
 export function rejectEntry(
@@ -73,8 +91,9 @@ export function rejectEntry(
   id: string,
   organizationId: string | undefined,
   reason: string | null | undefined,
+  readAhead: unknown = null,
 ) {
-  return simpleTransition(db, access, id, organizationId, 'reject', reason ?? null);
+  return simpleTransition(db, access, id, organizationId, 'reject', reason ?? null, readAhead);
 }
 
 async function simpleTransition(
@@ -84,20 +103,29 @@ async function simpleTransition(
   organizationIdParam: string | undefined,
   operation: statements.SimpleOperation,
   reason: string | null,
+  readAhead: unknown,
 ): Promise<JournalEntryRecord> {
   const move = SIMPLE_MOVES[operation];
-  const fast = await fastPath(db, access, id, organizationIdParam, move.action, async (organizationId) => {
-    const settings = await organizationSettings(db, organizationId, access);
-    const stored = await statements.transitionEntry(db, operation, {
-      organizationId,
-      id,
-      userId: access.userId,
-      auditId: uuidv7(),
-      eventId: uuidv7(),
-      extra: move.parameter?.(settings, reason),
-    });
-    return stored && entryRecord(stored.row, stored.lines, stored.functionalCurrency);
-  });
+  const fast = await fastPath(
+    db,
+    access,
+    id,
+    organizationIdParam,
+    move.action,
+    readAhead,
+    async (organizationId) => {
+      const settings = await organizationSettings(db, organizationId, access);
+      const stored = await statements.transitionEntry(db, operation, {
+        organizationId,
+        id,
+        userId: access.userId,
+        auditId: uuidv7(),
+        eventId: uuidv7(),
+        extra: move.parameter?.(settings, reason),
+      });
+      return stored && entryRecord(stored.row, stored.lines, stored.functionalCurrency);
+    },
+  );
   if (fast) return fast;
   const organizationId = await locateEntry(db, access, id, organizationIdParam, move.action);
   const settings = await organizationSettings(db, organizationId, access);
@@ -138,9 +166,16 @@ export async function postEntry(
   access: Access,
   id: string,
   input: PostInput,
+  readAhead: unknown = null,
 ): Promise<JournalEntryRecord> {
-  const fast = await fastPath(db, access, id, input.organizationId, 'journal_entry:post', (organizationId) =>
-    postEntryFast(db, access, organizationId, id, input),
+  const fast = await fastPath(
+    db,
+    access,
+    id,
+    input.organizationId,
+    'journal_entry:post',
+    readAhead,
+    (organizationId) => postEntryFast(db, access, organizationId, id, input),
   );
   if (fast) return fast;
   const organizationId = await locateEntry(db, access, id, input.organizationId, 'journal_entry:post');
@@ -246,12 +281,16 @@ async function fastPath<T>(
   id: string,
   organizationIdParam: string | undefined,
   action: Action,
+  readAhead: unknown,
   write: (organizationId: string) => Promise<T | null>,
 ): Promise<T | null> {
   let organizationId = organizationIdParam;
   if (organizationId === undefined) {
-    // Addressed by id alone: the entry's own organization, and the caller's role there, in one query.
-    const found = await statements.entryOrganization(db, id, access.userId);
+    // Addressed by id alone: the entry's own organization, and the caller's role there, in one query
+    // (read with the session when the route's look-ahead did).
+    const ahead = readAhead as statements.EntryOrganizationReadAhead | null;
+    const found =
+      ahead && ahead.entryId === id ? ahead.found : await statements.entryOrganization(db, id, access.userId);
     if (!found || found.role === null) return null;
     organizationId = found.organizationId;
     access.prime(organizationId, found);
@@ -268,3 +307,17 @@ async function fastPath<T>(
     throw err;
   }
 }
+
+/**
+ * The look-ahead of the workflow routes (http/auth.ts `LookAhead`): a request addressing an entry by
+ * id alone reads the entry's organization, and the caller's role and settings there, with its session.
+ */
+export const entryLookAhead: LookAhead = {
+  input: ({ params }, organizationId) => {
+    if (organizationId !== null || params === null || typeof params !== 'object') return null;
+    const id = (params as Record<string, unknown>).id;
+    return typeof id === 'string' && isUuid(id) ? id : null;
+  },
+  lookUp: (db, tokenHash, _organizationId, entryId) =>
+    statements.sessionWithEntryOrganization(db, tokenHash, entryId as string),
+};
