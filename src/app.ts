@@ -11,7 +11,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import { v4 as uuidv4 } from 'uuid';
 import type { Database, Db } from './db/client.ts';
-import { DomainError } from './domain/errors.ts';
+
 import type { OutboundPolicy } from './domain/webhooks.ts';
 import { Access } from './http/access.ts';
 import type { AuthUser, LookAhead } from './http/auth.ts';
@@ -35,6 +35,7 @@ import { DEFAULT_RUN_LEASE_MS } from './modules/consolidation/runs.lease.ts';
 import { registerModules } from './modules/index.ts';
 import { Dispatcher, type DispatcherOptions } from './modules/webhooks/dispatcher.ts';
 import { VERSION } from './version.ts';
+import { errors } from './domain/error-catalogue.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -169,7 +170,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     getter(this: FastifyRequest) {
       const self = this as FastifyRequest & { _access?: Access };
       if (!self._access) {
-        if (!self.user) throw new DomainError(401, 'UnauthorizedError', 'Authentication required', {});
+        if (!self.user) throw errors.UnauthorizedError('Authentication required', {});
         self._access = new Access(options.database.db, self.user.id);
       }
       return self._access;

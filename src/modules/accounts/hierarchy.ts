@@ -6,13 +6,14 @@ import { and, eq, sql } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
 import { accounts, companies } from '../../db/schema/index.ts';
 import { type AccountType } from '../../domain/accounts.ts';
-import { DomainError } from '../../domain/errors.ts';
+
 import type { Access } from '../../http/access.ts';
 import { recordAudit } from '../audit/service.ts';
 import { accountNotFound } from '../charts/errors.ts';
 import { companyNotFound, findCompany } from '../companies/lookup.ts';
 
 import { type AccountRow, parentNotFound } from './records.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 /** Ids of every descendant of the account (children, grandchildren, …). */
 export async function descendantIds(
@@ -67,15 +68,13 @@ export async function checkParent(
     .for('share');
   if (!parent) throw parentNotFound(parentAccountId);
   if (parent.companyId !== companyId) {
-    throw new DomainError(
-      400,
-      'ParentAccountDifferentCompanyError',
-      'The parent account belongs to another company',
-      { accountCompanyId: companyId, parentAccountCompanyId: parent.companyId },
-    );
+    throw errors.ParentAccountDifferentCompanyError('The parent account belongs to another company', {
+      accountCompanyId: companyId,
+      parentAccountCompanyId: parent.companyId,
+    });
   }
   if (parent.accountType !== accountType) {
-    throw new DomainError(400, 'AccountTypeMismatchError', 'The parent account has another account type', {
+    throw errors.AccountTypeMismatchError('The parent account has another account type', {
       accountType,
       parentAccountId,
       parentAccountType: parent.accountType,

@@ -13,6 +13,7 @@ import {
   normalBalanceOf,
 } from '../../domain/accounts.ts';
 import { accountNotFound } from '../charts/errors.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export const MAX_HIERARCHY_LEVEL = 10;
 
@@ -123,15 +124,15 @@ export async function loadAccountRecord(
 // Errors
 
 export function parentNotFound(parentAccountId: string): DomainError {
-  return new DomainError(404, 'ParentAccountNotFoundError', 'Parent account not found', { parentAccountId });
+  return errors.ParentAccountNotFoundError('Parent account not found', { parentAccountId });
 }
 
 export function accountInUse(accountId: string, reason: string): DomainError {
-  return new DomainError(409, 'AccountInUseError', 'The account is in use', { accountId, reason });
+  return errors.AccountInUseError('The account is in use', { accountId, reason });
 }
 
 export function numberTaken(accountNumber: string, companyId: string): DomainError {
-  return new DomainError(409, 'AccountNumberAlreadyExistsError', 'The account number is already used', {
+  return errors.AccountNumberAlreadyExistsError('The account number is already used', {
     accountNumber,
     companyId,
   });

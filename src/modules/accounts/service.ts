@@ -16,7 +16,7 @@ import {
   categoryBelongsToType,
   isUsableRetainedEarningsAccount,
 } from '../../domain/accounts.ts';
-import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
+import { type Issue, ValidationError } from '../../domain/errors.ts';
 import type { Access } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { type Changes, diffChanges, recordAudit } from '../audit/service.ts';
@@ -42,6 +42,7 @@ import {
   setCompanyRetainedEarnings,
   subtreeHeight,
 } from './hierarchy.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export {
   accountRecord,
@@ -408,9 +409,7 @@ export async function updateAccount(
           parent.id === accountId ||
           (await descendantIds(tx, organizationId, accountId)).includes(parent.id)
         ) {
-          throw new DomainError(
-            400,
-            'CircularAccountReferenceError',
+          throw errors.CircularAccountReferenceError(
             'The new parent is the account itself or one of its descendants',
             { accountId, parentAccountId: parent.id },
           );
@@ -438,7 +437,7 @@ export async function updateAccount(
         );
       const childCount = Number(c?.n ?? 0);
       if (childCount > 0) {
-        throw new DomainError(409, 'HasActiveChildAccountsError', 'The account has active child accounts', {
+        throw errors.HasActiveChildAccountsError('The account has active child accounts', {
           accountId,
           childCount,
         });

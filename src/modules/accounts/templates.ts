@@ -18,9 +18,10 @@ import { recordAudit } from '../audit/service.ts';
 import { type AppliedTemplate, insertTemplateAccounts, templateAuditChanges } from '../charts/templates.ts';
 import { companyNotFound } from '../companies/lookup.ts';
 import { lockCompany } from './hierarchy.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export function templateNotFound(templateType: string): DomainError {
-  return new DomainError(404, 'AccountTemplateNotFoundError', 'Unknown account template', { templateType });
+  return errors.AccountTemplateNotFoundError('Unknown account template', { templateType });
 }
 
 export function listAccountTemplates(): { templates: TemplateSummary[] } {
@@ -52,7 +53,7 @@ export async function applyAccountTemplate(
       .where(and(eq(accounts.organizationId, organizationId), eq(accounts.companyId, companyId)));
     const accountCount = Number(c?.n ?? 0);
     if (accountCount > 0) {
-      throw new DomainError(409, 'AccountsAlreadyExistError', 'The company already has accounts', {
+      throw errors.AccountsAlreadyExistError('The company already has accounts', {
         companyId,
         accountCount,
       });

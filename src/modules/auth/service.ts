@@ -15,6 +15,7 @@ import {
   verifyPassword,
 } from '../../http/auth.ts';
 import type { LoginThrottle } from '../../http/security.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export interface UserRecord {
   id: string;
@@ -49,7 +50,7 @@ export function passwordRequirements(password: string): string[] {
 }
 
 function passwordWeak(requirements: string[]): DomainError {
-  return new DomainError(400, 'PasswordWeakError', 'Password does not meet the requirements', {
+  return errors.PasswordWeakError('Password does not meet the requirements', {
     requirements,
   });
 }
@@ -71,7 +72,7 @@ export async function register(
     return userRecord(row!);
   } catch (err) {
     if (pgErrorCode(err) === '23505') {
-      throw new DomainError(409, 'UserExistsError', 'An account with this e-mail exists', { email });
+      throw errors.UserExistsError('An account with this e-mail exists', { email });
     }
     throw err;
   }
@@ -105,7 +106,7 @@ export async function login(
   const [row] = await db.select().from(users).where(eq(users.email, key)).limit(1);
   const ok = await verifyPassword(password, row?.passwordHash ?? (await dummyPasswordHash()));
   if (!row || !ok) {
-    throw new DomainError(401, 'InvalidCredentialsError', 'Invalid e-mail or password', {});
+    throw errors.InvalidCredentialsError('Invalid e-mail or password', {});
   }
   throttle?.recordSuccess(key, ip);
   return issueSession(db, userRecord(row));
@@ -169,7 +170,7 @@ export async function changePassword(db: Db, userId: string, currentPassword: st
   const [row] = await db.select().from(users).where(eq(users.id, userId));
   if (!row) throw unauthorized();
   if (!(await verifyPassword(currentPassword, row.passwordHash))) {
-    throw new DomainError(400, 'ChangePasswordError', 'The current password is wrong', {});
+    throw errors.ChangePasswordError('The current password is wrong', {});
   }
   const unmet = passwordRequirements(newPassword);
   if (newPassword === currentPassword) unmet.push('New password must differ from the current password');

@@ -16,7 +16,7 @@ import {
   yearResult,
 } from '../../domain/journal/closing.ts';
 import { todayIn } from '../../domain/dates.ts';
-import { badRequest, conflict } from '../../domain/errors.ts';
+
 import { ADJUSTMENT_PERIOD } from '../../domain/fiscal-calendar.ts';
 import { CLOSING_ENTRY_TYPE, yearEndRef } from '../../domain/journal/rules.ts';
 import { type Money, money } from '../../domain/money.ts';
@@ -39,6 +39,7 @@ import { insertPostedSystemEntry } from '../journal/booked.ts';
 import { reverseClosingEntries } from '../journal/reversal.ts';
 import { yearNets } from '../ledger/year-figures.ts';
 import { organizationSettings } from '../organizations/service.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export interface YearPathParams {
   organizationId: string;
@@ -147,7 +148,7 @@ export async function closeYear(db: Db, access: Access, path: YearPathParams): P
     const periods = await lockPeriodsOfYear(tx, organizationId, fiscalYearId);
     const unposted = await unpostedEntryCount(tx, organizationId, companyId, year.year);
     if (unposted > 0) {
-      throw conflict('UnpostedEntriesInPeriodError', 'Entries of the year are not posted', {
+      throw errors.UnpostedEntriesInPeriodError('Entries of the year are not posted', {
         companyId,
         fiscalYear: year.year,
         periodNumber: null,
@@ -208,12 +209,12 @@ export async function closeYear(db: Db, access: Access, path: YearPathParams): P
 async function requireRetainedEarnings(tx: Queryable, company: CompanyRow): Promise<string> {
   const { account, problem } = await retainedEarnings(tx, company);
   if (problem === 'NotConfigured') {
-    throw badRequest('RetainedEarningsNotConfiguredError', 'The company has no retained-earnings account', {
+    throw errors.RetainedEarningsNotConfiguredError('The company has no retained-earnings account', {
       companyId: company.id,
     });
   }
   if (problem === 'Invalid') {
-    throw badRequest('InvalidRetainedEarningsAccountError', 'The retained-earnings account is not usable', {
+    throw errors.InvalidRetainedEarningsAccountError('The retained-earnings account is not usable', {
       accountId: company.retainedEarningsAccountId,
       accountType: account?.accountType ?? null,
       accountCategory: account?.accountCategory ?? null,
@@ -268,7 +269,7 @@ export async function reopenYear(
   return inTransaction(db, async (tx) => {
     const year = await requireFiscalYear(tx, organizationId, companyId, fiscalYearId, 'update');
     if (year.status !== 'Closed') {
-      throw badRequest('YearNotClosedError', 'The fiscal year is not closed', {
+      throw errors.YearNotClosedError('The fiscal year is not closed', {
         fiscalYearId: year.id,
         year: year.year,
         currentStatus: year.status,

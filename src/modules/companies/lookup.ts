@@ -8,15 +8,16 @@ import { companies, journalEntries } from '../../db/schema/index.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
 import { UNPOSTED_STATUSES } from '../../domain/journal/workflow.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export type CompanyRow = typeof companies.$inferSelect;
 
 export function companyNotFound(companyId: string): DomainError {
-  return new DomainError(404, 'CompanyNotFoundError', 'Company not found', { companyId });
+  return errors.CompanyNotFoundError('Company not found', { companyId });
 }
 
 export function companyInactive(companyId: string): DomainError {
-  return new DomainError(400, 'CompanyInactiveError', 'The company is inactive', { companyId });
+  return errors.CompanyInactiveError('The company is inactive', { companyId });
 }
 
 export async function findCompany(

@@ -19,6 +19,7 @@ import { insertTemplateAccounts, templateAuditChanges } from '../charts/template
 import { type AuditAction, diffChanges, recordAudit } from '../audit/service.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
 import { type CompanyRow, companyNotFound, fiscalYearEndOf, unpostedEntryCount } from './lookup.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export const COMPANY_TYPES = [
   'Corporation',
@@ -123,7 +124,7 @@ function companyEvent(
 export const companyNameKey = (name: string) => nameKey(name);
 
 function nameTaken(name: string, organizationId: string): DomainError {
-  return new DomainError(409, 'CompanyNameAlreadyExistsError', 'A company with this name exists', {
+  return errors.CompanyNameAlreadyExistsError('A company with this name exists', {
     name,
     organizationId,
   });
@@ -344,12 +345,10 @@ function isUsableFxGainLossAccount(a: { accountType: string; isActive: boolean; 
 }
 
 function unpostedError(companyId: string, unpostedEntryCount: number): DomainError {
-  return new DomainError(
-    409,
-    'CompanyHasUnpostedEntriesError',
-    'The company has journal entries that are not posted',
-    { companyId, unpostedEntryCount },
-  );
+  return errors.CompanyHasUnpostedEntriesError('The company has journal entries that are not posted', {
+    companyId,
+    unpostedEntryCount,
+  });
 }
 
 export async function updateCompany(
@@ -425,9 +424,7 @@ export async function updateCompany(
           .where(and(eq(fiscalYears.organizationId, organizationId), eq(fiscalYears.companyId, companyId)));
         const fiscalYearCount = Number(c?.n ?? 0);
         if (fiscalYearCount > 0) {
-          throw new DomainError(
-            409,
-            'FiscalYearEndChangeNotAllowedError',
+          throw errors.FiscalYearEndChangeNotAllowedError(
             'The fiscal year end cannot change while fiscal years exist',
             { companyId, fiscalYearCount },
           );
@@ -470,9 +467,7 @@ export async function updateCompany(
           .for('share');
         if (!account) throw accountNotFound(accountId);
         if (!isUsableFxGainLossAccount(account)) {
-          throw new DomainError(
-            400,
-            'InvalidFxGainLossAccountError',
+          throw errors.InvalidFxGainLossAccountError(
             'An exchange gain/loss account must be an active, postable revenue or expense account',
             { accountId, setting, accountType: account.accountType },
           );

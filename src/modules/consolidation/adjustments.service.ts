@@ -26,6 +26,7 @@ import { refused } from '../journal/checks.ts';
 import { organizationSettings } from '../organizations/service.ts';
 import { type GroupRow, loadMembers } from './groups.repo.ts';
 import { authorizeGroup } from './groups.service.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 type Row = typeof consolidationAdjustments.$inferSelect;
 
@@ -89,7 +90,7 @@ function record(r: Row, currency: string) {
 export type AdjustmentRecord = ReturnType<typeof record>;
 
 export function adjustmentNotFound(adjustmentId: string): DomainError {
-  return new DomainError(404, 'ConsolidationAdjustmentNotFoundError', 'Adjustment not found', {
+  return errors.ConsolidationAdjustmentNotFoundError('Adjustment not found', {
     adjustmentId,
   });
 }
@@ -178,7 +179,7 @@ async function checkedLines(
     };
   });
   if (!debits.equals(credits)) {
-    throw new DomainError(400, 'ConsolidationAdjustmentUnbalancedError', 'The adjustment does not balance', {
+    throw errors.ConsolidationAdjustmentUnbalancedError('The adjustment does not balance', {
       totalDebit: debits.toFixed(minor),
       totalCredit: credits.toFixed(minor),
     });

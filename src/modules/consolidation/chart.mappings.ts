@@ -9,7 +9,7 @@ import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
 import { accounts, companies, groupAccountMappings } from '../../db/schema/index.ts';
 import type { AccountType } from '../../domain/accounts.ts';
 import { compatible, MappingResolver } from '../../domain/consolidation/group-chart.ts';
-import { DomainError, invalid } from '../../domain/errors.ts';
+import { invalid } from '../../domain/errors.ts';
 import { parsePattern } from '../../domain/selectors.ts';
 import type { Access } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
@@ -30,6 +30,7 @@ import {
   mappingRecord,
   type MappingRecord,
 } from './chart.service.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export interface CreateMappingInput {
   groupAccountId: string;
@@ -84,7 +85,7 @@ export async function createMapping(
         .from(accounts)
         .where(and(eq(accounts.organizationId, orgId), eq(accounts.id, accountId)));
       if (!acc) {
-        throw new DomainError(404, 'AccountNotFoundError', 'Account not found', { accountId });
+        throw errors.AccountNotFoundError('Account not found', { accountId });
       }
       if (!members.has(acc.companyId)) {
         throw invalid('/accountId', 'The account belongs to a company that is not in the group');
@@ -119,7 +120,7 @@ export async function createMapping(
           .select({ id: companies.id })
           .from(companies)
           .where(and(eq(companies.organizationId, orgId), eq(companies.id, companyId)));
-        if (!c) throw new DomainError(404, 'CompanyNotFoundError', 'Company not found', { companyId });
+        if (!c) throw errors.CompanyNotFoundError('Company not found', { companyId });
         throw invalid('/companyId', 'The company is not in the group');
       }
     }

@@ -22,6 +22,7 @@ import { recordAudit } from '../audit/service.ts';
 import { accountFlagIssues } from '../accounts/service.ts';
 import { type GroupRow, groupNotFound } from './groups.repo.ts';
 import { authorizeGroup } from './groups.service.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export type GroupAccountRow = typeof groupAccounts.$inferSelect;
 export type MappingRow = typeof groupAccountMappings.$inferSelect;
@@ -76,39 +77,35 @@ export interface MappingRecord {
 }
 
 export function groupAccountNotFound(groupAccountId: string): DomainError {
-  return new DomainError(404, 'GroupAccountNotFoundError', 'Group account not found', { groupAccountId });
+  return errors.GroupAccountNotFoundError('Group account not found', { groupAccountId });
 }
 
 export function mappingNotFound(mappingId: string): DomainError {
-  return new DomainError(404, 'GroupAccountMappingNotFoundError', 'Account mapping not found', { mappingId });
+  return errors.GroupAccountMappingNotFoundError('Account mapping not found', { mappingId });
 }
 
 function numberTaken(accountNumber: string, groupId: string): DomainError {
-  return new DomainError(
-    409,
-    'GroupAccountNumberAlreadyExistsError',
-    'The group already has an account with this number',
-    { accountNumber, groupId },
-  );
+  return errors.GroupAccountNumberAlreadyExistsError('The group already has an account with this number', {
+    accountNumber,
+    groupId,
+  });
 }
 
 function inUse(
   groupAccountId: string,
   reason: 'Mappings' | 'IntercompanyDifferenceAccount' | 'EliminationRules',
 ): DomainError {
-  return new DomainError(409, 'GroupAccountInUseError', 'The group account is in use', {
+  return errors.GroupAccountInUseError('The group account is in use', {
     groupAccountId,
     reason,
   });
 }
 
 export function alreadyMapped(accountId: string, mappingId: string): DomainError {
-  return new DomainError(
-    409,
-    'GroupAccountMappingExistsError',
-    'The account already has an explicit mapping in this group',
-    { accountId, mappingId },
-  );
+  return errors.GroupAccountMappingExistsError('The account already has an explicit mapping in this group', {
+    accountId,
+    mappingId,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import type { ConsolidationMethod } from '../../domain/consolidation/types.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { dec, formatPercentage } from '../../domain/money.ts';
 import { type AcquisitionData, type MemberState, percentagesOf, treeOf } from './holdings.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export type { ConsolidationMethod };
 export { CONSOLIDATION_METHODS } from '../../domain/consolidation/index.ts';
@@ -48,18 +49,16 @@ export interface GroupRecord {
 }
 
 export function groupNotFound(consolidationGroupId: string): DomainError {
-  return new DomainError(404, 'ConsolidationGroupNotFoundError', 'Consolidation group not found', {
+  return errors.ConsolidationGroupNotFoundError('Consolidation group not found', {
     consolidationGroupId,
   });
 }
 
 export function memberNotFound(groupId: string, companyId: string): DomainError {
-  return new DomainError(
-    404,
-    'ConsolidationMemberNotFoundError',
-    'The company is not a member of the group',
-    { groupId, companyId },
-  );
+  return errors.ConsolidationMemberNotFoundError('The company is not a member of the group', {
+    groupId,
+    companyId,
+  });
 }
 
 /** `100 − ownership` for full consolidation, `"0.00"` otherwise (a flat group). */

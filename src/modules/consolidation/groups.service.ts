@@ -30,6 +30,7 @@ import {
 } from './groups.repo.ts';
 import { statusOf } from './runs.repo.ts';
 import { acquisitionData, checkStructure, holderOf, type MemberInput, type MemberState } from './holdings.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 /** `ownershipPercentage` input: 0–100 with at most two decimals, judged by its literal text. */
 export const PERCENTAGE_INPUT_PATTERN = '^(100(\\.00?)?|[1-9]?[0-9](\\.[0-9]{1,2})?)$';
@@ -58,9 +59,7 @@ export interface GroupListQuery {
 }
 
 function nameTaken(name: string, organizationId: string): DomainError {
-  return new DomainError(
-    409,
-    'ConsolidationGroupNameAlreadyExistsError',
+  return errors.ConsolidationGroupNameAlreadyExistsError(
     'A consolidation group with this name exists in the organization',
     { name, organizationId },
   );
@@ -367,18 +366,14 @@ export async function deleteGroup(
       .orderBy(asc(consolidationRuns.initiatedAt), asc(consolidationRuns.id));
     const completedRunCount = runs.filter((r) => r.status === 'Completed').length;
     if (completedRunCount > 0) {
-      throw new DomainError(
-        409,
-        'ConsolidationGroupHasCompletedRunsError',
-        'The group has completed consolidation runs',
-        { groupId: group.id, completedRunCount },
-      );
+      throw errors.ConsolidationGroupHasCompletedRunsError('The group has completed consolidation runs', {
+        groupId: group.id,
+        completedRunCount,
+      });
     }
     const running = runs.find((r) => isUnfinished(statusOf(r)));
     if (running) {
-      throw new DomainError(
-        409,
-        'ConsolidationRunInProgressError',
+      throw errors.ConsolidationRunInProgressError(
         'A consolidation run of the group is pending or in progress',
         { groupId: group.id, existingRunId: running.id },
       );

@@ -36,23 +36,17 @@ import {
   treeOf,
   type UpdateMemberInput,
 } from './holdings.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 function memberExists(groupId: string, companyId: string): DomainError {
-  return new DomainError(
-    409,
-    'ConsolidationMemberAlreadyExistsError',
-    'The company is already a member of the group',
-    {
-      groupId,
-      companyId,
-    },
-  );
+  return errors.ConsolidationMemberAlreadyExistsError('The company is already a member of the group', {
+    groupId,
+    companyId,
+  });
 }
 
 function holdsOthers(groupId: string, companyId: string, heldCompanyIds: string[]): DomainError {
-  return new DomainError(
-    409,
-    'ConsolidationMemberHoldsOthersError',
+  return errors.ConsolidationMemberHoldsOthersError(
     'The member holds other members of the group: change their holder or remove them first',
     { groupId, companyId, heldCompanyIds },
   );

@@ -7,11 +7,12 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { type Db, type Tx } from '../../db/client.ts';
 import { accounts, consolidationMembers, groupAccounts } from '../../db/schema/index.ts';
 import { minorUnits } from '../../domain/codes.ts';
-import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
+import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { fractionDigits } from '../../domain/money.ts';
 import { type GroupRow } from './groups.repo.ts';
 import { type StoredSelector } from './rules.repo.ts';
 import { operationFailed, type RuleDraft, type RuleOperation } from './rules.service.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export async function memberCompanyIds(tx: Db | Tx, group: GroupRow): Promise<Set<string>> {
   const rows = await tx
@@ -105,11 +106,11 @@ export async function semanticChecks(
   const byId = await resolveAccounts(tx, group, [debitId, creditId]);
   const debit = byId.get(debitId);
   if (!debit) {
-    throw new DomainError(404, 'AccountNotFoundError', 'Account not found', { accountId: debitId });
+    throw errors.AccountNotFoundError('Account not found', { accountId: debitId });
   }
   const credit = byId.get(creditId);
   if (!credit) {
-    throw new DomainError(404, 'AccountNotFoundError', 'Account not found', { accountId: creditId });
+    throw errors.AccountNotFoundError('Account not found', { accountId: creditId });
   }
   for (const [field, account] of [
     ['debitAccountId', debit],

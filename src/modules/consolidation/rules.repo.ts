@@ -8,6 +8,7 @@ import { accounts, consolidationGroups, eliminationRules, groupAccounts } from '
 import type { EliminationRuleInput, EliminationType } from '../../domain/consolidation/types.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export type { EliminationType };
 export { ELIMINATION_TYPES } from '../../domain/consolidation/index.ts';
@@ -58,7 +59,7 @@ export interface RuleRecord {
 }
 
 export function ruleNotFound(eliminationRuleId: string): DomainError {
-  return new DomainError(404, 'EliminationRuleNotFoundError', 'Elimination rule not found', {
+  return errors.EliminationRuleNotFoundError('Elimination rule not found', {
     eliminationRuleId,
   });
 }

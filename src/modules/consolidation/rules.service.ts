@@ -24,6 +24,7 @@ import {
   storedTriggers,
 } from './rules.repo.ts';
 import { memberCompanyIds, semanticChecks } from './rules.checks.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 const RESOURCE = 'EliminationRule';
 
@@ -102,14 +103,14 @@ export interface RuleDraft {
 }
 
 export function operationFailed(operation: string, reason: string): DomainError {
-  return new DomainError(400, 'EliminationRuleOperationFailedError', `Elimination rule ${operation} failed`, {
+  return errors.EliminationRuleOperationFailedError(`Elimination rule ${operation} failed`, {
     operation,
     reason,
   });
 }
 
 function ruleInUse(eliminationRuleId: string, completedRunCount: number): DomainError {
-  return new DomainError(409, 'EliminationRuleInUseError', 'A completed consolidation run applied the rule', {
+  return errors.EliminationRuleInUseError('A completed consolidation run applied the rule', {
     eliminationRuleId,
     completedRunCount,
   });

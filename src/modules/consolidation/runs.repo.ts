@@ -32,6 +32,7 @@ import { formatEffectivePercentage } from '../../domain/consolidation/ownership.
 import { dec } from '../../domain/money.ts';
 import type { RunStatus, StepStatus } from '../../domain/consolidation/run-lifecycle.ts';
 import type { AcquisitionData } from './holdings.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export type RunRow = typeof consolidationRuns.$inferSelect;
 export type NewRunRow = typeof consolidationRuns.$inferInsert;
@@ -112,7 +113,7 @@ export function storedMembers(row: Pick<RunRow, 'members'>): StoredRunMember[] {
 export type StoredTrialBalance = ConsolidatedTrialBalance & { retainedEarningsLine?: string };
 
 export function runNotFound(runId: string): DomainError {
-  return new DomainError(404, 'ConsolidationRunNotFoundError', 'Consolidation run not found', { runId });
+  return errors.ConsolidationRunNotFoundError('Consolidation run not found', { runId });
 }
 
 export function pendingSteps(): StepRecord[] {

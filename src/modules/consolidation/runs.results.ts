@@ -28,6 +28,7 @@ import {
   type StoredTrialBalance,
 } from './runs.repo.ts';
 import { authorizeRun, notCompleted } from './runs.service.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 async function completedRunViews(
   db: Db,
@@ -77,15 +78,11 @@ export async function lineContributions(
   const lines = await loadLineContributions(db, run, view, accountNumber);
   if (lines.length === 0) {
     if (!(await hasLineContributions(db, run.organizationId, run.id)))
-      throw new DomainError(
-        409,
-        'ContributionsNotRecordedError',
+      throw errors.ContributionsNotRecordedError(
         'The run completed before contributions were recorded: rerun it to trace its lines',
         { runId: run.id },
       );
-    throw new DomainError(
-      404,
-      'ConsolidatedLineNotFoundError',
+    throw errors.ConsolidatedLineNotFoundError(
       `The ${view} trial balance of the run has no line ${accountNumber}`,
       { runId: run.id, view, accountNumber },
     );
@@ -177,12 +174,10 @@ export async function eliminationEntries(
 }
 
 function sameRunGroupRequired(run: RunRow, other: RunRow): DomainError {
-  return new DomainError(
-    400,
-    'ConsolidationRunComparisonError',
-    'Only completed runs of the same group can be compared',
-    { runId: run.id, otherRunId: other.id },
-  );
+  return errors.ConsolidationRunComparisonError('Only completed runs of the same group can be compared', {
+    runId: run.id,
+    otherRunId: other.id,
+  });
 }
 
 /** Line-by-line differences of two completed runs of one group (both views). */

@@ -58,6 +58,7 @@ import {
   updateRun,
 } from './runs.repo.ts';
 import { DEFAULT_RUN_LEASE_MS, EXECUTOR_ID, leaseUntil } from './runs.lease.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export const RESOURCE = 'ConsolidationRun';
 
@@ -65,40 +66,34 @@ export const RESOURCE = 'ConsolidationRun';
 // Errors
 
 function groupInactive(groupId: string): DomainError {
-  return new DomainError(400, 'ConsolidationGroupInactiveError', 'The consolidation group is inactive', {
+  return errors.ConsolidationGroupInactiveError('The consolidation group is inactive', {
     groupId,
   });
 }
 
 function runInProgress(groupId: string, existingRunId: string): DomainError {
-  return new DomainError(
-    409,
-    'ConsolidationRunInProgressError',
+  return errors.ConsolidationRunInProgressError(
     'A run of the group for this period is pending or in progress',
     { groupId, existingRunId },
   );
 }
 
 function runExists(groupId: string, year: number, period: number, existingRunId: string): DomainError {
-  return new DomainError(
-    409,
-    'ConsolidationRunExistsForPeriodError',
+  return errors.ConsolidationRunExistsForPeriodError(
     'A completed run exists for this period; send forceRegeneration to run again',
     { groupId, year, period, existingRunId },
   );
 }
 
 export function notCompleted(run: RunRow): DomainError {
-  return new DomainError(409, 'ConsolidationRunNotCompletedError', 'The run is not completed', {
+  return errors.ConsolidationRunNotCompletedError('The run is not completed', {
     runId: run.id,
     currentStatus: run.status,
   });
 }
 
 function approveFailed(reason: string): DomainError {
-  return new DomainError(
-    400,
-    'EliminationRuleOperationFailedError',
+  return errors.EliminationRuleOperationFailedError(
     'A rule in approvedManualRuleIds cannot be approved for this run',
     { operation: 'approveForRun', reason },
   );
@@ -221,15 +216,13 @@ export async function startRun(
       sql`select role from memberships where organization_id = ${orgId} and user_id = ${initiatedBy}`,
     );
     if (!m) {
-      throw new DomainError(
-        400,
-        'UserNotMemberOfOrganizationError',
-        'initiatedBy is not a member of the organization',
-        { userId: initiatedBy, organizationId: orgId },
-      );
+      throw errors.UserNotMemberOfOrganizationError('initiatedBy is not a member of the organization', {
+        userId: initiatedBy,
+        organizationId: orgId,
+      });
     }
     if (ROLE_RANK[m.role] < ROLE_RANK.admin) {
-      throw new DomainError(400, 'UserRoleInsufficientError', 'initiatedBy may not start runs', {
+      throw errors.UserRoleInsufficientError('initiatedBy may not start runs', {
         userId: initiatedBy,
         organizationId: orgId,
         requiredRole: 'admin',
@@ -451,7 +444,7 @@ export async function cancelRun(
 /** Pending/InProgress → Cancelled (unfinished steps become Skipped), with audit CancelRun. */
 async function cancelLocked(tx: Tx, run: RunRow, userId: string): Promise<RunRow> {
   if (!canTransition(statusOf(run), 'Cancelled')) {
-    throw new DomainError(400, 'ConsolidationRunCannotBeCancelledError', 'The run cannot be cancelled', {
+    throw errors.ConsolidationRunCannotBeCancelledError('The run cannot be cancelled', {
       runId: run.id,
       currentStatus: run.status,
     });
@@ -488,7 +481,7 @@ export async function deleteRun(
     if (!run) throw runNotFound(current.id);
     const how = deletion(statusOf(run));
     if (how === 'refuse') {
-      throw new DomainError(409, 'ConsolidationRunCannotBeDeletedError', 'The run cannot be deleted', {
+      throw errors.ConsolidationRunCannotBeDeletedError('The run cannot be deleted', {
         runId: run.id,
         currentStatus: run.status,
       });

@@ -25,6 +25,7 @@ import { recordEvent } from '../events/record.ts';
 import { fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
 import * as repo from './repo.ts';
 import { organizationRateContext, resolveRateFor } from './resolution.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export {
   loadRateBook,
@@ -104,19 +105,17 @@ export function rateLookupResult(from: string, to: string, res: RateResolution |
 
 /** `400 SameCurrencyExchangeRateError {currency}` (create, bulk, lookups). */
 export function sameCurrencyError(currency: string): DomainError {
-  return new DomainError(400, 'SameCurrencyExchangeRateError', 'fromCurrency and toCurrency must differ', {
+  return errors.SameCurrencyExchangeRateError('fromCurrency and toCurrency must differ', {
     currency,
   });
 }
 
 export function exchangeRateIdNotFound(exchangeRateId: string): DomainError {
-  return new DomainError(404, 'ExchangeRateIdNotFoundError', 'Exchange rate not found', { exchangeRateId });
+  return errors.ExchangeRateIdNotFoundError('Exchange rate not found', { exchangeRateId });
 }
 
 function alreadyExists(k: repo.RateKey): DomainError {
-  return new DomainError(
-    409,
-    'ExchangeRateAlreadyExistsError',
+  return errors.ExchangeRateAlreadyExistsError(
     'A rate for this currency pair, date and type already exists',
     {
       fromCurrency: k.fromCurrency,
@@ -293,7 +292,7 @@ export async function deleteRate(db: Db, access: Access, id: string, organizatio
     if (!locked) throw exchangeRateIdNotFound(id);
     const usage = await repo.rateUsage(tx, rate.organizationId, id);
     if (usage.journalEntryCount > 0 || usage.consolidationRunCount > 0) {
-      throw new DomainError(409, 'ExchangeRateInUseError', 'The exchange rate is used by booked records', {
+      throw errors.ExchangeRateInUseError('The exchange rate is used by booked records', {
         exchangeRateId: id,
         ...usage,
       });

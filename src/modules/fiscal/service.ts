@@ -37,6 +37,7 @@ import {
   unpostedCountsByPeriod,
 } from './records.ts';
 import { type FiscalStatus, setPeriodStatus } from './status.ts';
+import { errors as fail } from '../../domain/error-catalogue.ts';
 
 export const MIN_FISCAL_YEAR = 1900;
 export const MAX_FISCAL_YEAR = 2999;
@@ -45,15 +46,15 @@ export const MAX_FISCAL_YEAR = 2999;
 // Errors and lookups
 
 export function fiscalYearNotFound(fiscalYearId: string): DomainError {
-  return new DomainError(404, 'FiscalYearNotFoundError', 'Fiscal year not found', { fiscalYearId });
+  return fail.FiscalYearNotFoundError('Fiscal year not found', { fiscalYearId });
 }
 
 export function fiscalPeriodNotFound(fiscalPeriodId: string): DomainError {
-  return new DomainError(404, 'FiscalPeriodNotFoundError', 'Fiscal period not found', { fiscalPeriodId });
+  return fail.FiscalPeriodNotFoundError('Fiscal period not found', { fiscalPeriodId });
 }
 
 export function yearAlreadyClosed(fiscalYearId: string, year: number): DomainError {
-  return new DomainError(409, 'YearAlreadyClosedError', 'The fiscal year is closed', { fiscalYearId, year });
+  return fail.YearAlreadyClosedError('The fiscal year is closed', { fiscalYearId, year });
 }
 
 function invalidTransition(
@@ -61,12 +62,11 @@ function invalidTransition(
   currentStatus: string,
   targetStatus: FiscalStatus,
 ): DomainError {
-  return new DomainError(
-    400,
-    'InvalidPeriodStatusTransitionError',
-    `The period is already ${currentStatus}`,
-    { fiscalPeriodId, currentStatus, targetStatus },
-  );
+  return fail.InvalidPeriodStatusTransitionError(`The period is already ${currentStatus}`, {
+    fiscalPeriodId,
+    currentStatus,
+    targetStatus,
+  });
 }
 
 /** Step 7 and the company part of step 8 of every fiscal endpoint: organization, membership, company. */
@@ -228,7 +228,7 @@ export async function createFiscalYear(
       ...(input.name ? { name: input.name } : {}),
     });
     if (!created) {
-      throw new DomainError(409, 'FiscalYearAlreadyExistsError', 'The fiscal year exists', {
+      throw fail.FiscalYearAlreadyExistsError('The fiscal year exists', {
         companyId,
         year: input.year,
       });

@@ -15,7 +15,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable, queryRows } from '../../db/client.ts';
 import { companies, fxRevaluations } from '../../db/schema/index.ts';
 import { addDays, type IsoDate, todayIn } from '../../domain/dates.ts';
-import { badRequest, conflict, DomainError, notFound } from '../../domain/errors.ts';
+import { DomainError } from '../../domain/errors.ts';
 import {
   type ClosingRate,
   type FxDifferenceKind,
@@ -37,6 +37,7 @@ import { insertSystemEntry, type SystemLine } from '../journal/booked.ts';
 import { lockPeriod, resolveFiscalPeriod } from '../journal/checks.ts';
 import { type AccountCurrencyFigure, monetaryCurrencyBalances } from '../ledger/currency-figures.ts';
 import { organizationSettings } from '../organizations/service.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 /** The origin mark of the entries of a revaluation run. */
 export const FX_REVALUATION_REF_PREFIX = 'fx-revaluation:';
@@ -219,7 +220,7 @@ export async function foreignCurrencyBalances(
 // Runs
 
 function missingRateError(currency: string, company: CompanyRow, date: IsoDate, types: RateType[]) {
-  return badRequest('ExchangeRateNotFoundError', `No ${currency}/${company.functionalCurrency} rate`, {
+  return errors.ExchangeRateNotFoundError(`No ${currency}/${company.functionalCurrency} rate`, {
     fromCurrency: currency,
     toCurrency: company.functionalCurrency,
     date,
@@ -228,8 +229,7 @@ function missingRateError(currency: string, company: CompanyRow, date: IsoDate, 
 }
 
 function accountNotConfigured(companyId: string, setting: string): DomainError {
-  return badRequest(
-    'FxGainLossAccountNotConfiguredError',
+  return errors.FxGainLossAccountNotConfiguredError(
     'The company has no account for these exchange differences',
     { companyId, setting },
   );
@@ -318,7 +318,7 @@ export async function runRevaluation(
     const usedIds = [...new Set([...m.rates.values()].flatMap((r) => r.exchangeRateIds))];
     const locked = await lockRatesForUse(tx, organizationId, usedIds);
     if (locked.length < usedIds.length) {
-      throw conflict('ExchangeRateChangedError', 'An exchange rate used by the run was deleted; retry', {
+      throw errors.ExchangeRateChangedError('An exchange rate used by the run was deleted; retry', {
         companyId,
       });
     }
@@ -456,7 +456,7 @@ async function refusePendingRun(tx: Queryable, organizationId: string, companyId
         limit 1`,
   );
   if (pending) {
-    throw conflict('FxRevaluationPendingError', 'An earlier revaluation of the company is not posted yet', {
+    throw errors.FxRevaluationPendingError('An earlier revaluation of the company is not posted yet', {
       companyId,
       revaluationId: pending.id,
       entryId: pending.entry_id,
@@ -468,7 +468,7 @@ async function refusePendingRun(tx: Queryable, organizationId: string, companyId
 // Reads
 
 const revaluationNotFound = (id: string) =>
-  notFound('FxRevaluationNotFoundError', 'Revaluation not found', { revaluationId: id });
+  errors.FxRevaluationNotFoundError('Revaluation not found', { revaluationId: id });
 
 async function entryStatuses(
   db: Queryable,

@@ -19,6 +19,7 @@ import { companyInactive, companyNotFound, findCompany } from '../companies/look
 import { type Reconciliation, reconcileAll } from './reconciliation.ts';
 import type { IntercompanyRow, MatchingStatus, TransactionType } from './repo.ts';
 import * as repo from './repo.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export type { IntercompanyRow, MatchingStatus, TransactionType } from './repo.ts';
 export {
@@ -100,35 +101,32 @@ async function toRecord(db: Queryable, row: IntercompanyRow): Promise<Intercompa
 // Errors
 
 export function transactionNotFound(transactionId: string): DomainError {
-  return new DomainError(404, 'IntercompanyTransactionNotFoundError', 'Intercompany transaction not found', {
+  return errors.IntercompanyTransactionNotFoundError('Intercompany transaction not found', {
     transactionId,
   });
 }
 
 function notEditable(row: IntercompanyRow, fields: string[]): DomainError {
-  return new DomainError(
-    409,
-    'IntercompanyTransactionNotEditableError',
+  return errors.IntercompanyTransactionNotEditableError(
     `The transaction's state locks: ${fields.join(', ')}`,
     { transactionId: row.id, matchingStatus: row.matchingStatus, isEliminated: row.isEliminated, fields },
   );
 }
 
 function entryNotFound(entryId: string): DomainError {
-  return new DomainError(404, 'JournalEntryNotFoundError', 'Journal entry not found', { entryId });
+  return errors.JournalEntryNotFoundError('Journal entry not found', { entryId });
 }
 
 function entryMismatch(journalEntryId: string, expectedCompanyId: string, actualCompanyId: string) {
-  return new DomainError(
-    400,
-    'IntercompanyJournalEntryMismatchError',
-    'The journal entry belongs to another company',
-    { journalEntryId, expectedCompanyId, actualCompanyId },
-  );
+  return errors.IntercompanyJournalEntryMismatchError('The journal entry belongs to another company', {
+    journalEntryId,
+    expectedCompanyId,
+    actualCompanyId,
+  });
 }
 
 export function sameCompany(companyId: string): DomainError {
-  return new DomainError(400, 'SameCompanyIntercompanyError', 'fromCompanyId and toCompanyId must differ', {
+  return errors.SameCompanyIntercompanyError('fromCompanyId and toCompanyId must differ', {
     companyId,
   });
 }
@@ -410,9 +408,7 @@ export async function deleteTransaction(
   await inTransaction(db, async (tx) => {
     const row = await locked(tx, found);
     if (row.isEliminated || requiresElimination(row.matchingStatus)) {
-      throw new DomainError(
-        409,
-        'IntercompanyTransactionCannotBeDeletedError',
+      throw errors.IntercompanyTransactionCannotBeDeletedError(
         'Matched, VarianceApproved and eliminated transactions cannot be deleted',
         { transactionId: row.id, matchingStatus: row.matchingStatus, isEliminated: row.isEliminated },
       );

@@ -9,6 +9,7 @@ import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
 import { type Access, organizationNotFound, type Role } from '../../http/access.ts';
 import { type KeyColumn, keyset, type PageParams, paged } from '../../http/pagination.ts';
 import { diffChanges, recordAudit } from '../audit/service.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 export interface OrganizationSettings {
   fiscalYearEnd: FiscalYearEnd;
@@ -100,7 +101,7 @@ function isTimeZone(name: string): boolean {
 const nameKey = (name: string) => name.toLowerCase();
 
 function nameTaken(name: string): DomainError {
-  return new DomainError(409, 'OrganizationNameAlreadyExistsError', 'An organization with this name exists', {
+  return errors.OrganizationNameAlreadyExistsError('An organization with this name exists', {
     name,
   });
 }
@@ -274,7 +275,7 @@ export async function deleteOrganization(db: Db, access: Access, id: string): Pr
     const [c] = await tx.select({ n: count() }).from(companies).where(eq(companies.organizationId, id));
     const companyCount = Number(c?.n ?? 0);
     if (companyCount > 0) {
-      throw new DomainError(409, 'OrganizationHasCompaniesError', 'The organization still has companies', {
+      throw errors.OrganizationHasCompaniesError('The organization still has companies', {
         organizationId: id,
         companyCount,
       });
@@ -323,14 +324,14 @@ async function loadMemberships(db: Db, organizationId: string, where = sql`true`
 }
 
 function membershipNotFound(userId: string, organizationId: string): DomainError {
-  return new DomainError(404, 'MembershipNotFoundError', 'The user is not a member of the organization', {
+  return errors.MembershipNotFoundError('The user is not a member of the organization', {
     userId,
     organizationId,
   });
 }
 
 function lastOwner(organizationId: string): DomainError {
-  return new DomainError(409, 'OwnerCannotBeRemovedError', 'The organization must keep at least one owner', {
+  return errors.OwnerCannotBeRemovedError('The organization must keep at least one owner', {
     organizationId,
   });
 }
@@ -363,8 +364,7 @@ export async function addMember(
   await access.authorize(organizationId, input.role === 'owner' ? 'member:manage_owners' : 'member:manage');
   const email = input.email.toLowerCase();
   const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
-  if (!user)
-    throw new DomainError(404, 'UserNotFoundByEmailError', 'No registered user has this e-mail', { email });
+  if (!user) throw errors.UserNotFoundByEmailError('No registered user has this e-mail', { email });
   try {
     await inTransaction(db, async (tx) => {
       await tx.insert(memberships).values({ organizationId, userId: user.id, role: input.role });
@@ -379,7 +379,7 @@ export async function addMember(
     });
   } catch (err) {
     if (pgErrorCode(err) === '23505') {
-      throw new DomainError(409, 'UserAlreadyMemberError', 'The user is already a member', {
+      throw errors.UserAlreadyMemberError('The user is already a member', {
         userId: user.id,
         organizationId,
       });

@@ -12,7 +12,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
-import { DomainError, ValidationError } from '../../domain/errors.ts';
+import { ValidationError } from '../../domain/errors.ts';
 import { BOOKED_STATUS } from '../../domain/journal/workflow.ts';
 import { dec, type Money, money } from '../../domain/money.ts';
 import type { Table, TableRow } from '../../domain/reports/tabular.ts';
@@ -20,6 +20,7 @@ import type { Access } from '../../http/access.ts';
 import { requireCompany } from '../companies/lookup.ts';
 import { formatEntryNumber } from '../journal/repo.ts';
 import { checkPeriod, functionalOnly } from './service.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 /** Entries whose lines are in the balances: posted, and posted then reversed. */
 const BOOKED = [BOOKED_STATUS, 'Reversed'];
@@ -143,7 +144,7 @@ export async function generalLedger(
         order by length(sel.account_number), sel.account_number`,
   );
   if (q.accountId !== undefined && summaries.length === 0) {
-    throw new DomainError(404, 'AccountNotFoundError', 'Account not found', { accountId: q.accountId });
+    throw errors.AccountNotFoundError('Account not found', { accountId: q.accountId });
   }
   const accounts: GeneralLedgerAccount[] = summaries
     .map((r) => {

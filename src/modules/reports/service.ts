@@ -48,10 +48,11 @@ import {
   translatedEquityStatement,
 } from '../../domain/consolidation/company-translation.ts';
 import { type TranslationFacts, translatedFigures, translatePeriod, translateViews } from './translation.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 /** `400 InvalidReportPeriodError {periodStart, periodEnd}`. */
 export function invalidReportPeriod(periodStart: string, periodEnd: string): DomainError {
-  return new DomainError(400, 'InvalidReportPeriodError', 'The period start is later than its end', {
+  return errors.InvalidReportPeriodError('The period start is later than its end', {
     periodStart,
     periodEnd,
   });
@@ -104,9 +105,7 @@ export type Translated<R> = Named<R> & Partial<TranslationFacts>;
  * the functional currency only (the general ledger, and a trial balance of a period's activity).
  */
 export function currencyNotSupported(report: string, currency: string, functionalCurrency: string) {
-  return new DomainError(
-    400,
-    'ReportCurrencyNotSupportedError',
+  return errors.ReportCurrencyNotSupportedError(
     `The ${report} is only available in the functional currency ${functionalCurrency}`,
     { report, currency, functionalCurrency },
   );

@@ -21,6 +21,7 @@ import {
   type CompanyTranslationView,
   loadCompanyTranslationInputs,
 } from '../consolidation/company-translation.loader.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 /** What a statement in another currency adds to the functional one. */
 export interface TranslationFacts {
@@ -31,7 +32,7 @@ export interface TranslationFacts {
 /** `400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType}` for a rate a view lacks. */
 function missingRate(t: { missing: Extract<CompanyTranslation, { ok: false }>['missing'] }): DomainError {
   const m = t.missing;
-  return new DomainError(400, 'ExchangeRateNotFoundError', m.message, {
+  return errors.ExchangeRateNotFoundError(m.message, {
     fromCurrency: m.fromCurrency,
     toCurrency: m.toCurrency,
     date: m.date,

@@ -13,6 +13,7 @@ import type { Access } from '../../http/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { diffChanges, recordAudit } from '../audit/service.ts';
 import { type Dispatcher, endpointSummary } from './dispatcher.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -62,11 +63,11 @@ export function deliveryRecord(row: DeliveryRow): DeliveryRecord {
 }
 
 export function endpointNotFound(endpointId: string): DomainError {
-  return new DomainError(404, 'WebhookEndpointNotFoundError', 'Webhook endpoint not found', { endpointId });
+  return errors.WebhookEndpointNotFoundError('Webhook endpoint not found', { endpointId });
 }
 
 export function deliveryNotFound(deliveryId: string): DomainError {
-  return new DomainError(404, 'WebhookDeliveryNotFoundError', 'Webhook delivery not found', { deliveryId });
+  return errors.WebhookDeliveryNotFoundError('Webhook delivery not found', { deliveryId });
 }
 
 /** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
