@@ -116,6 +116,7 @@ async function openPglite(dataDir: string, snapshot?: Blob): Promise<Database> {
     ...(snapshot ? { loadDataDir: snapshot } : {}),
   });
   await client.waitReady;
+  yieldBeforeEachStatement(client);
   const record = activeRecorder();
   if (record) recordPglite(client, record);
   // Idempotent requests mark their commits here too (commit-marks.ts).
@@ -137,6 +138,23 @@ async function openPglite(dataDir: string, snapshot?: Blob): Promise<Database> {
     close: () => client.close(),
     dump: () => client.dumpDataDir('none'),
   };
+}
+
+/**
+ * PGlite executes a statement synchronously on the event loop, and hands its one connection to the
+ * next queued statement through promise callbacks only: a queue of statements would run back to back
+ * without letting the event loop read a socket or fire a timer (20 concurrent large list reads held
+ * it for seconds). Each statement therefore first yields to the event loop once (`setImmediate`), so
+ * that requests that arrive meanwhile are read and answered between statements — one statement is
+ * the longest a request waits for the loop, instead of the whole queue.
+ */
+function yieldBeforeEachStatement(client: PGlite): void {
+  const runExclusive = client._runExclusiveQuery.bind(client);
+  client._runExclusiveQuery = <T>(fn: () => Promise<T>): Promise<T> =>
+    runExclusive(async () => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return fn();
+    });
 }
 
 async function pingWithTimeout(db: Db, timeoutMs: number): Promise<boolean> {
