@@ -22,21 +22,28 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 type Serialize = (data: unknown) => string;
 
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * Sends `page` — an object whose first property `key` is the item array — with status 200, as the
- * route's 200 schema would serialise it, serialising the items with `itemSchema` in slices.
+ * route's 200 schema would serialise it with every item replaced by `toItem(item)`: the items are
+ * turned into their wire form and serialised with `itemSchema` one at a time, in slices. Building each
+ * wire object right before it is serialised keeps a large page's objects short-lived.
  */
-export async function sendPageInSlices<K extends string>(
+export async function sendPageInSlices<K extends string, T>(
   reply: FastifyReply,
   key: K,
-  page: { [P in K]: readonly unknown[] } & Record<string, unknown>,
+  page: { [P in K]: readonly T[] },
   itemSchema: TSchema,
+  toItem: (item: T) => unknown = (item) => item,
 ): Promise<FastifyReply> {
   const items = page[key];
   const serializePage = reply.getSerializationFunction('200') as Serialize | undefined;
   const envelope = serializePage?.({ ...page, [key]: [] });
   const opening = `{${JSON.stringify(key)}:[]`;
-  if (envelope === undefined || !envelope.startsWith(opening)) return reply.send(page);
+  if (envelope === undefined || !envelope.startsWith(opening)) {
+    return reply.send({ ...page, [key]: items.map(toItem) });
+  }
   const serializeItem = reply.compileSerializationSchema(
     itemSchema as Record<string, unknown>,
     '200',
@@ -45,9 +52,9 @@ export async function sendPageInSlices<K extends string>(
   let sliceStart = performance.now();
   for (let i = 0; i < items.length; i++) {
     if (i > 0) parts.push(',');
-    parts.push(serializeItem(items[i]));
+    parts.push(serializeItem(toItem(items[i]!)));
     if (performance.now() - sliceStart >= SLICE_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await yieldToEventLoop();
       sliceStart = performance.now();
     }
   }

@@ -240,8 +240,13 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { format: formatParam, limit: _l, offset: _o, ...filters } = request.query;
       const format = exportFormat(request, formatParam);
       if (format === 'json') {
-        const page = await entries.listEntries(db, request.access, filters, pageParams(request.query));
-        return sendPageInSlices(reply, 'entries', page, JournalEntry);
+        const { record, ...page } = await entries.listEntries(
+          db,
+          request.access,
+          filters,
+          pageParams(request.query),
+        );
+        return sendPageInSlices(reply, 'entries', page, JournalEntry, record);
       }
       const rows = await entries.journalLineRows(db, request.access, filters);
       return sendRowStream(reply, format, 'Journal entries', JOURNAL_LINE_COLUMNS, rows, [
