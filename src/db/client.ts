@@ -32,6 +32,12 @@ export interface Database {
   migrate(): Promise<void>;
   /** A trivial query with a timeout; false when the database does not answer. */
   ping(timeoutMs?: number): Promise<boolean>;
+  /**
+   * Whether the database answered a statement — any statement of this process, a result or a refusal
+   * from the server — within the last `windowMs`: evidence that it is up which costs no query, for the
+   * health check of a busy process (its own `select 1` would wait behind the queued work).
+   */
+  answeredWithin(windowMs: number): boolean;
   close(): Promise<void>;
   /** PGlite only: a dump of the data directory (used by the tests to clone a migrated database). */
   dump?: () => Promise<Blob | File>;
@@ -85,6 +91,10 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   // A dropped idle connection must not crash the process; the pool discards it and the next query
   // reconnects.
   pool.on('error', () => {});
+  // The server answered when a connection is ready for the next statement again (after a result or an
+  // error alike); a connection that broke, or a server that stopped answering, does not get there.
+  const answers = new AnswerClock();
+  pool.on('connect', (client) => client.connection.on('readyForQuery', () => answers.stamp()));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   pools.set(db, { pool, max: options.poolSize ?? 10, distributed: null });
   runners.set(db, async (statement, params) => {
@@ -105,6 +115,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
       });
     },
     ping: (timeoutMs = 2000) => pingWithTimeout(db, timeoutMs),
+    answeredWithin: (windowMs) => answers.within(windowMs),
     close: () => pool.end(),
   };
 }
@@ -117,6 +128,8 @@ async function openPglite(dataDir: string, snapshot?: Blob): Promise<Database> {
     ...(snapshot ? { loadDataDir: snapshot } : {}),
   });
   await client.waitReady;
+  const answers = new AnswerClock();
+  yieldBeforeEachStatement(client, answers);
   const record = activeRecorder();
   if (record) recordPglite(client, record);
   // Idempotent requests mark their commits here too (commit-marks.ts).
@@ -141,9 +154,47 @@ async function openPglite(dataDir: string, snapshot?: Blob): Promise<Database> {
       await migratePglite(drizzlePglite(client), { migrationsFolder: MIGRATIONS });
     },
     ping: (timeoutMs = 2000) => pingWithTimeout(db, timeoutMs),
+    answeredWithin: (windowMs) => answers.within(windowMs),
     close: () => client.close(),
     dump: () => client.dumpDataDir('none'),
   };
+}
+
+/**
+ * PGlite executes a statement synchronously on the event loop, and hands its one connection to the
+ * next queued statement through promise callbacks only: a queue of statements would run back to back
+ * without letting the event loop read a socket or fire a timer (20 concurrent large list reads held
+ * it for seconds). Each statement therefore first yields to the event loop once (`setImmediate`), so
+ * that requests that arrive meanwhile are read and answered between statements — one statement is
+ * the longest a request waits for the loop, instead of the whole queue. A statement that completes
+ * or is refused with an SQLSTATE is stamped on `answers`.
+ */
+function yieldBeforeEachStatement(client: PGlite, answers: AnswerClock): void {
+  const runExclusive = client._runExclusiveQuery.bind(client);
+  client._runExclusiveQuery = <T>(fn: () => Promise<T>): Promise<T> =>
+    runExclusive(async () => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      try {
+        const result = await fn();
+        answers.stamp();
+        return result;
+      } catch (err) {
+        // a refusal with an SQLSTATE is an answer too; a closed or broken instance's error is not
+        if (pgErrorCode(err) !== undefined) answers.stamp();
+        throw err;
+      }
+    });
+}
+
+/** When the database last answered a statement (monotonic clock). */
+class AnswerClock {
+  private at = Number.NEGATIVE_INFINITY;
+  stamp(): void {
+    this.at = performance.now();
+  }
+  within(windowMs: number): boolean {
+    return performance.now() - this.at <= windowMs;
+  }
 }
 
 async function pingWithTimeout(db: Db, timeoutMs: number): Promise<boolean> {

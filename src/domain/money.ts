@@ -39,8 +39,32 @@ export function roundMoney(value: DecimalInput, currency: string): Decimal {
 
 /** Fixed-point text with exactly `decimals` fraction digits, never `-0`, never exponent notation. */
 export function toFixedString(value: DecimalInput, decimals: number): string {
+  const text = typeof value === 'string' ? plainDecimal(value) : null;
+  if (text) {
+    const { sign, whole, fraction } = text;
+    // Digits past `decimals` that are all zeros need no rounding: the text is cut or padded as it is.
+    if (!/[1-9]/.test(fraction.slice(decimals))) {
+      const kept = fraction.length >= decimals ? fraction.slice(0, decimals) : fraction.padEnd(decimals, '0');
+      const zero = whole === '0' && !/[1-9]/.test(kept);
+      return `${zero ? '' : sign}${whole}${decimals > 0 ? `.${kept}` : ''}`;
+    }
+  }
   const d = roundTo(value, decimals);
   return (d.isZero() ? ZERO : d).toFixed(decimals);
+}
+
+const PLAIN_DECIMAL = /^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?$/;
+
+/**
+ * The parts of a plain decimal text — what a NUMERIC column reads as (`-12.50000000`, `7`) — or null
+ * for any other input (exponents, leading zeros, more digits than the decimal precision), which the
+ * formatters leave to decimal.js. Formatting such texts by cutting them costs a fraction of parsing each
+ * into a Decimal and makes almost no garbage: a page of 2,000 journal lines formats 8,000 amounts.
+ */
+function plainDecimal(value: string): { sign: string; whole: string; fraction: string } | null {
+  if (value.length > 80) return null;
+  const m = PLAIN_DECIMAL.exec(value);
+  return m ? { sign: m[1]!, whole: m[2]!, fraction: m[3] ?? '' } : null;
 }
 
 /** Wire form of an amount: exactly the currency's minor-unit digits. */
@@ -58,6 +82,12 @@ export function zeroMoney(currency: string): Money {
 
 /** Canonical rate text: no trailing fraction zeros, no trailing point (`"1.1"`, `"150"`). */
 export function formatRate(value: DecimalInput): string {
+  const text = typeof value === 'string' ? plainDecimal(value) : null;
+  if (text) {
+    const fraction = text.fraction.replace(/0+$/, '');
+    const zero = text.whole === '0' && fraction === '';
+    return `${zero ? '' : text.sign}${text.whole}${fraction ? `.${fraction}` : ''}`;
+  }
   const d = dec(value);
   const s = d.toFixed();
   if (!s.includes('.')) return s;

@@ -18,6 +18,7 @@ import {
   Type,
   Uuid,
 } from '../../http/schemas.ts';
+import { sendPageInSlices } from '../../http/sliced-json.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import { EXPORT_FORMATS, exportFormat, sendRowStream } from '../../http/export.ts';
 import { JOURNAL_LINE_COLUMNS } from '../../domain/reports/tabular.ts';
@@ -239,7 +240,13 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { format: formatParam, limit: _l, offset: _o, ...filters } = request.query;
       const format = exportFormat(request, formatParam);
       if (format === 'json') {
-        return entries.listEntries(db, request.access, filters, pageParams(request.query));
+        const { record, ...page } = await entries.listEntries(
+          db,
+          request.access,
+          filters,
+          pageParams(request.query),
+        );
+        return sendPageInSlices(reply, 'entries', page, JournalEntry, record);
       }
       const rows = await entries.journalLineRows(db, request.access, filters);
       return sendRowStream(reply, format, 'Journal entries', JOURNAL_LINE_COLUMNS, rows, [

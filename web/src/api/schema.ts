@@ -12,7 +12,7 @@ export interface paths {
         };
         /**
          * Service health
-         * @description Public. Checks the database with a trivial query (2-second timeout). 503 when degraded.
+         * @description Public. 503 when degraded. The database is reported `ok` when it answered a statement of this process within the last second (the traffic already proves it up, so a busy process answers at once instead of queueing a check behind its work); otherwise health checks it with a trivial query (2-second timeout). A database that stops answering is therefore reported `unavailable` within about 3 seconds.
          */
         get: {
             parameters: {
