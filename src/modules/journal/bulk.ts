@@ -33,7 +33,7 @@ import type { Access } from '../../http/access.ts';
 import { type AuditInput, recordAudit } from '../audit/service.ts';
 import type { CompanyRow } from '../companies/lookup.ts';
 import { recordJournalEvents } from '../events/record.ts';
-import { addEntriesToBalances } from '../ledger/posting.ts';
+import { insertedLinesPostingCtes } from '../ledger/posting.ts';
 import { organizationSettings } from '../organizations/service.ts';
 import {
   checkCompany,
@@ -126,15 +126,7 @@ export async function createEntries(
     for (const organizationId of organizations) {
       const ofOrg =
         organizations.length === 1 ? stored : stored.filter((s) => s.row.organizationId === organizationId);
-      await insertRows(tx, ofOrg);
-      if (post) {
-        await addEntriesToBalances(
-          tx,
-          organizationId,
-          ofOrg.map((s) => s.row.id),
-          CLOSING_ENTRY_TYPE,
-        );
-      }
+      await insertRows(tx, ofOrg, post ? { closingEntryType: CLOSING_ENTRY_TYPE } : undefined);
     }
     const audit: AuditInput[] = stored.flatMap(({ row }) => {
       const base = {
@@ -379,7 +371,12 @@ const LINE_CHUNK = 10_000;
  * one array parameter and the rows are rebuilt by `unnest` (no per-row JSON keys to build, send and
  * parse), and what is the same on every row (the organization) is bound once.
  */
-export async function insertRows(tx: Tx, stored: { row: EntryRow; lines: LineRow[] }[]): Promise<void> {
+export async function insertRows(
+  tx: Tx,
+  stored: { row: EntryRow; lines: LineRow[] }[],
+  /** Posted entries: their lines enter the balances in the statements that insert them. */
+  post?: { closingEntryType: string },
+): Promise<void> {
   if (stored.length === 0) return;
   const organizationId = stored[0]!.row.organizationId;
   for (let i = 0; i < stored.length; i += HEADER_CHUNK) {
@@ -416,8 +413,7 @@ export async function insertRows(tx: Tx, stored: { row: EntryRow; lines: LineRow
   for (let i = 0; i < lines.length; i += LINE_CHUNK) {
     const rows = lines.slice(i, i + LINE_CHUNK);
     const col = <T extends string | number | null>(f: (l: LineRow) => T) => pgArray(rows.map(f));
-    await tx.execute(
-      sql`insert into journal_lines (id, organization_id, journal_entry_id, company_id, line_number,
+    const insert = sql`insert into journal_lines (id, organization_id, journal_entry_id, company_id, line_number,
             account_id, currency, debit_amount, credit_amount, functional_debit_amount,
             functional_credit_amount, exchange_rate, exchange_rate_id, exchange_rate_leg_ids, memo,
             dimensions, intercompany_partner_id)
@@ -439,7 +435,14 @@ export async function insertRows(tx: Tx, stored: { row: EntryRow; lines: LineRow
             ${col((l) => l.intercompanyPartnerId)}::uuid[])
           as l(id, journal_entry_id, company_id, line_number, account_id, currency, debit_amount,
             credit_amount, functional_debit_amount, functional_credit_amount, exchange_rate,
-            exchange_rate_id, exchange_rate_leg_ids, memo, dimensions, intercompany_partner_id)`,
+            exchange_rate_id, exchange_rate_leg_ids, memo, dimensions, intercompany_partner_id)`;
+    await tx.execute(
+      post
+        ? sql`with lines as (${insert} returning journal_entry_id, account_id, currency, debit_amount,
+                credit_amount, functional_debit_amount, functional_credit_amount),
+              ${insertedLinesPostingCtes(organizationId, post.closingEntryType)}
+              select 1`
+        : insert,
     );
   }
 }

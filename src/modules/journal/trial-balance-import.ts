@@ -36,7 +36,6 @@ import { type AuditInput, recordAudit } from '../audit/service.ts';
 import { type CompanyRow, companyNotFound } from '../companies/lookup.ts';
 import { aggregateBalances, all, onOrBefore } from '../ledger/report-figures.ts';
 import { recordJournalEvents } from '../events/record.ts';
-import { addEntriesToBalances } from '../ledger/posting.ts';
 import { CLOSING_ENTRY_TYPE } from '../../domain/journal/rules.ts';
 import { organizationSettings } from '../organizations/service.ts';
 import { insertRows } from './bulk.ts';
@@ -390,8 +389,7 @@ export async function importTrialBalance(
         });
         return { row, lines };
       });
-      await insertRows(tx, stored);
-      await addEntriesToBalances(tx, company.organizationId, entryIds, CLOSING_ENTRY_TYPE);
+      await insertRows(tx, stored, { closingEntryType: CLOSING_ENTRY_TYPE });
       await recordJournalEvents(
         tx,
         entryIds.flatMap((entryId) =>
