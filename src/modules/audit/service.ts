@@ -3,7 +3,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { pgArray, uuidv7Batch } from '../../db/bulk-params.ts';
+import { pgArray, pgTokens, uuidv7Batch } from '../../db/bulk-params.ts';
 import type { Queryable } from '../../db/client.ts';
 import { auditLog } from '../../db/schema/index.ts';
 
@@ -83,14 +83,15 @@ export async function recordAudit(tx: Queryable, entry: AuditInput | AuditInput[
     const ids = uuidv7Batch(entries.length);
     for (let i = 0; i < entries.length; i += AUDIT_CHUNK) {
       const rows = entries.slice(i, i + AUDIT_CHUNK);
-      const col = (f: (e: AuditInput, k: number) => string | null) => pgArray(rows.map(f));
+      const col = (f: (e: AuditInput, k: number) => string) => pgTokens(rows.map(f));
+      const text = (f: (e: AuditInput) => string | null) => pgArray(rows.map(f));
       await tx.execute(
         sql`insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
             select a.id, a.organization_id, a.user_id, a.action, a.entity_type, a.entity_id, a.changes::jsonb
             from unnest(${col((_, k) => ids[i + k]!)}::uuid[], ${col((e) => e.organizationId)}::uuid[],
               ${col((e) => e.userId)}::uuid[], ${col((e) => e.action)}::text[],
-              ${col((e) => e.entityType)}::text[], ${col((e) => e.entityId)}::text[],
-              ${col((e) => (e.changes && Object.keys(e.changes).length > 0 ? JSON.stringify(e.changes) : null))}::text[])
+              ${col((e) => e.entityType)}::text[], ${text((e) => e.entityId)}::text[],
+              ${text((e) => (e.changes && Object.keys(e.changes).length > 0 ? JSON.stringify(e.changes) : null))}::text[])
             as a(id, organization_id, user_id, action, entity_type, entity_id, changes)`,
       );
     }

@@ -14,7 +14,7 @@
  * (ledger/posting.ts).
  */
 import { sql } from 'drizzle-orm';
-import { pgArray, uuidv7Batch } from '../../db/bulk-params.ts';
+import { pgArray, pgTokens, uuidv7Batch } from '../../db/bulk-params.ts';
 import { type Db, inTransaction, type Tx } from '../../db/client.ts';
 import { todayIn } from '../../domain/dates.ts';
 import { DomainError, type Issue } from '../../domain/errors.ts';
@@ -381,7 +381,8 @@ export async function insertRows(
   const organizationId = stored[0]!.row.organizationId;
   for (let i = 0; i < stored.length; i += HEADER_CHUNK) {
     const rows = stored.slice(i, i + HEADER_CHUNK).map((s) => s.row);
-    const col = <T extends string | number | boolean | null>(f: (r: EntryRow) => T) => pgArray(rows.map(f));
+    const col = (f: (r: EntryRow) => string | number | boolean | null) => pgTokens(rows.map(f));
+    const text = (f: (r: EntryRow) => string | null) => pgArray(rows.map(f));
     await tx.execute(
       sql`insert into journal_entries (id, organization_id, company_id, entry_number, reference_number,
             description, transaction_date, document_date, posting_date, fiscal_year, fiscal_period,
@@ -393,12 +394,12 @@ export async function insertRows(
             i.total_debits, i.total_credits, i.created_by, i.posted_by, i.posted_at, i.created_at,
             i.created_at
           from unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.companyId)}::uuid[],
-            ${col((r) => r.entryNumber)}::int[], ${col((r) => r.referenceNumber)}::text[],
-            ${col((r) => r.description)}::text[], ${col((r) => r.transactionDate)}::date[],
+            ${col((r) => r.entryNumber)}::int[], ${text((r) => r.referenceNumber)}::text[],
+            ${text((r) => r.description)}::text[], ${col((r) => r.transactionDate)}::date[],
             ${col((r) => r.documentDate)}::date[], ${col((r) => r.postingDate)}::date[],
             ${col((r) => r.fiscalYear)}::int[], ${col((r) => r.fiscalPeriod)}::smallint[],
             ${col((r) => r.entryType)}::text[], ${col((r) => r.sourceModule)}::text[],
-            ${col((r) => r.sourceDocumentRef)}::text[], ${col((r) => r.isMultiCurrency)}::boolean[],
+            ${text((r) => r.sourceDocumentRef)}::text[], ${col((r) => r.isMultiCurrency)}::boolean[],
             ${col((r) => r.status)}::text[], ${col((r) => r.totalDebits)}::numeric[],
             ${col((r) => r.totalCredits)}::numeric[], ${col((r) => r.createdBy)}::uuid[],
             ${col((r) => r.postedBy)}::uuid[], ${col((r) => r.postedAt?.toISOString() ?? null)}::timestamptz[],
@@ -412,7 +413,8 @@ export async function insertRows(
   const lines = stored.length === 1 ? stored[0]!.lines : stored.flatMap((s) => s.lines);
   for (let i = 0; i < lines.length; i += LINE_CHUNK) {
     const rows = lines.slice(i, i + LINE_CHUNK);
-    const col = <T extends string | number | null>(f: (l: LineRow) => T) => pgArray(rows.map(f));
+    const col = (f: (l: LineRow) => string | number | null) => pgTokens(rows.map(f));
+    const text = (f: (l: LineRow) => string | null) => pgArray(rows.map(f));
     const insert = sql`insert into journal_lines (id, organization_id, journal_entry_id, company_id, line_number,
             account_id, currency, debit_amount, credit_amount, functional_debit_amount,
             functional_credit_amount, exchange_rate, exchange_rate_id, exchange_rate_leg_ids, memo,
@@ -424,14 +426,14 @@ export async function insertRows(
             l.intercompany_partner_id
           from unnest(${col((l) => l.id)}::uuid[], ${col((l) => l.journalEntryId)}::uuid[],
             ${col((l) => l.companyId)}::uuid[], ${col((l) => l.lineNumber)}::smallint[],
-            ${col((l) => l.accountId)}::uuid[], ${col((l) => l.currency)}::text[],
+            ${col((l) => l.accountId)}::uuid[], ${text((l) => l.currency)}::text[],
             ${col((l) => l.debitAmount)}::numeric[], ${col((l) => l.creditAmount)}::numeric[],
             ${col((l) => l.functionalDebitAmount)}::numeric[],
             ${col((l) => l.functionalCreditAmount)}::numeric[], ${col((l) => l.exchangeRate)}::numeric[],
             ${col((l) => l.exchangeRateId)}::uuid[],
-            ${col((l) => (l.exchangeRateLegIds?.length ? pgArray(l.exchangeRateLegIds) : null))}::text[],
-            ${col((l) => l.memo)}::text[],
-            ${col((l) => (l.dimensions == null ? null : JSON.stringify(l.dimensions)))}::text[],
+            ${text((l) => (l.exchangeRateLegIds?.length ? pgTokens(l.exchangeRateLegIds) : null))}::text[],
+            ${text((l) => l.memo)}::text[],
+            ${text((l) => (l.dimensions == null ? null : JSON.stringify(l.dimensions)))}::text[],
             ${col((l) => l.intercompanyPartnerId)}::uuid[])
           as l(id, journal_entry_id, company_id, line_number, account_id, currency, debit_amount,
             credit_amount, functional_debit_amount, functional_credit_amount, exchange_rate,

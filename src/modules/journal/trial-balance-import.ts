@@ -9,7 +9,7 @@
  */
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { pgArray, uuidv7Batch } from '../../db/bulk-params.ts';
+import { pgArray, pgTokens, uuidv7Batch } from '../../db/bulk-params.ts';
 import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
 import { accounts, companies, trialBalanceImports } from '../../db/schema/index.ts';
 import { typeOfCategory } from '../../domain/accounts.ts';
@@ -302,7 +302,7 @@ export async function importTrialBalance(
       // One statement per batch of accounts, each column bound as one array parameter.
       for (let i = 0; i < toCreate.length; i += ACCOUNT_CHUNK) {
         const batch = toCreate.slice(i, i + ACCOUNT_CHUNK);
-        const col = (f: (c: (typeof toCreate)[number], k: number) => string) => pgArray(batch.map(f));
+        const col = (f: (c: (typeof toCreate)[number], k: number) => string) => pgTokens(batch.map(f));
         await tx.execute(
           sql`insert into accounts (id, organization_id, company_id, account_number, name, account_type,
                 account_category, created_at, updated_at)
@@ -310,7 +310,7 @@ export async function importTrialBalance(
                 a.account_type, a.account_category, ${now.toISOString()}::timestamptz,
                 ${now.toISOString()}::timestamptz
               from unnest(${col((_, k) => createdIds[i + k]!)}::uuid[], ${col((c) => c.accountNumber)}::text[],
-                ${col((c) => c.accountName)}::text[],
+                ${pgArray(batch.map((c) => c.accountName))}::text[],
                 ${col((c) => typeOfCategory(c.category as never))}::text[], ${col((c) => c.category)}::text[])
               as a(id, account_number, name, account_type, account_category)`,
         );
