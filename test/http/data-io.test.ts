@@ -369,6 +369,59 @@ describe('bulk journal entries', () => {
     expect(one.body).toEqual(res.body.entries[1]);
   });
 
+  it('writes every field as a single create does (rates looked up or given, memos, dimensions)', async () => {
+    const c = await createCompany(t, org.id);
+    const rate = await t.post('/api/v1/exchange-rates', {
+      token: owner.token,
+      body: {
+        organizationId: org.id,
+        fromCurrency: 'GBP',
+        toCurrency: 'USD',
+        rate: '1.25',
+        effectiveDate: '2026-04-01',
+        rateType: 'Spot',
+        source: 'Manual',
+      },
+    });
+    expect(rate.status, JSON.stringify(rate.body)).toBe(201);
+    const full = entry(c, '12.34', {
+      description: 'All fields, "quoted", {braced}, back\\slash',
+      referenceNumber: 'REF-1',
+      documentDate: '2026-04-09',
+      sourceDocumentRef: 'doc,1',
+      lines: [
+        {
+          accountId: c.accounts.cash,
+          debitAmount: { value: '10.00', currency: 'GBP' },
+          memo: 'memo with "quotes", commas, {braces} and a back\\slash',
+          dimensions: { costCenter: 'CC-1', region: 'a,b' },
+        },
+        {
+          accountId: c.accounts.receivable,
+          debitAmount: { value: '4.00', currency: 'EUR' },
+          exchangeRate: '1.1',
+        },
+        { accountId: c.accounts.revenue, creditAmount: usd('16.90'), memo: 'NULL' },
+      ],
+    });
+    const single = await t.post(JE, { token: member.token, body: full });
+    expect(single.status, JSON.stringify(single.body)).toBe(201);
+    const bulk = await t.post(`${JE}/bulk`, { token: member.token, body: { entries: [full] } });
+    expect(bulk.status, JSON.stringify(bulk.body)).toBe(201);
+    const read = await t.get(`${JE}/${bulk.body.entries[0].id}`, { token: viewer.token });
+    expect(read.body).toEqual(bulk.body.entries[0]);
+    const comparable = (e: any) => ({
+      ...e,
+      id: undefined,
+      entryNumber: undefined,
+      createdAt: undefined,
+      updatedAt: undefined,
+      lines: e.lines.map((l: any) => ({ ...l, id: undefined, journalEntryId: undefined })),
+    });
+    expect(comparable(read.body)).toEqual(comparable(single.body));
+    expect(read.body.lines[0].exchangeRateId).toBe(rate.body.id);
+  });
+
   it('writes nothing when one entry is refused, naming its index', async () => {
     const c = await createCompany(t, org.id);
     const bad = entry(c, '5.00', {

@@ -3,6 +3,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
+import { pgArray, pgTokens, uuidv7Batch } from '../../db/bulk-params.ts';
 import type { Queryable } from '../../db/client.ts';
 import { auditLog } from '../../db/schema/index.ts';
 
@@ -77,23 +78,21 @@ export async function recordAudit(tx: Queryable, entry: AuditInput | AuditInput[
   const entries = Array.isArray(entry) ? entry : [entry];
   if (entries.length === 0) return;
   if (entries.length >= SET_BASED_FROM) {
-    // Bulk writes (imports, bulk creates): one JSON parameter per statement instead of seven bound
-    // values per row, whose building costs more than the insert itself.
+    // Bulk writes (imports, bulk creates): each column bound as one array parameter, expanded by
+    // `unnest`, instead of seven bound values per row, whose building costs more than the insert.
+    const ids = uuidv7Batch(entries.length);
     for (let i = 0; i < entries.length; i += AUDIT_CHUNK) {
-      const rows = entries.slice(i, i + AUDIT_CHUNK).map((e) => ({
-        id: uuidv7(),
-        organization_id: e.organizationId,
-        user_id: e.userId,
-        action: e.action,
-        entity_type: e.entityType,
-        entity_id: e.entityId,
-        changes: e.changes && Object.keys(e.changes).length > 0 ? e.changes : null,
-      }));
+      const rows = entries.slice(i, i + AUDIT_CHUNK);
+      const col = (f: (e: AuditInput, k: number) => string) => pgTokens(rows.map(f));
+      const text = (f: (e: AuditInput) => string | null) => pgArray(rows.map(f));
       await tx.execute(
         sql`insert into audit_log (id, organization_id, user_id, action, entity_type, entity_id, changes)
-            select a.id, a.organization_id, a.user_id, a.action, a.entity_type, a.entity_id, a.changes
-            from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as a(id uuid, organization_id uuid,
-              user_id uuid, action text, entity_type text, entity_id text, changes jsonb)`,
+            select a.id, a.organization_id, a.user_id, a.action, a.entity_type, a.entity_id, a.changes::jsonb
+            from unnest(${col((_, k) => ids[i + k]!)}::uuid[], ${col((e) => e.organizationId)}::uuid[],
+              ${col((e) => e.userId)}::uuid[], ${col((e) => e.action)}::text[],
+              ${col((e) => e.entityType)}::text[], ${text((e) => e.entityId)}::text[],
+              ${text((e) => (e.changes && Object.keys(e.changes).length > 0 ? JSON.stringify(e.changes) : null))}::text[])
+            as a(id, organization_id, user_id, action, entity_type, entity_id, changes)`,
       );
     }
     return;

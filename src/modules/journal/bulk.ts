@@ -14,11 +14,16 @@
  * (ledger/posting.ts).
  */
 import { sql } from 'drizzle-orm';
+import { pgArray, pgTokens, uuidv7Batch } from '../../db/bulk-params.ts';
 import { type Db, inTransaction, type Tx } from '../../db/client.ts';
 import { todayIn } from '../../domain/dates.ts';
 import { DomainError, type Issue } from '../../domain/errors.ts';
+import { dec } from '../../domain/money.ts';
+import { isMultiCurrency } from '../../domain/journal/amounts.ts';
 import { CLOSING_ENTRY_TYPE, type PeriodRef } from '../../domain/journal/rules.ts';
 import {
+  DEFAULT_ENTRY_TYPE,
+  DEFAULT_SOURCE_MODULE,
   INITIAL_STATUS,
   MOVES,
   segregationRefusal,
@@ -28,13 +33,20 @@ import type { Access } from '../../http/access.ts';
 import { type AuditInput, recordAudit } from '../audit/service.ts';
 import type { CompanyRow } from '../companies/lookup.ts';
 import { recordJournalEvents } from '../events/record.ts';
-import { addEntriesToBalances } from '../ledger/posting.ts';
+import { insertedLinesPostingCtes } from '../ledger/posting.ts';
 import { organizationSettings } from '../organizations/service.ts';
-import { checkCompany, checkLineAccountsWith, lockPeriod, refuseIf, resolveFiscalPeriod } from './checks.ts';
-import { type CreateEntryInput, newEntry } from './entries.ts';
-import { draftFromInput, partnerIdsOf } from './lines.ts';
+import {
+  checkCompany,
+  checkLineAccountsWith,
+  deriveLines,
+  lockPeriod,
+  refuseIf,
+  resolveFiscalPeriod,
+} from './checks.ts';
+import type { CreateEntryInput } from './entries.ts';
+import { type DerivedLine, draftFromInput, partnerIdsOf, totalsOf } from './lines.ts';
 import { entryRecord, type JournalEntryRecord } from './records.ts';
-import type { EntryRow, LineRow, NewLineRow } from './repo.ts';
+import type { EntryRow, LineRow } from './repo.ts';
 import * as repo from './repo.ts';
 
 export const MAX_BULK_ENTRIES = 1000;
@@ -76,9 +88,11 @@ async function forEntry<T>(index: number, fn: () => Promise<T> | T): Promise<T> 
 
 interface Prepared {
   index: number;
+  input: CreateEntryInput;
   company: CompanyRow;
-  entry: Awaited<ReturnType<typeof newEntry>>['entry'];
-  lines: NewLineRow[];
+  ref: PeriodRef;
+  /** The lines after R5 and R6 (rates, functional amounts, balance). */
+  lines: DerivedLine[];
   entryNumber: number;
 }
 
@@ -101,18 +115,18 @@ export async function createEntries(
     const prepared = await checkEntries(tx, access, input.entries, post, settings);
     await drawNumbers(tx, prepared);
     const now = new Date();
-    const stored = prepared.map((p) => storedRows(p, post, access.userId, now, settings));
+    const entryIds = uuidv7Batch(prepared.length);
+    const lineIds = uuidv7Batch(prepared.reduce((n, p) => n + p.lines.length, 0));
+    let nextLine = 0;
+    const stored = prepared.map((p, i) => {
+      const s = storedRows(p, entryIds[i]!, lineIds, nextLine, post, access.userId, now, settings);
+      nextLine += p.lines.length;
+      return s;
+    });
     for (const organizationId of organizations) {
-      const ofOrg = stored.filter((s) => s.row.organizationId === organizationId);
-      await insertRows(tx, ofOrg);
-      if (post) {
-        await addEntriesToBalances(
-          tx,
-          organizationId,
-          ofOrg.map((s) => s.row.id),
-          CLOSING_ENTRY_TYPE,
-        );
-      }
+      const ofOrg =
+        organizations.length === 1 ? stored : stored.filter((s) => s.row.organizationId === organizationId);
+      await insertRows(tx, ofOrg, post ? { closingEntryType: CLOSING_ENTRY_TYPE } : undefined);
     }
     const audit: AuditInput[] = stored.flatMap(({ row }) => {
       const base = {
@@ -195,6 +209,7 @@ async function checkEntries(
           );
         }
         const drafts = input.lines.map(draftFromInput);
+        const fc = company.functionalCurrency;
         // R2, R3
         const effective = checkLineAccountsWith(
           accounts.get(input.organizationId)!,
@@ -220,8 +235,18 @@ async function checkEntries(
           periods.add(periodKey);
         }
         // R5, R6
-        const { entry, lines } = await newEntry(tx, access, input, company, ref, drafts, effective);
-        return { index, company, entry, lines, entryNumber: 0 };
+        const lines = await deriveLines(
+          tx,
+          {
+            organizationId: input.organizationId,
+            functionalCurrency: fc,
+            transactionDate: input.transactionDate,
+          },
+          drafts,
+          effective,
+          true,
+        );
+        return { index, input, company, ref, lines, entryNumber: 0 };
       }),
     );
   }
@@ -232,7 +257,7 @@ async function checkEntries(
 async function drawNumbers(tx: Tx, prepared: Prepared[]): Promise<void> {
   const byCompany = new Map<string, Prepared[]>();
   for (const p of prepared) {
-    const key = `${p.entry.organizationId}/${p.company.id}`;
+    const key = `${p.input.organizationId}/${p.company.id}`;
     const list = byCompany.get(key);
     if (list) list.push(p);
     else byCompany.set(key, [p]);
@@ -240,7 +265,7 @@ async function drawNumbers(tx: Tx, prepared: Prepared[]): Promise<void> {
   // Counter rows in a fixed order, so that concurrent bulk requests lock them in the same order.
   for (const key of [...byCompany.keys()].sort()) {
     const list = byCompany.get(key)!;
-    const { organizationId, id } = { organizationId: list[0]!.entry.organizationId, id: list[0]!.company.id };
+    const { organizationId, id } = { organizationId: list[0]!.input.organizationId, id: list[0]!.company.id };
     const result = (await tx.execute(
       sql`insert into entry_counters as ec (organization_id, company_id, last_number)
           values (${organizationId}, ${id}, ${list.length})
@@ -254,38 +279,47 @@ async function drawNumbers(tx: Tx, prepared: Prepared[]): Promise<void> {
   }
 }
 
-/** The stored row of a prepared entry (as the insert writes it) and its lines. */
+/**
+ * The stored row of a prepared entry (as the insert writes it, with the id `entryId`) and its lines
+ * (their ids from `lineIds`, starting at `firstLine`), built from the derived lines as a single
+ * create builds them.
+ */
 function storedRows(
   p: Prepared,
+  entryId: string,
+  lineIds: readonly string[],
+  firstLine: number,
   post: boolean,
   userId: string,
   now: Date,
   settings: Map<string, unknown>,
 ): { row: EntryRow; lines: LineRow[] } {
-  const e = p.entry;
+  const e = p.input;
+  const fc = p.company.functionalCurrency;
   const tz = (settings.get(e.organizationId) as { defaultTimezone?: string } | undefined)?.defaultTimezone;
+  const totals = totalsOf(p.lines, fc);
   const row: EntryRow = {
-    id: e.id,
+    id: entryId,
     organizationId: e.organizationId,
-    companyId: e.companyId,
+    companyId: p.company.id,
     entryNumber: p.entryNumber,
     referenceNumber: e.referenceNumber ?? null,
     description: e.description,
     transactionDate: e.transactionDate,
     documentDate: e.documentDate ?? null,
     postingDate: post ? todayIn(tz ?? 'UTC') : null,
-    fiscalYear: e.fiscalYear,
-    fiscalPeriod: e.fiscalPeriod,
-    entryType: e.entryType!,
-    sourceModule: e.sourceModule!,
+    fiscalYear: p.ref.year,
+    fiscalPeriod: p.ref.period,
+    entryType: e.entryType ?? DEFAULT_ENTRY_TYPE,
+    sourceModule: e.sourceModule ?? DEFAULT_SOURCE_MODULE,
     sourceDocumentRef: e.sourceDocumentRef ?? null,
-    isMultiCurrency: e.isMultiCurrency ?? false,
-    status: post ? MOVES.post.to : e.status!,
+    isMultiCurrency: isMultiCurrency(p.lines),
+    status: post ? MOVES.post.to : INITIAL_STATUS,
     isReversing: false,
     reversedEntryId: null,
     reversingEntryId: null,
-    totalDebits: e.totalDebits,
-    totalCredits: e.totalCredits,
+    totalDebits: totals.totalDebits,
+    totalCredits: totals.totalCredits,
     createdBy: userId,
     submittedBy: null,
     submittedAt: null,
@@ -301,112 +335,116 @@ function storedRows(
     createdAt: now,
     updatedAt: now,
   };
-  const lines = p.lines.map((l): LineRow => ({
-    id: l.id!,
-    organizationId: l.organizationId,
-    journalEntryId: l.journalEntryId,
-    companyId: l.companyId,
-    lineNumber: l.lineNumber,
-    accountId: l.accountId,
-    currency: l.currency,
-    debitAmount: l.debitAmount ?? null,
-    creditAmount: l.creditAmount ?? null,
-    functionalDebitAmount: l.functionalDebitAmount ?? null,
-    functionalCreditAmount: l.functionalCreditAmount ?? null,
-    exchangeRate: l.exchangeRate,
-    exchangeRateId: l.exchangeRateId ?? null,
-    exchangeRateLegIds: l.exchangeRateLegIds ?? [],
-    memo: l.memo ?? null,
-    dimensions: l.dimensions ?? null,
-    intercompanyPartnerId: l.intercompanyPartnerId ?? null,
-  }));
+  const lines = p.lines.map((l, i): LineRow => {
+    const fa = l.functionalAmount.toFixed();
+    const amount = dec(l.amount).toFixed();
+    const debit = l.side === 'debit';
+    return {
+      id: lineIds[firstLine + i]!,
+      organizationId: e.organizationId,
+      journalEntryId: entryId,
+      companyId: p.company.id,
+      lineNumber: l.lineNumber,
+      accountId: l.accountId,
+      currency: l.currency,
+      debitAmount: debit ? amount : null,
+      creditAmount: debit ? null : amount,
+      functionalDebitAmount: debit ? fa : null,
+      functionalCreditAmount: debit ? null : fa,
+      exchangeRate: l.currency === fc ? '1' : l.exchangeRate.toFixed(),
+      exchangeRateId: l.exchangeRateId,
+      exchangeRateLegIds: l.legIds,
+      memo: l.memo,
+      dimensions: l.dimensions,
+      intercompanyPartnerId: l.effectivePartner,
+    };
+  });
   return { row, lines };
 }
 
-/** Entries per statement (headers) and lines per statement: each a JSON array bound as one parameter. */
+/** Entries per statement (headers) and lines per statement. */
 const HEADER_CHUNK = 1000;
 const LINE_CHUNK = 10_000;
 
-/** Headers then lines of one organization's entries, in multi-row statements. */
-export async function insertRows(tx: Tx, stored: { row: EntryRow; lines: LineRow[] }[]): Promise<void> {
+/**
+ * Headers then lines of ONE organization's entries, in multi-row statements: each column is bound as
+ * one array parameter and the rows are rebuilt by `unnest` (no per-row JSON keys to build, send and
+ * parse), and what is the same on every row (the organization) is bound once.
+ */
+export async function insertRows(
+  tx: Tx,
+  stored: { row: EntryRow; lines: LineRow[] }[],
+  /** Posted entries: their lines enter the balances in the statements that insert them. */
+  post?: { closingEntryType: string },
+): Promise<void> {
+  if (stored.length === 0) return;
+  const organizationId = stored[0]!.row.organizationId;
   for (let i = 0; i < stored.length; i += HEADER_CHUNK) {
-    const rows = stored.slice(i, i + HEADER_CHUNK).map(({ row: r }) => ({
-      id: r.id,
-      organization_id: r.organizationId,
-      company_id: r.companyId,
-      entry_number: r.entryNumber,
-      reference_number: r.referenceNumber,
-      description: r.description,
-      transaction_date: r.transactionDate,
-      document_date: r.documentDate,
-      posting_date: r.postingDate,
-      fiscal_year: r.fiscalYear,
-      fiscal_period: r.fiscalPeriod,
-      entry_type: r.entryType,
-      source_module: r.sourceModule,
-      source_document_ref: r.sourceDocumentRef,
-      is_multi_currency: r.isMultiCurrency,
-      status: r.status,
-      total_debits: r.totalDebits,
-      total_credits: r.totalCredits,
-      created_by: r.createdBy,
-      posted_by: r.postedBy,
-      posted_at: r.postedAt?.toISOString() ?? null,
-      created_at: r.createdAt.toISOString(),
-    }));
+    const rows = stored.slice(i, i + HEADER_CHUNK).map((s) => s.row);
+    const col = (f: (r: EntryRow) => string | number | boolean | null) => pgTokens(rows.map(f));
+    const text = (f: (r: EntryRow) => string | null) => pgArray(rows.map(f));
     await tx.execute(
       sql`insert into journal_entries (id, organization_id, company_id, entry_number, reference_number,
             description, transaction_date, document_date, posting_date, fiscal_year, fiscal_period,
             entry_type, source_module, source_document_ref, is_multi_currency, status, total_debits,
             total_credits, created_by, posted_by, posted_at, created_at, updated_at)
-          select i.id, i.organization_id, i.company_id, i.entry_number, i.reference_number, i.description,
+          select i.id, ${organizationId}, i.company_id, i.entry_number, i.reference_number, i.description,
             i.transaction_date, i.document_date, i.posting_date, i.fiscal_year, i.fiscal_period,
             i.entry_type, i.source_module, i.source_document_ref, i.is_multi_currency, i.status,
             i.total_debits, i.total_credits, i.created_by, i.posted_by, i.posted_at, i.created_at,
             i.created_at
-          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as i(id uuid, organization_id uuid,
-            company_id uuid, entry_number int, reference_number text, description text,
-            transaction_date date, document_date date, posting_date date, fiscal_year int,
-            fiscal_period smallint, entry_type text, source_module text, source_document_ref text,
-            is_multi_currency boolean, status text, total_debits numeric, total_credits numeric,
-            created_by uuid, posted_by uuid, posted_at timestamptz, created_at timestamptz)`,
+          from unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.companyId)}::uuid[],
+            ${col((r) => r.entryNumber)}::int[], ${text((r) => r.referenceNumber)}::text[],
+            ${text((r) => r.description)}::text[], ${col((r) => r.transactionDate)}::date[],
+            ${col((r) => r.documentDate)}::date[], ${col((r) => r.postingDate)}::date[],
+            ${col((r) => r.fiscalYear)}::int[], ${col((r) => r.fiscalPeriod)}::smallint[],
+            ${col((r) => r.entryType)}::text[], ${col((r) => r.sourceModule)}::text[],
+            ${text((r) => r.sourceDocumentRef)}::text[], ${col((r) => r.isMultiCurrency)}::boolean[],
+            ${col((r) => r.status)}::text[], ${col((r) => r.totalDebits)}::numeric[],
+            ${col((r) => r.totalCredits)}::numeric[], ${col((r) => r.createdBy)}::uuid[],
+            ${col((r) => r.postedBy)}::uuid[], ${col((r) => r.postedAt?.toISOString() ?? null)}::timestamptz[],
+            ${col((r) => r.createdAt.toISOString())}::timestamptz[])
+          as i(id, company_id, entry_number, reference_number, description, transaction_date,
+            document_date, posting_date, fiscal_year, fiscal_period, entry_type, source_module,
+            source_document_ref, is_multi_currency, status, total_debits, total_credits, created_by,
+            posted_by, posted_at, created_at)`,
     );
   }
-  const lines = stored.flatMap((s) => s.lines);
+  const lines = stored.length === 1 ? stored[0]!.lines : stored.flatMap((s) => s.lines);
   for (let i = 0; i < lines.length; i += LINE_CHUNK) {
-    const rows = lines.slice(i, i + LINE_CHUNK).map((l) => ({
-      id: l.id,
-      organization_id: l.organizationId,
-      journal_entry_id: l.journalEntryId,
-      company_id: l.companyId,
-      line_number: l.lineNumber,
-      account_id: l.accountId,
-      currency: l.currency,
-      debit_amount: l.debitAmount,
-      credit_amount: l.creditAmount,
-      functional_debit_amount: l.functionalDebitAmount,
-      functional_credit_amount: l.functionalCreditAmount,
-      exchange_rate: l.exchangeRate,
-      exchange_rate_id: l.exchangeRateId,
-      exchange_rate_leg_ids: l.exchangeRateLegIds ?? [],
-      memo: l.memo,
-      dimensions: l.dimensions,
-      intercompany_partner_id: l.intercompanyPartnerId,
-    }));
-    await tx.execute(
-      sql`insert into journal_lines (id, organization_id, journal_entry_id, company_id, line_number,
+    const rows = lines.slice(i, i + LINE_CHUNK);
+    const col = (f: (l: LineRow) => string | number | null) => pgTokens(rows.map(f));
+    const text = (f: (l: LineRow) => string | null) => pgArray(rows.map(f));
+    const insert = sql`insert into journal_lines (id, organization_id, journal_entry_id, company_id, line_number,
             account_id, currency, debit_amount, credit_amount, functional_debit_amount,
             functional_credit_amount, exchange_rate, exchange_rate_id, exchange_rate_leg_ids, memo,
             dimensions, intercompany_partner_id)
-          select l.id, l.organization_id, l.journal_entry_id, l.company_id, l.line_number, l.account_id,
+          select l.id, ${organizationId}, l.journal_entry_id, l.company_id, l.line_number, l.account_id,
             l.currency, l.debit_amount, l.credit_amount, l.functional_debit_amount,
-            l.functional_credit_amount, l.exchange_rate, l.exchange_rate_id, l.exchange_rate_leg_ids,
-            l.memo, l.dimensions, l.intercompany_partner_id
-          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as l(id uuid, organization_id uuid,
-            journal_entry_id uuid, company_id uuid, line_number smallint, account_id uuid, currency text,
-            debit_amount numeric, credit_amount numeric, functional_debit_amount numeric,
-            functional_credit_amount numeric, exchange_rate numeric, exchange_rate_id uuid,
-            exchange_rate_leg_ids uuid[], memo text, dimensions jsonb, intercompany_partner_id uuid)`,
+            l.functional_credit_amount, l.exchange_rate, l.exchange_rate_id,
+            coalesce(l.exchange_rate_leg_ids::uuid[], '{}'), l.memo, l.dimensions::jsonb,
+            l.intercompany_partner_id
+          from unnest(${col((l) => l.id)}::uuid[], ${col((l) => l.journalEntryId)}::uuid[],
+            ${col((l) => l.companyId)}::uuid[], ${col((l) => l.lineNumber)}::smallint[],
+            ${col((l) => l.accountId)}::uuid[], ${text((l) => l.currency)}::text[],
+            ${col((l) => l.debitAmount)}::numeric[], ${col((l) => l.creditAmount)}::numeric[],
+            ${col((l) => l.functionalDebitAmount)}::numeric[],
+            ${col((l) => l.functionalCreditAmount)}::numeric[], ${col((l) => l.exchangeRate)}::numeric[],
+            ${col((l) => l.exchangeRateId)}::uuid[],
+            ${text((l) => (l.exchangeRateLegIds?.length ? pgTokens(l.exchangeRateLegIds) : null))}::text[],
+            ${text((l) => l.memo)}::text[],
+            ${text((l) => (l.dimensions == null ? null : JSON.stringify(l.dimensions)))}::text[],
+            ${col((l) => l.intercompanyPartnerId)}::uuid[])
+          as l(id, journal_entry_id, company_id, line_number, account_id, currency, debit_amount,
+            credit_amount, functional_debit_amount, functional_credit_amount, exchange_rate,
+            exchange_rate_id, exchange_rate_leg_ids, memo, dimensions, intercompany_partner_id)`;
+    await tx.execute(
+      post
+        ? sql`with lines as (${insert} returning journal_entry_id, account_id, currency, debit_amount,
+                credit_amount, functional_debit_amount, functional_credit_amount),
+              ${insertedLinesPostingCtes(organizationId, post.closingEntryType)}
+              select 1`
+        : insert,
     );
   }
 }

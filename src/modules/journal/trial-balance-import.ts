@@ -9,6 +9,7 @@
  */
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
+import { pgArray, pgTokens, uuidv7Batch } from '../../db/bulk-params.ts';
 import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
 import { accounts, companies, trialBalanceImports } from '../../db/schema/index.ts';
 import { typeOfCategory } from '../../domain/accounts.ts';
@@ -35,7 +36,6 @@ import { type AuditInput, recordAudit } from '../audit/service.ts';
 import { type CompanyRow, companyNotFound } from '../companies/lookup.ts';
 import { aggregateBalances, all, onOrBefore } from '../ledger/report-figures.ts';
 import { recordJournalEvents } from '../events/record.ts';
-import { addEntriesToBalances } from '../ledger/posting.ts';
 import { CLOSING_ENTRY_TYPE } from '../../domain/journal/rules.ts';
 import { organizationSettings } from '../organizations/service.ts';
 import { insertRows } from './bulk.ts';
@@ -263,7 +263,8 @@ export async function importTrialBalance(
   const ref = resolveFiscalPeriod(company, input.asOfDate, null, '/asOfDate');
   const description = `Trial balance import (${input.mode}) as of ${input.asOfDate}`;
 
-  const created = new Map(toCreate.map((c) => [c.accountNumber, uuidv7()]));
+  const createdIds = uuidv7Batch(toCreate.length);
+  const created = new Map(toCreate.map((c, i) => [c.accountNumber, createdIds[i]!]));
   const idOf = (n: string) => byNumber.get(n)?.id ?? created.get(n)!;
   const rowOf = new Map(checked.rows.map((r) => [idOf(r.accountNumber), r]));
   const numberOf = new Map([...byNumber.values()].map((a) => [a.id, a.accountNumber]));
@@ -298,23 +299,20 @@ export async function importTrialBalance(
     });
     const audit: AuditInput[] = [];
     if (toCreate.length > 0) {
-      // One statement per batch of accounts, the batch bound as one JSON parameter.
+      // One statement per batch of accounts, each column bound as one array parameter.
       for (let i = 0; i < toCreate.length; i += ACCOUNT_CHUNK) {
-        const rows = toCreate.slice(i, i + ACCOUNT_CHUNK).map((c) => ({
-          id: created.get(c.accountNumber)!,
-          account_number: c.accountNumber,
-          name: c.accountName,
-          account_type: typeOfCategory(c.category as never),
-          account_category: c.category,
-        }));
+        const batch = toCreate.slice(i, i + ACCOUNT_CHUNK);
+        const col = (f: (c: (typeof toCreate)[number], k: number) => string) => pgTokens(batch.map(f));
         await tx.execute(
           sql`insert into accounts (id, organization_id, company_id, account_number, name, account_type,
                 account_category, created_at, updated_at)
               select a.id, ${company.organizationId}, ${company.id}, a.account_number, a.name,
                 a.account_type, a.account_category, ${now.toISOString()}::timestamptz,
                 ${now.toISOString()}::timestamptz
-              from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as a(id uuid, account_number text,
-                name text, account_type text, account_category text)`,
+              from unnest(${col((_, k) => createdIds[i + k]!)}::uuid[], ${col((c) => c.accountNumber)}::text[],
+                ${pgArray(batch.map((c) => c.accountName))}::text[],
+                ${col((c) => typeOfCategory(c.category as never))}::text[], ${col((c) => c.category)}::text[])
+              as a(id, account_number, name, account_type, account_category)`,
         );
       }
       for (const c of toCreate) {
@@ -347,6 +345,8 @@ export async function importTrialBalance(
       ).rows;
       const first = Number(counter!.n) - chunks.length + 1;
       const postingDate = todayIn(settings.defaultTimezone);
+      const lineIds = uuidv7Batch(chunks.reduce((n, c) => n + c.length, 0));
+      let nextLine = 0;
       const stored = chunks.map((chunk, k) => {
         const entryId = uuidv7();
         entryIds.push(entryId);
@@ -368,7 +368,7 @@ export async function importTrialBalance(
           const v = l.amount.abs().toFixed();
           const debit = l.amount.greaterThan(0);
           return {
-            id: uuidv7(),
+            id: lineIds[nextLine++]!,
             organizationId: company.organizationId,
             journalEntryId: entryId,
             companyId: company.id,
@@ -389,8 +389,7 @@ export async function importTrialBalance(
         });
         return { row, lines };
       });
-      await insertRows(tx, stored);
-      await addEntriesToBalances(tx, company.organizationId, entryIds, CLOSING_ENTRY_TYPE);
+      await insertRows(tx, stored, { closingEntryType: CLOSING_ENTRY_TYPE });
       await recordJournalEvents(
         tx,
         entryIds.flatMap((entryId) =>

@@ -15,7 +15,7 @@
  * shares organization, company, date, period and closing flag), so concurrent postings lock balance
  * rows in the same order and cannot deadlock.
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { ADJUSTMENT_PERIOD } from '../../domain/fiscal-calendar.ts';
 
@@ -130,33 +130,33 @@ export async function rebuildMonthBalances(db: Queryable, organizationId: string
 }
 
 /**
- * Adds the lines of many stored entries of one organization to the balances in ONE statement (bulk
- * creation with immediate posting): the same upserts as `balancePostingCtes`, with the lines first
- * summed per balance key — company, account, date, fiscal period and closing flag for the daily rows,
- * company, account, month, closing and adjustment flags for the monthly ones — since one statement
- * may not update a row twice. Lines in a currency other than their company's functional one also
- * enter the balances per transaction currency (summed per company, account, currency and day or
- * month), as `balancePostingCtes` does for one entry. Keys are upserted in ascending company and account order, as single
- * postings do, so that concurrent postings lock balance rows in one order.
+ * Adds the lines of many entries of one organization to the balances in the statement that inserts
+ * them (bulk creation with immediate posting, trial-balance imports): the caller's CTE `lines` is the
+ * `journal_lines` insert (returning entry, account, currency and the four amounts) of entries already
+ * stored, so the lines are not read back. The upserts are those of `balancePostingCtes`, with the lines
+ * first summed per balance key — company, account, date, fiscal period and closing flag for the daily
+ * rows, company, account, month, closing and adjustment flags for the monthly ones — since one
+ * statement may not update a row twice. Lines in a currency other than their company's functional one
+ * also enter the balances per transaction currency (summed per company, account, currency and day or
+ * month), as `balancePostingCtes` does for one entry. Keys are upserted in ascending company and
+ * account order, as single postings do, so that concurrent postings lock balance rows in one order.
  */
-export async function addEntriesToBalances(
-  tx: Queryable,
-  organizationId: string,
-  entryIds: string[],
-  closingEntryType: string,
-): Promise<void> {
-  if (entryIds.length === 0) return;
-  await tx.execute(
-    sql`with u as (
-          select id, company_id, transaction_date, fiscal_year, fiscal_period,
-            entry_type = ${closingEntryType} as is_closing
-          from journal_entries
-          where organization_id = ${organizationId} and id = any(${`{${entryIds.join(',')}}`}::uuid[])),
-        totals as (
+export function insertedLinesPostingCtes(organizationId: string, closingEntryType: string): SQL {
+  return sql`u as (
+      select id, company_id, transaction_date, fiscal_year, fiscal_period,
+        entry_type = ${closingEntryType} as is_closing
+      from journal_entries
+      where organization_id = ${organizationId} and id in (select journal_entry_id from lines)),
+    ${entriesPostingCtes(organizationId, sql`lines l on l.journal_entry_id = u.id`)}`;
+}
+
+/** The balance CTEs over the entries `u` and their lines (`lines`: what follows `join`). */
+function entriesPostingCtes(organizationId: string, lines: SQL): SQL {
+  return sql`totals as (
           select u.company_id, l.account_id, u.transaction_date, u.fiscal_year, u.fiscal_period, u.is_closing,
             coalesce(sum(l.functional_debit_amount), 0) as debit,
             coalesce(sum(l.functional_credit_amount), 0) as credit
-          from u join journal_lines l on l.organization_id = ${organizationId} and l.journal_entry_id = u.id
+          from u join ${lines}
           group by 1, 2, 3, 4, 5, 6),
         daily as (
           insert into account_balances as b (organization_id, company_id, account_id, balance_date,
@@ -183,7 +183,7 @@ export async function addEntriesToBalances(
             coalesce(sum(l.debit_amount), 0) - coalesce(sum(l.credit_amount), 0) as foreign_net,
             coalesce(sum(l.functional_debit_amount), 0) - coalesce(sum(l.functional_credit_amount), 0)
               as functional_net
-          from u join journal_lines l on l.organization_id = ${organizationId} and l.journal_entry_id = u.id
+          from u join ${lines}
           join companies c on c.organization_id = ${organizationId} and c.id = u.company_id
           where l.currency <> c.functional_currency
           group by 1, 2, 3, 4),
@@ -204,9 +204,7 @@ export async function addEntriesToBalances(
           from fx_totals t group by 2, 3, 4, 5 order by 2, 3, 4, 5
           on conflict (organization_id, company_id, month_start, account_id, currency)
           do update set foreign_net = cm.foreign_net + excluded.foreign_net,
-            functional_net = cm.functional_net + excluded.functional_net)
-        select 1`,
-  );
+            functional_net = cm.functional_net + excluded.functional_net)`;
 }
 
 /** Rebuilds an organization's monthly roll-up of the balances per transaction currency. */
