@@ -47,10 +47,3 @@ export class ValidationError extends DomainError {
 export function invalid(path: string, message: string): ValidationError {
   return new ValidationError([{ path, message }]);
 }
-
-export const notFound = (tag: string, message: string, fields: ErrorFields) =>
-  new DomainError(404, tag, message, fields);
-export const badRequest = (tag: string, message: string, fields: ErrorFields) =>
-  new DomainError(400, tag, message, fields);
-export const conflict = (tag: string, message: string, fields: ErrorFields) =>
-  new DomainError(409, tag, message, fields);

@@ -14,6 +14,7 @@
 import { sql } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../db/client.ts';
 import { DomainError } from '../domain/errors.ts';
+import { errors } from '../domain/error-catalogue.ts';
 
 export type Role = 'viewer' | 'member' | 'admin' | 'owner';
 export const ROLE_RANK: Record<Role, number> = { viewer: 1, member: 2, admin: 3, owner: 4 };
@@ -64,9 +65,7 @@ export function roleAtLeast(role: Role | null | undefined, min: Role): boolean {
 export function forbidden(action: Action, currentRole: Role | null, resource?: string): DomainError {
   const p = PERMISSIONS[action];
   const requiredRole = p.minRole;
-  return new DomainError(
-    403,
-    'ForbiddenError',
+  return errors.ForbiddenError(
     currentRole === null
       ? 'You are not a member of this organization'
       : `This operation requires the ${requiredRole} role`,
@@ -75,7 +74,7 @@ export function forbidden(action: Action, currentRole: Role | null, resource?: s
 }
 
 export function organizationNotFound(organizationId: string): DomainError {
-  return new DomainError(404, 'OrganizationNotFoundError', 'Organization not found', { organizationId });
+  return errors.OrganizationNotFoundError('Organization not found', { organizationId });
 }
 
 interface OrgLookup {

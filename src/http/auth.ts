@@ -8,6 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import { type Db, run, statement } from '../db/client.ts';
 import { Combiner, perDatabase } from '../db/combiner.ts';
 import { DomainError } from '../domain/errors.ts';
+import { errors } from '../domain/error-catalogue.ts';
 
 const scrypt = promisify(scryptCb) as (
   password: string,
@@ -26,7 +27,7 @@ export interface AuthUser {
 }
 
 export function unauthorized(message = 'Authentication required'): DomainError {
-  return new DomainError(401, 'UnauthorizedError', message, {});
+  return errors.UnauthorizedError(message, {});
 }
 
 export function newToken(): { token: string; hash: string } {

@@ -7,7 +7,8 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isUnavailableError } from '../db/failover.ts';
 import { ClaimLostError } from '../db/commit-marks.ts';
 import { isNumericOverflow, type MissingReference, missingReference } from '../db/constraint-errors.ts';
-import { DomainError, notFound, ValidationError } from '../domain/errors.ts';
+import { DomainError, ValidationError } from '../domain/errors.ts';
+import { errors } from '../domain/error-catalogue.ts';
 
 export const MAX_BODY_BYTES = 1_048_576;
 
@@ -19,7 +20,7 @@ export function toDomainError(err: unknown, request: FastifyRequest): DomainErro
     case 'FST_ERR_CTP_BODY_TOO_LARGE': {
       const limit = request.routeOptions?.bodyLimit ?? MAX_BODY_BYTES;
       const size = limit === MAX_BODY_BYTES ? '1 MiB' : `${limit / 1_048_576} MiB`;
-      return new DomainError(413, 'PayloadTooLargeError', `Request body larger than ${size}`, {
+      return errors.PayloadTooLargeError(`Request body larger than ${size}`, {
         maxBytes: limit,
       });
     }
@@ -35,29 +36,22 @@ export function toDomainError(err: unknown, request: FastifyRequest): DomainErro
   }
   const lost = claimLost(err);
   if (lost) {
-    return new DomainError(
-      409,
-      'IdempotencyKeyInProgressError',
-      'A request with this Idempotency-Key is running',
-      {
-        idempotencyKey: lost.claims[0]?.key ?? '',
-      },
-    );
+    return errors.IdempotencyKeyInProgressError('A request with this Idempotency-Key is running', {
+      idempotencyKey: lost.claims[0]?.key ?? '',
+    });
   }
   if (isNumericOverflow(err)) return amountOutOfRange();
   const missing = missingReference(err);
   const gone = missing && referenceGone(missing, request);
   if (gone) return gone;
   if (isUnavailableError(err)) {
-    return new DomainError(
-      503,
-      'ServiceUnavailableError',
+    return errors.ServiceUnavailableError(
       'The database is unavailable',
       { requestId: request.id },
       { 'retry-after': '5' },
     );
   }
-  return new DomainError(500, 'InternalServerError', 'Internal server error', { requestId: request.id });
+  return errors.InternalServerError('Internal server error', { requestId: request.id });
 }
 
 export function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -75,9 +69,7 @@ export function sendError(err: unknown, request: FastifyRequest, reply: FastifyR
  * last line of defence for sums only; the transaction has been rolled back, nothing is half-written.
  */
 export function amountOutOfRange(): DomainError {
-  return new DomainError(
-    409,
-    'AmountOutOfRangeError',
+  return errors.AmountOutOfRangeError(
     'The request would store an amount or a total beyond the range the ledger keeps (20 integer digits)',
     {},
   );
@@ -95,42 +87,35 @@ function referenceGone(missing: MissingReference, request: FastifyRequest): Doma
   switch (missing.referencedTable) {
     case 'organizations':
       return organizationId
-        ? notFound('OrganizationNotFoundError', 'Organization not found', { organizationId })
+        ? errors.OrganizationNotFoundError('Organization not found', { organizationId })
         : null;
     case 'companies':
-      return own ? notFound('CompanyNotFoundError', 'Company not found', { companyId: own }) : null;
+      return own ? errors.CompanyNotFoundError('Company not found', { companyId: own }) : null;
     case 'accounts': {
       if (!own) return null;
       if (missing.table === 'journal_lines') {
         const lines = (request.body as { lines?: { accountId?: unknown }[] } | undefined)?.lines;
         const index = Array.isArray(lines) ? lines.findIndex((l) => l?.accountId === own) : -1;
         if (index >= 0) {
-          return new DomainError(
-            400,
-            'InvalidJournalLineAccountError',
-            `Line ${index + 1}: account is NotFound`,
-            {
-              lineNumber: index + 1,
-              accountId: own,
-              reason: 'NotFound',
-            },
-          );
+          return errors.InvalidJournalLineAccountError(`Line ${index + 1}: account is NotFound`, {
+            lineNumber: index + 1,
+            accountId: own,
+            reason: 'NotFound',
+          });
         }
       }
-      return notFound('AccountNotFoundError', 'Account not found', { accountId: own });
+      return errors.AccountNotFoundError('Account not found', { accountId: own });
     }
     case 'journal_entries':
-      return own ? notFound('JournalEntryNotFoundError', 'Journal entry not found', { entryId: own }) : null;
+      return own ? errors.JournalEntryNotFoundError('Journal entry not found', { entryId: own }) : null;
     case 'consolidation_groups':
       return own
-        ? notFound('ConsolidationGroupNotFoundError', 'Consolidation group not found', {
+        ? errors.ConsolidationGroupNotFoundError('Consolidation group not found', {
             consolidationGroupId: own,
           })
         : null;
     case 'consolidation_runs':
-      return own
-        ? notFound('ConsolidationRunNotFoundError', 'Consolidation run not found', { runId: own })
-        : null;
+      return own ? errors.ConsolidationRunNotFoundError('Consolidation run not found', { runId: own }) : null;
     default:
       return null;
   }

@@ -19,8 +19,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Database, type Db, queryRows } from '../db/client.ts';
 import { markScope } from '../db/commit-marks.ts';
 import { isUnavailableError } from '../db/failover.ts';
-import { DomainError, ValidationError } from '../domain/errors.ts';
+import { ValidationError } from '../domain/errors.ts';
 import { constantTimeEqual } from './auth.ts';
+import { errors } from '../domain/error-catalogue.ts';
 
 const KEY_RE = /^[\x21-\x7E]{1,255}$/;
 const TTL_MS = 24 * 60 * 60 * 1000;
@@ -125,26 +126,16 @@ export async function claimKey(
   const row = rows[0];
   if (!row) return claimKey(db, userId, key, fingerprint, reply, leaseMs); // expired and removed meanwhile
   if (!constantTimeEqual(row.fingerprint, fingerprint)) {
-    throw new DomainError(
-      409,
-      'IdempotencyKeyReusedError',
-      'Idempotency-Key was used for a different request',
-      {
-        idempotencyKey: key,
-      },
-    );
+    throw errors.IdempotencyKeyReusedError('Idempotency-Key was used for a different request', {
+      idempotencyKey: key,
+    });
   }
   // `running`, or `committed` without a stored response: still running, or its response was lost
   // when the database failed over as it committed (it executed; it will not execute again).
   if (row.state !== 'done') {
-    throw new DomainError(
-      409,
-      'IdempotencyKeyInProgressError',
-      'A request with this Idempotency-Key is running',
-      {
-        idempotencyKey: key,
-      },
-    );
+    throw errors.IdempotencyKeyInProgressError('A request with this Idempotency-Key is running', {
+      idempotencyKey: key,
+    });
   }
   reply.header('idempotent-replayed', 'true').code(row.response_status ?? 200);
   if (row.response_body) reply.type('application/json; charset=utf-8').send(row.response_body);

@@ -14,7 +14,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client.ts';
-import { DomainError, ValidationError } from '../domain/errors.ts';
+import { ValidationError } from '../domain/errors.ts';
 import { authenticate, bearerToken } from './auth.ts';
 import { isJsonContentType, normalizeQuery, normalizeStrings, parseJsonBody, queryIssues } from './body.ts';
 import { digestOf, isCsvContentType, parseCsvBody } from './csv-body.ts';
@@ -22,6 +22,7 @@ import { MAX_BODY_BYTES } from './errors.ts';
 import { fingerprintOf, idempotencyApplies } from './idempotency.ts';
 import { organizationIdOf } from './request-log.ts';
 import type { RouteRegistry } from './route-registry.ts';
+import { errors } from '../domain/error-catalogue.ts';
 
 /** The request body as a JSON object: content type, JSON syntax, top-level object. */
 function readJsonObject(request: FastifyRequest): unknown {
@@ -68,7 +69,7 @@ export function registerRequestPipeline(app: FastifyInstance, db: Db, registry: 
     const limit = request.is404 ? MAX_BODY_BYTES : (request.routeOptions.bodyLimit ?? MAX_BODY_BYTES);
     if (length > limit) {
       const size = limit === MAX_BODY_BYTES ? '1 MiB' : `${limit / 1_048_576} MiB`;
-      throw new DomainError(413, 'PayloadTooLargeError', `Request body larger than ${size}`, {
+      throw errors.PayloadTooLargeError(`Request body larger than ${size}`, {
         maxBytes: limit,
       });
     }

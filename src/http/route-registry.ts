@@ -10,6 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
 import { isUuid } from './schemas.ts';
+import { errors } from '../domain/error-catalogue.ts';
 
 export interface PathIdRule {
   /** NotFound tag answered for a malformed segment, e.g. `JournalEntryNotFoundError`. */
@@ -48,7 +49,7 @@ export function malformedPathId(
 
 function methodNotAllowed(method: string, allowed: string[], reply: FastifyReply): DomainError {
   reply.header('allow', allowed.join(', '));
-  return new DomainError(405, 'MethodNotAllowedError', `${method} is not supported on this path`, {
+  return errors.MethodNotAllowedError(`${method} is not supported on this path`, {
     method,
     allowedMethods: allowed,
   });
@@ -136,7 +137,7 @@ export class RouteRegistry {
       const malformed = malformedPathId(route.pathIds, raw);
       if (malformed) return malformed;
     }
-    return new DomainError(404, 'RouteNotFoundError', 'No route matches this path', {
+    return errors.RouteNotFoundError('No route matches this path', {
       method: request.method,
       path: rawPath,
     });
@@ -150,7 +151,7 @@ export class RouteRegistry {
       ...new Set(this.entries.filter((r) => r.re.test(normalized)).map((r) => r.method)),
     ].sort();
     if (methods.length > 0) return methodNotAllowed(request.method, methods, reply);
-    return new DomainError(404, 'RouteNotFoundError', 'No route matches this path', {
+    return errors.RouteNotFoundError('No route matches this path', {
       method: request.method,
       path,
     });

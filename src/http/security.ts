@@ -20,6 +20,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
 import { nameKey } from '../domain/text.ts';
+import { errors } from '../domain/error-catalogue.ts';
 
 export const JSON_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 export const DOCS_CSP =
@@ -33,9 +34,7 @@ export const CONSOLE_CSP =
 
 export function rateLimitExceeded(retryAfterSeconds: number): DomainError {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-  return new DomainError(
-    429,
-    'RateLimitExceededError',
+  return errors.RateLimitExceededError(
     'Too many requests; retry later',
     { retryAfterSeconds: seconds },
     { 'retry-after': String(seconds) },

@@ -171,7 +171,6 @@ function add(map: Map<string, bigint>, key: string, v: bigint): void {
   map.set(key, (map.get(key) ?? 0n) + v);
 }
 
-
 export class ViewComputation {
   readonly rates: ViewRates;
   readonly translated = new Map<string, TranslatedCompany>();

@@ -12,7 +12,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db, Queryable } from '../../db/client.ts';
 import { fiscalPeriods } from '../../db/schema/index.ts';
 import type { IsoDate } from '../../domain/dates.ts';
-import { badRequest, DomainError, invalid, ValidationError } from '../../domain/errors.ts';
+import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
 import {
   balanceFunctional,
   checkTransactionBalance,
@@ -52,6 +52,7 @@ import { type DerivedLine, type DraftLine, partnerIdsOf } from './lines.ts';
 import type { EntryRow } from './repo.ts';
 import * as repo from './repo.ts';
 import type { LineAccount } from './statements.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Who
@@ -98,13 +99,13 @@ export async function lockEntryFor(
 export async function checkActor(tx: Queryable, organizationId: string, userId: string): Promise<void> {
   const role = (await repo.memberRole(tx, organizationId, userId)) as Role | null;
   if (role === null) {
-    throw badRequest('UserNotMemberOfOrganizationError', 'The user is not a member of the organization', {
+    throw errors.UserNotMemberOfOrganizationError('The user is not a member of the organization', {
       userId,
       organizationId,
     });
   }
   if (ROLE_RANK[role] < ROLE_RANK.admin) {
-    throw badRequest('UserRoleInsufficientError', 'The user may not perform this action', {
+    throw errors.UserRoleInsufficientError('The user may not perform this action', {
       userId,
       organizationId,
       requiredRole: 'admin',
@@ -343,7 +344,7 @@ async function lineRate(
 // Errors
 
 export function entryNotFound(entryId: string): DomainError {
-  return new DomainError(404, 'JournalEntryNotFoundError', 'Journal entry not found', { entryId });
+  return errors.JournalEntryNotFoundError('Journal entry not found', { entryId });
 }
 
 /** Every refusal of the journal's rules and workflow (src/domain/journal). */
@@ -367,51 +368,34 @@ export function refused(r: JournalRefusal): DomainError {
   const { refusal: _refusal, ...fields } = r;
   switch (r.refusal) {
     case 'InvalidStatusTransition':
-      return badRequest(
-        'InvalidStatusTransitionError',
+      return errors.InvalidStatusTransitionError(
         `Cannot ${r.operation} an entry in status ${r.currentStatus}`,
         fields,
       );
     case 'AlreadyReversed':
-      return new DomainError(
-        409,
-        'JournalEntryAlreadyReversedError',
-        'The entry is already reversed',
-        fields,
-      );
+      return errors.JournalEntryAlreadyReversedError('The entry is already reversed', fields);
     case 'SegregationOfDuties':
-      return new DomainError(
-        403,
-        'SegregationOfDutiesViolationError',
-        'Segregation of duties forbids this',
-        fields,
-      );
+      return errors.SegregationOfDutiesViolationError('Segregation of duties forbids this', fields);
     case 'CompanyNotFound':
       return companyNotFound(r.companyId);
     case 'CompanyInactive':
       return companyInactive(r.companyId);
     case 'InvalidLineAccount':
-      return badRequest(
-        'InvalidJournalLineAccountError',
-        `Line ${r.lineNumber}: account is ${r.reason}`,
-        fields,
-      );
+      return errors.InvalidJournalLineAccountError(`Line ${r.lineNumber}: account is ${r.reason}`, fields);
     case 'InvalidPartner':
       return invalid(`/lines/${r.lineNumber - 1}/intercompanyPartnerId`, PARTNER_MESSAGES[r.reason]);
     case 'FiscalPeriodMismatch':
-      return badRequest(
-        'FiscalPeriodMismatchError',
+      return errors.FiscalPeriodMismatchError(
         'The fiscal period does not match the transaction date',
         fields,
       );
     case 'FiscalPeriodClosed':
-      return badRequest('FiscalPeriodClosedError', 'The fiscal period is closed', {
+      return errors.FiscalPeriodClosedError('The fiscal period is closed', {
         ...fields,
         periodStatus: 'Closed',
       });
     case 'ClosingEntryReversal':
-      return badRequest(
-        'ClosingEntryReversalNotAllowedError',
+      return errors.ClosingEntryReversalNotAllowedError(
         'A year-end closing entry is undone by reopening the year',
         fields,
       );
@@ -425,8 +409,7 @@ const PARTNER_MESSAGES: Record<PartnerRefusal['reason'], string> = {
 };
 
 function unbalancedError(e: UnbalancedEntry): DomainError {
-  return badRequest(
-    'UnbalancedJournalEntryError',
+  return errors.UnbalancedJournalEntryError(
     e.basis === 'transaction'
       ? 'Debits and credits differ in the transaction currency'
       : 'Debits and credits differ in the functional currency',
@@ -435,7 +418,7 @@ function unbalancedError(e: UnbalancedEntry): DomainError {
 }
 
 function exchangeRateNotFound(conversion: Conversion, currency: string): DomainError {
-  return badRequest('ExchangeRateNotFoundError', 'No exchange rate to convert the line', {
+  return errors.ExchangeRateNotFoundError('No exchange rate to convert the line', {
     fromCurrency: currency,
     toCurrency: conversion.functionalCurrency,
     date: conversion.transactionDate,

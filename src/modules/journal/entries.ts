@@ -10,7 +10,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable, type Tx } from '../../db/client.ts';
 import { Combiner, perDatabase } from '../../db/combiner.ts';
-import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
+import { invalid, ValidationError } from '../../domain/errors.ts';
 import { formatAmount, formatRate } from '../../domain/money.ts';
 import { isMultiCurrency } from '../../domain/journal/amounts.ts';
 import { type PeriodRef, periodRefusal } from '../../domain/journal/rules.ts';
@@ -55,6 +55,7 @@ import { entryRecord, getEntryRecord, type JournalEntryRecord, loadRecord } from
 import type { EntryRow, LineRow, NewEntryRow } from './repo.ts';
 import * as repo from './repo.ts';
 import * as statements from './statements.ts';
+import { errors } from '../../domain/error-catalogue.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Create
@@ -449,7 +450,7 @@ async function listScope(db: Db, access: Access, q: ListEntriesQuery): Promise<s
   if (q.accountId !== undefined) {
     const found = await repo.accountLabels(db, organizationIds, [q.accountId]);
     if (!found.has(q.accountId)) {
-      throw new DomainError(404, 'AccountNotFoundError', 'Account not found', { accountId: q.accountId });
+      throw errors.AccountNotFoundError('Account not found', { accountId: q.accountId });
     }
   }
   return organizationIds;

@@ -42,6 +42,7 @@ import { insertRows } from './bulk.ts';
 import { checkCompany, lockPeriod, resolveFiscalPeriod } from './checks.ts';
 import type { EntryRow, LineRow } from './repo.ts';
 import { todayIn } from '../../domain/dates.ts';
+import { errors as fail } from '../../domain/error-catalogue.ts';
 
 /** Lines per posted entry of an import (a larger trial balance is posted as several entries). */
 export const MAX_LINES_PER_ENTRY = 10_000;
@@ -103,7 +104,7 @@ export interface ImportResult {
 
 /** `400 TrialBalanceImportError {errors: [{row, column, message}]}`: every problem of the file. */
 export function importRowsError(errors: RowError[]): DomainError {
-  return new DomainError(400, 'TrialBalanceImportError', 'The trial balance has errors', {
+  return fail.TrialBalanceImportError('The trial balance has errors', {
     errors: errors.slice(0, 1000),
     errorCount: errors.length,
   });
@@ -252,7 +253,7 @@ export async function importTrialBalance(
   }
   const totals = importTotals(checked.rows);
   if (!totals.debit.equals(totals.credit)) {
-    throw new DomainError(400, 'UnbalancedTrialBalanceError', 'Total debits and total credits differ', {
+    throw fail.UnbalancedTrialBalanceError('Total debits and total credits differ', {
       totalDebits: money(totals.debit, fc),
       totalCredits: money(totals.credit, fc),
       difference: money(totals.debit.minus(totals.credit), fc),
