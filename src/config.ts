@@ -2,6 +2,8 @@
  * Service configuration, read from the environment only. Invalid values stop start-up with one clear
  * line (see main.ts), never a stack trace.
  */
+import { PGLITE_SHARED_BUFFERS_MB } from './db/client.ts';
+
 export interface Config {
   port: number;
   host: string;
@@ -9,6 +11,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PGlite data directory; `memory://` keeps the database in memory. */
   dataDir: string;
+  /** PGlite's shared buffers in MB (PGLITE_SHARED_BUFFERS_MB); the page cache of the embedded database. */
+  pgliteSharedBuffersMb: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Connection-pool size for a PostgreSQL server. */
   dbPoolSize: number;
@@ -68,6 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     databaseUrl,
     dataDir: env.DATA_DIR || './data',
+    pgliteSharedBuffersMb: integer(env, 'PGLITE_SHARED_BUFFERS_MB', PGLITE_SHARED_BUFFERS_MB, 1, 4096),
     logLevel,
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 500),
     workers: integer(env, 'WORKERS', 1, 1, 64),

@@ -47,6 +47,7 @@ async function start(): Promise<void> {
   const database = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,
+    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
     poolSize: config.dbPoolSize,
   });
   if (!multi) await database.migrate();

@@ -38,3 +38,24 @@ describe('the PGlite handle', () => {
     expect(completedWhenTimerFired).toBeLessThanOrEqual(2);
   });
 });
+
+describe('PGlite shared buffers', () => {
+  const setting = async (database: Database) =>
+    (
+      (await database.db.execute(sql`select current_setting('shared_buffers') as v`)) as unknown as {
+        rows: { v: string }[];
+      }
+    ).rows[0]!.v;
+
+  it('start small by default and follow the configured size', async () => {
+    const byDefault = await openDatabase({ dataDir: 'memory://' });
+    const sized = await openDatabase({ dataDir: 'memory://', pgliteSharedBuffersMb: 8 });
+    try {
+      expect(await setting(byDefault)).toBe('16MB');
+      expect(await setting(sized)).toBe('8MB');
+    } finally {
+      await byDefault.close();
+      await sized.close();
+    }
+  });
+});
