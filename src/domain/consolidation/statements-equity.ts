@@ -6,7 +6,13 @@
 import { type Decimal, dec, money, ZERO } from '../money.ts';
 
 import type { ConsolidatedLine, TrialBalanceView } from './types.ts';
-import { dp, type ConsolidatedEquityStatement, type EquityRow, type StatementContext } from './statements.ts';
+import {
+  dp,
+  periodHeader,
+  type ConsolidatedEquityStatement,
+  type EquityRow,
+  type StatementContext,
+} from './statements.ts';
 
 type Column =
   'contributedCapital' | 'retainedEarnings' | 'treasuryStock' | 'accumulatedOCI' | 'nonControllingInterest';
@@ -151,14 +157,7 @@ export function buildConsolidatedEquityStatement(
     ),
   ];
   return {
-    runId: ctx.runId,
-    groupId: ctx.groupId,
-    groupName: ctx.groupName,
-    periodRef: { ...ctx.periodRef },
-    periodStartDate: ctx.yearStartDate,
-    periodEndDate: ctx.asOfDate,
-    currency: cur,
-    generatedAt: ctx.generatedAt,
+    ...periodHeader(ctx, cur),
     openingBalances: row('OpeningBalance', 'Opening Balance', open, cur),
     movements,
     closingBalances: row('ClosingBalance', 'Closing Balance', close, cur),

@@ -295,6 +295,19 @@ export function buildConsolidatedBalanceSheet(
   };
 }
 
+/** The header of a statement over the group's period: the run, the group, the period and the currency. */
+export function periodHeader(ctx: StatementContext, cur: string) {
+  return {
+    runId: ctx.runId,
+    groupId: ctx.groupId,
+    groupName: ctx.groupName,
+    periodRef: { ...ctx.periodRef },
+    periodStartDate: ctx.yearStartDate,
+    periodEndDate: ctx.asOfDate,
+    currency: cur,
+    generatedAt: ctx.generatedAt,
+  };
+}
 export function buildConsolidatedIncomeStatement(
   ctx: StatementContext,
   closing: TrialBalanceView,
@@ -324,14 +337,7 @@ export function buildConsolidatedIncomeStatement(
   const incomeBeforeTax = operatingIncome.plus(dec(otherIncomeExpense.subtotal.value));
   const netIncome = incomeBeforeTax.minus(tax);
   return {
-    runId: ctx.runId,
-    groupId: ctx.groupId,
-    groupName: ctx.groupName,
-    periodRef: { ...ctx.periodRef },
-    periodStartDate: ctx.yearStartDate,
-    periodEndDate: ctx.asOfDate,
-    currency: cur,
-    generatedAt: ctx.generatedAt,
+    ...periodHeader(ctx, cur),
     revenue,
     costOfSales,
     grossProfit: money(grossProfit, cur),
@@ -500,14 +506,7 @@ export function buildConsolidatedCashFlowStatement(
   }
   const netChange = opNet.plus(invNet).plus(finNet).plus(exchangeRateEffect);
   return {
-    runId: ctx.runId,
-    groupId: ctx.groupId,
-    groupName: ctx.groupName,
-    periodRef: { ...ctx.periodRef },
-    periodStartDate: ctx.yearStartDate,
-    periodEndDate: ctx.asOfDate,
-    currency: cur,
-    generatedAt: ctx.generatedAt,
+    ...periodHeader(ctx, cur),
     method: 'indirect',
     beginningCash: money(beginningCash, cur),
     operatingActivities: {
