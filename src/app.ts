@@ -13,7 +13,7 @@ import { v4 as uuidv4 } from 'uuid';
 import type { Database, Db } from './db/client.ts';
 
 import type { OutboundPolicy } from './domain/webhooks.ts';
-import { Access } from './http/access.ts';
+import { Access, type RouteAccess } from './http/access.ts';
 import type { AuthUser, LookAhead } from './http/auth.ts';
 import { type ConsoleServer, registerConsole } from './http/console.ts';
 import type { CsvBodyRule } from './http/csv-body.ts';
@@ -35,7 +35,7 @@ import { DEFAULT_RUN_LEASE_MS } from './modules/consolidation/runs.lease.ts';
 import { registerModules } from './modules/index.ts';
 import { Dispatcher, type DispatcherOptions } from './modules/webhooks/dispatcher.ts';
 import { VERSION } from './version.ts';
-import { errors } from './domain/error-catalogue.ts';
+import { type ErrorTag, errors } from './domain/error-catalogue.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -47,6 +47,13 @@ declare module 'fastify' {
     csvBody?: CsvBodyRule;
     /** A read of the handler made by the session look-up of the request (http/auth.ts). */
     lookAhead?: LookAhead;
+    /** Who may call the route (the action, hence the minimum role), for the document and the tests. */
+    access?: RouteAccess;
+    /**
+     * The route's own error tags, beyond those the OpenAPI document derives from its shape (validation,
+     * authentication, the named organization, malformed path ids, idempotency, payload size).
+     */
+    errors?: readonly ErrorTag[];
   }
   interface FastifyInstance {
     deps: AppDeps;

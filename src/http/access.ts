@@ -57,6 +57,19 @@ export const PERMISSIONS = {
 
 export type Action = keyof typeof PERMISSIONS;
 
+/**
+ * Who may call a route, declared in the route's own `config.access`: the action whose minimum role the
+ * caller needs in the organization the request addresses, or `signedIn` for a route any authenticated
+ * user may call without naming an organization. (Public routes declare `public: true` instead.) The
+ * OpenAPI document publishes it as `x-access` and the role matrix checks the service against it.
+ */
+export type RouteAccess = Action | 'signedIn';
+
+/** The minimum role a route's access declaration asks for (null: none, any signed-in user). */
+export function requiredRoleOf(access: RouteAccess): Role | null {
+  return access === 'signedIn' ? null : PERMISSIONS[access].minRole;
+}
+
 export function roleAtLeast(role: Role | null | undefined, min: Role): boolean {
   return role != null && ROLE_RANK[role] >= ROLE_RANK[min];
 }

@@ -4,7 +4,7 @@
  * touching every route:
  *
  * - for each error status of an operation, the `_tag`s it can carry (the common errors, the
- *   endpoint's own errors from `error-catalogue.ts`, NotFound tags of its malformed path ids) as a
+ *   endpoint's own errors from its route's `config.errors`, NotFound tags of its malformed path ids) as a
  *   `oneOf` of per-tag schemas under `components.schemas`, a description naming them and an example;
  * - an example for every request body, query parameter and JSON response, recorded from the service
  *   (`openapi-examples.ts`, `npm run docs:examples`); an operation added since the last recording gets
@@ -12,12 +12,15 @@
  * - the `Idempotency-Key` header on every POST under `/api/v1`, with the `Idempotent-Replayed` answer
  *   header and the 409s of a reused or running key;
  * - descriptions of path parameters;
+ * - `x-access` on every authenticated operation: the action its route declares in `config.access` and
+ *   the minimum role that action asks for (both null when any signed-in user may call it);
  * - the API description: conventions and the whole error catalogue.
  *
  * Nothing here changes validation or serialisation: only the generated document is edited.
  */
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import { ENDPOINT_ERRORS, ERROR_CATALOGUE } from './error-catalogue.ts';
+import { type RouteAccess, requiredRoleOf } from './access.ts';
+import { ERROR_CATALOGUE } from '../domain/error-catalogue.ts';
 import { RECORDED_EXAMPLES } from './openapi-examples.ts';
 import { exampleOf, type Json, SAMPLE_UUIDS, type Schema } from './openapi-schema-examples.ts';
 
@@ -30,6 +33,7 @@ interface Operation {
   description?: string;
   tags?: string[];
   security?: unknown[];
+  'x-access'?: { action: string | null; minimumRole: string | null };
   parameters?: Array<{
     in: string;
     name: string;
@@ -55,6 +59,8 @@ interface RouteInfo {
   pathIds: Record<string, { tag: string }>;
   /** The route also takes a CSV body. */
   csvBody?: boolean;
+  access?: RouteAccess;
+  errors?: readonly string[];
 }
 
 const STATUS_TITLES: Record<number, string> = {
@@ -84,16 +90,14 @@ export function createOpenApiHooks(): Hooks {
 
   const transform: Hooks['transform'] = ({ schema, url, route }) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const config = (route.config ?? {}) as {
-      public?: boolean;
-      pathIds?: Record<string, { tag: string }>;
-      csvBody?: unknown;
-    };
+    const config = route.config ?? {};
     for (const m of methods) {
       routes.set(operationKey(m, url), {
         isPublic: config.public === true,
         pathIds: config.pathIds ?? {},
         csvBody: config.csvBody !== undefined,
+        ...(config.access ? { access: config.access } : {}),
+        ...(config.errors ? { errors: config.errors } : {}),
       });
     }
     return { schema, url };
@@ -123,6 +127,10 @@ export function enrichDocument(doc: OpenApiDoc, routes: Map<string, RouteInfo>):
       const key = operationKey(method, path);
       const info = routes.get(key) ?? { isPublic: !op.security, pathIds: {} };
       describePathParameters(op, info);
+      if (info.access) {
+        const action = info.access === 'signedIn' ? null : info.access;
+        op['x-access'] = { action, minimumRole: requiredRoleOf(info.access) };
+      }
       documentErrors(op, key, info, schemas);
       if (method.toUpperCase() === 'POST' && path.startsWith('/api/v1/')) documentIdempotency(op);
       addExamples(op, key);
@@ -207,7 +215,7 @@ function errorTagsOf(op: Operation, key: string, info: RouteInfo): Map<number, s
   }
   if (namesOrg && !info.isPublic) add('OrganizationNotFoundError');
   for (const rule of Object.values(info.pathIds)) add(rule.tag);
-  for (const tag of ENDPOINT_ERRORS[key] ?? []) add(tag);
+  for (const tag of info.errors ?? []) add(tag);
   if (isV1Post) {
     add('IdempotencyKeyReusedError');
     add('IdempotencyKeyInProgressError');

@@ -7,7 +7,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CATALOGUE } from '../../src/http/error-catalogue.ts';
+import { ERROR_CATALOGUE } from '../../src/domain/error-catalogue.ts';
 import { RECORDED_EXAMPLES } from '../../src/http/openapi-examples.ts';
 import { createTestContext, type TestContext } from '../helpers/app.ts';
 

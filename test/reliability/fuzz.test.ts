@@ -736,6 +736,7 @@ describe('schema-driven fuzzing', () => {
             body: null,
             bodyRequired: false,
             isPublic: false,
+            access: null,
           };
           await send(
             op,

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, PASSWORD, type TestContext, type TestUser, uniq } from '../helpers/app.ts';
 import { mentions, replaceDeep, sendReq, sentStrings } from './matrix.ts';
 import { loadOperations, type Operation } from './openapi.ts';
-import { type Ctx, makeFresh, type Req, ROUTES } from './route-table.ts';
+import { accessOf, type Ctx, makeFresh, type Req, ROUTES } from './route-table.ts';
 import { createWorld, type World } from './world.ts';
 
 /** Id fields of the NotFound tags the matrix expects (contract section 4). */
@@ -132,12 +132,8 @@ describe('tenant isolation', () => {
       const spec = ROUTES[op.key];
       if (!spec) continue;
       const base = await spec.req(ctx);
-      const forbidden = {
-        status: 403,
-        tag: 'ForbiddenError',
-        action: spec.action,
-        requiredRole: spec.min ?? '',
-      };
+      const { min, action } = accessOf(spec, op);
+      const forbidden = { status: 403, tag: 'ForbiddenError', action, requiredRole: min ?? '' };
 
       // (a) A's request as it is.
       const a = await sendReq(t, op.key, base, await tokenFor(spec.killsToken));
@@ -145,7 +141,7 @@ describe('tenant isolation', () => {
         `${op.key} (a) as A`,
         base,
         a,
-        spec.min === null ? 'no-leak' : spec.asIs ? { status: 404, tag: spec.asIs } : forbidden,
+        min === null ? 'no-leak' : spec.asIs ? { status: 404, tag: spec.asIs } : forbidden,
       );
 
       // (b) B's organization instead of A's, or added on by-id endpoints.

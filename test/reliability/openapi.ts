@@ -18,6 +18,8 @@ export interface Operation {
   body: JsonSchema | null;
   bodyRequired: boolean;
   isPublic: boolean;
+  /** The route's declared access (`x-access`): null on public operations. */
+  access: { action: string | null; minimumRole: string | null } | null;
 }
 
 export async function loadOperations(t: TestContext): Promise<{ doc: any; operations: Operation[] }> {
@@ -55,6 +57,7 @@ export async function loadOperations(t: TestContext): Promise<{ doc: any; operat
         body: body ? deref(body, resolve) : null,
         bodyRequired: op.requestBody?.required === true,
         isPublic: !op.security || op.security.length === 0,
+        access: op['x-access'] ?? null,
       });
     }
   }

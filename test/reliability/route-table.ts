@@ -1,8 +1,9 @@
 /**
  * The route table of the reliability matrices (tenant isolation, roles): one line per operation of the
- * OpenAPI document — its minimum role and ForbiddenError action (contract 2.2), and a request that is
- * valid up to the role check, addressed at tenant A (test/reliability/world.ts). A new route without a
- * line here makes both matrices fail.
+ * OpenAPI document — a request that is valid up to the role check, addressed at tenant A
+ * (test/reliability/world.ts). The minimum role and ForbiddenError action come from the route's own
+ * `config.access` (the document's `x-access`); rows add variants that depend on the body or target. A
+ * new route without a line here makes both matrices fail.
  *
  * `swap` is the contract's answer when a member of organization B names its OWN organization while
  * addressing A's resources (1.14): the NotFound tag of the first of A's resources the request reaches,
@@ -13,6 +14,7 @@ import { webhookDeliveries, webhookEndpoints } from '../../src/db/schema/index.t
 import { addDays } from '../../src/domain/dates.ts';
 import type { Action, Role } from '../../src/http/access.ts';
 import { PASSWORD, type TestContext, type TestUser, uniq } from '../helpers/app.ts';
+import type { Operation } from './openapi.ts';
 import type { World } from './world.ts';
 
 export interface Req {
@@ -31,8 +33,12 @@ export interface Ctx {
 }
 
 export interface RouteSpec {
-  /** Minimum role in the organization; null: any authenticated user (or public), no organization. */
-  min: Role | null;
+  /**
+   * Minimum role in the organization and its ForbiddenError action, for routes that do not declare
+   * them in their own `config.access` (read from the document's `x-access`, see `accessOf`); null: any
+   * authenticated user (or public), no organization.
+   */
+  min?: Role | null;
   action?: Action;
   /** A request valid up to the role check (may create disposable resources of A). */
   req: (c: Ctx) => Req | Promise<Req>;
@@ -58,6 +64,34 @@ export interface RouteSpec {
     /** Restores what an allowed role changed. */
     after?: (c: Ctx) => Promise<void>;
   }>;
+}
+
+/**
+ * The minimum role and action the matrices check a route against: what the route declares (the
+ * document's `x-access`), else its row's `min`/`action`. A route declaring neither, or declaring other
+ * values than its row, is a problem the caller reports.
+ */
+export function accessOf(
+  spec: RouteSpec,
+  op: Operation,
+): { min: Role | null; action: Action | undefined; problem?: string } {
+  const declared = op.access;
+  if (declared) {
+    const min = declared.minimumRole as Role | null;
+    const action = (declared.action ?? undefined) as Action | undefined;
+    if (spec.min !== undefined && (spec.min !== min || spec.action !== action)) {
+      return {
+        min,
+        action,
+        problem: `${op.key}: row says ${spec.min}/${spec.action}, route declares ${min}/${action}`,
+      };
+    }
+    return { min, action };
+  }
+  if (op.isPublic) return { min: null, action: undefined };
+  if (spec.min === undefined)
+    return { min: null, action: undefined, problem: `${op.key}: no access declared` };
+  return { min: spec.min, action: spec.action };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -398,50 +432,41 @@ const period = { periodStartDate: '2026-01-01', periodEndDate: '2026-12-31' };
 
 export const ROUTES: Record<string, RouteSpec> = {
   // Health, authentication, account templates: no organization involved.
-  'GET /api/health': { min: null, req: () => ({}), swap: 'no-leak' },
+  'GET /api/health': { req: () => ({}), swap: 'no-leak' },
   'GET /api/openapi.json': { min: null, req: () => ({}), swap: 'no-leak' },
   'POST /api/auth/register': {
-    min: null,
     req: () => ({ body: { email: `${uniq('reg')}@example.com`, password: PASSWORD, displayName: 'R' } }),
     swap: 'no-leak',
   },
   'POST /api/auth/login': {
-    min: null,
     req: (c) => ({ body: { email: c.w.owner.email, password: 'Wrong-pass1' } }),
     swap: 'no-leak',
   },
-  'POST /api/auth/logout': { min: null, req: () => ({}), swap: 'no-leak', killsToken: true },
-  'GET /api/auth/me': { min: null, req: () => ({}), swap: 'no-leak' },
-  'PUT /api/auth/me': { min: null, req: () => ({ body: {} }), swap: 'no-leak' },
-  'POST /api/auth/refresh': { min: null, req: () => ({}), swap: 'no-leak', killsToken: true },
+  'POST /api/auth/logout': { req: () => ({}), swap: 'no-leak', killsToken: true },
+  'GET /api/auth/me': { req: () => ({}), swap: 'no-leak' },
+  'PUT /api/auth/me': { req: () => ({ body: {} }), swap: 'no-leak' },
+  'POST /api/auth/refresh': { req: () => ({}), swap: 'no-leak', killsToken: true },
   'POST /api/auth/change-password': {
-    min: null,
     req: () => ({ body: { currentPassword: 'Not-the-one1', newPassword: 'Another-pass9' } }),
     swap: 'no-leak',
   },
-  'GET /api/v1/account-templates': { min: null, req: () => ({}), swap: 'no-leak' },
+  'GET /api/v1/account-templates': { req: () => ({}), swap: 'no-leak' },
   'GET /api/v1/account-templates/{type}': {
-    min: null,
     req: () => ({ params: { type: 'Manufacturing' } }),
     swap: 'no-leak',
   },
 
   // Organizations and members
-  'GET /api/v1/organizations': { min: null, req: () => ({}), swap: 'no-leak' },
+  'GET /api/v1/organizations': { req: () => ({}), swap: 'no-leak' },
   'POST /api/v1/organizations': {
-    min: null,
     req: () => ({ body: { name: uniq('NewOrg'), reportingCurrency: 'USD' } }),
     swap: 'no-leak',
   },
   'GET /api/v1/organizations/{id}': {
-    min: 'viewer',
-    action: 'organization:read',
     req: (c) => ({ params: { id: c.w.orgId } }),
     swap: 'no-leak',
   },
   'PUT /api/v1/organizations/{id}': {
-    min: 'admin',
-    action: 'organization:update',
     req: (c) => ({ params: { id: c.w.orgId }, body: { settings: { defaultLocale: 'en-US' } } }),
     swap: 'no-leak',
     variants: [
@@ -461,20 +486,14 @@ export const ROUTES: Record<string, RouteSpec> = {
     ],
   },
   'DELETE /api/v1/organizations/{id}': {
-    min: 'owner',
-    action: 'organization:delete',
     req: (c) => ({ params: { id: c.w.orgId } }),
     swap: 'no-leak',
   },
   'GET /api/v1/organizations/{organizationId}/members': {
-    min: 'viewer',
-    action: 'member:read',
     req: (c) => ({ params: { organizationId: c.w.orgId } }),
     swap: 'no-leak',
   },
   'POST /api/v1/organizations/{organizationId}/members': {
-    min: 'admin',
-    action: 'member:manage',
     req: async (c) => ({
       params: { organizationId: c.w.orgId },
       body: { email: (await c.fresh.registered()).email, role: 'viewer' },
@@ -493,8 +512,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     ],
   },
   'PUT /api/v1/organizations/{organizationId}/members/{userId}': {
-    min: 'admin',
-    action: 'member:manage',
     req: async (c) => ({
       params: { organizationId: c.w.orgId, userId: (await c.fresh.member('viewer')).id },
       body: { role: 'member' },
@@ -513,8 +530,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     ],
   },
   'DELETE /api/v1/organizations/{organizationId}/members/{userId}': {
-    min: 'admin',
-    action: 'member:manage',
     req: async (c) => ({
       params: { organizationId: c.w.orgId, userId: (await c.fresh.member('viewer')).id },
     }),
@@ -531,22 +546,16 @@ export const ROUTES: Record<string, RouteSpec> = {
     ],
   },
   'GET /api/v1/audit-log': {
-    min: 'admin',
-    action: 'audit_log:read',
     req: (c) => ({ query: { organizationId: c.w.orgId } }),
     swap: 'no-leak',
   },
 
   // Companies
   'GET /api/v1/companies': {
-    min: 'viewer',
-    action: 'company:read',
     req: (c) => ({ query: { organizationId: c.w.orgId } }),
     swap: 'no-leak',
   },
   'POST /api/v1/companies': {
-    min: 'admin',
-    action: 'company:manage',
     req: (c) => ({
       body: {
         organizationId: c.w.orgId,
@@ -561,60 +570,42 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'no-leak',
   },
   'GET /api/v1/organizations/{organizationId}/companies/{companyId}': {
-    min: 'viewer',
-    action: 'company:read',
     req: (c) => ({ params: coParams(c.w) }),
     swap: 'CompanyNotFoundError',
   },
   'PUT /api/v1/organizations/{organizationId}/companies/{companyId}': {
-    min: 'admin',
-    action: 'company:manage',
     req: (c) => ({ params: coParams(c.w), body: { description: uniq('d') } }),
     swap: 'CompanyNotFoundError',
   },
   'DELETE /api/v1/organizations/{organizationId}/companies/{companyId}': {
-    min: 'admin',
-    action: 'company:manage',
     req: async (c) => ({ params: { organizationId: c.w.orgId, companyId: await c.fresh.company() } }),
     swap: 'CompanyNotFoundError',
   },
 
   // Foreign-currency revaluation
   'GET /api/v1/organizations/{organizationId}/companies/{companyId}/foreign-currency-balances': {
-    min: 'viewer',
-    action: 'fx_revaluation:read',
     req: (c) => ({ params: coParams(c.w), query: { asOfDate: '2025-06-30' } }),
     swap: 'CompanyNotFoundError',
   },
   'POST /api/v1/organizations/{organizationId}/companies/{companyId}/fx-revaluations': {
-    min: 'admin',
-    action: 'fx_revaluation:run',
     req: (c) => ({ params: coParams(c.w), body: { asOfDate: '2025-06-30', dryRun: true } }),
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/organizations/{organizationId}/companies/{companyId}/fx-revaluations': {
-    min: 'viewer',
-    action: 'fx_revaluation:read',
     req: (c) => ({ params: coParams(c.w) }),
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/organizations/{organizationId}/companies/{companyId}/fx-revaluations/{revaluationId}': {
-    min: 'viewer',
-    action: 'fx_revaluation:read',
     req: async (c) => ({ params: { ...coParams(c.w), revaluationId: await revaluationOf(c) } }),
     swap: 'CompanyNotFoundError',
   },
 
   // Accounts and templates
   'GET /api/v1/accounts': {
-    min: 'viewer',
-    action: 'account:read',
     req: (c) => ({ query: { organizationId: c.w.orgId, companyId: c.w.companyId } }),
     swap: 'CompanyNotFoundError',
   },
   'POST /api/v1/accounts': {
-    min: 'admin',
-    action: 'account:manage',
     req: (c) => ({
       body: {
         organizationId: c.w.orgId,
@@ -628,14 +619,10 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/accounts/organizations/{organizationId}/accounts/{id}': {
-    min: 'viewer',
-    action: 'account:read',
     req: (c) => ({ params: { organizationId: c.w.orgId, id: c.w.extraAccountId } }),
     swap: 'AccountNotFoundError',
   },
   'PUT /api/v1/accounts/organizations/{organizationId}/accounts/{id}': {
-    min: 'admin',
-    action: 'account:manage',
     req: (c) => ({
       params: { organizationId: c.w.orgId, id: c.w.extraAccountId },
       body: { description: uniq('d') },
@@ -643,14 +630,10 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'AccountNotFoundError',
   },
   'DELETE /api/v1/accounts/organizations/{organizationId}/accounts/{id}': {
-    min: 'admin',
-    action: 'account:manage',
     req: async (c) => ({ params: { organizationId: c.w.orgId, id: await c.fresh.account() } }),
     swap: 'AccountNotFoundError',
   },
   'POST /api/v1/account-templates/{type}/apply': {
-    min: 'admin',
-    action: 'account:manage',
     req: async (c) => ({
       params: { type: 'ServiceBusiness' },
       body: { organizationId: c.w.orgId, companyId: await c.fresh.company() },
@@ -660,107 +643,73 @@ export const ROUTES: Record<string, RouteSpec> = {
 
   // Fiscal calendar and year-end
   [`GET ${FY}`]: {
-    min: 'viewer',
-    action: 'fiscal_period:read',
     req: (c) => ({ params: coParams(c.w) }),
     swap: 'CompanyNotFoundError',
   },
   [`POST ${FY}`]: {
-    min: 'admin',
-    action: 'fiscal_period:manage',
     req: (c) => ({ params: coParams(c.w), body: { year: 2030 + (++counter % 900) } }),
     swap: 'CompanyNotFoundError',
   },
   [`GET ${FY}/{fiscalYearId}`]: {
-    min: 'viewer',
-    action: 'fiscal_period:read',
     req: (c) => ({ params: fyParams(c.w) }),
     swap: 'CompanyNotFoundError',
   },
   [`GET ${FY}/{fiscalYearId}/periods`]: {
-    min: 'viewer',
-    action: 'fiscal_period:read',
     req: (c) => ({ params: fyParams(c.w) }),
     swap: 'CompanyNotFoundError',
   },
   [`GET ${FY}/{fiscalYearId}/periods/{periodId}`]: {
-    min: 'viewer',
-    action: 'fiscal_period:read',
     req: (c) => ({ params: periodParams(c.w) }),
     swap: 'CompanyNotFoundError',
   },
   [`POST ${FY}/{fiscalYearId}/periods/{periodId}/close`]: {
-    min: 'admin',
-    action: 'fiscal_period:manage',
     req: (c) => ({ params: periodParams(c.w) }),
     swap: 'CompanyNotFoundError',
   },
   [`POST ${FY}/{fiscalYearId}/periods/{periodId}/open`]: {
-    min: 'admin',
-    action: 'fiscal_period:manage',
     req: (c) => ({ params: periodParams(c.w), body: {} }),
     swap: 'CompanyNotFoundError',
   },
   [`GET ${FY}/{fiscalYearId}/periods/{periodId}/reopen-history`]: {
-    min: 'viewer',
-    action: 'fiscal_period:read',
     req: (c) => ({ params: periodParams(c.w) }),
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/organizations/{organizationId}/companies/{companyId}/period-status': {
-    min: 'viewer',
-    action: 'fiscal_period:read',
     req: (c) => ({ params: coParams(c.w), query: { date: '2026-03-15' } }),
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/organizations/{organizationId}/companies/{companyId}/fiscal-periods/summary': {
-    min: 'viewer',
-    action: 'fiscal_period:read',
     req: (c) => ({ params: coParams(c.w) }),
     swap: 'CompanyNotFoundError',
   },
   [`GET ${FY}/{fiscalYearId}/close/preview`]: {
-    min: 'viewer',
-    action: 'fiscal_period:read',
     req: (c) => ({ params: fyParams(c.w) }),
     swap: 'CompanyNotFoundError',
   },
   [`POST ${FY}/{fiscalYearId}/close`]: {
-    min: 'admin',
-    action: 'fiscal_period:manage',
     req: (c) => ({ params: fyParams(c.w) }),
     swap: 'CompanyNotFoundError',
   },
   [`POST ${FY}/{fiscalYearId}/reopen`]: {
-    min: 'admin',
-    action: 'fiscal_period:manage',
     req: (c) => ({ params: fyParams(c.w), body: {} }),
     swap: 'CompanyNotFoundError',
   },
 
   // Journal entries
   'GET /api/v1/journal-entries': {
-    min: 'viewer',
-    action: 'journal_entry:read',
     req: (c) => ({ query: { organizationId: c.w.orgId } }),
     swap: 'no-leak',
     listAll: true,
   },
   'POST /api/v1/journal-entries': {
-    min: 'member',
-    action: 'journal_entry:edit',
     req: (c) => ({ body: entryBody(c.w) }),
     swap: 'CompanyNotFoundError',
   },
   'POST /api/v1/journal-entries/bulk': {
-    min: 'member',
-    action: 'journal_entry:edit',
     req: (c) => ({ body: { entries: [entryBody(c.w), entryBody(c.w)] } }),
     swap: 'CompanyNotFoundError',
   },
   'POST /api/v1/companies/{id}/trial-balance-imports': {
-    min: 'admin',
-    action: 'journal_entry:post',
     req: (c) => ({
       params: { id: c.w.companyId },
       body: {
@@ -777,64 +726,46 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/companies/{id}/trial-balance-imports': {
-    min: 'viewer',
-    action: 'journal_entry:read',
     req: (c) => ({ params: { id: c.w.companyId } }),
     swap: 'CompanyNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/journal-entries/{id}': {
-    min: 'viewer',
-    action: 'journal_entry:read',
     req: (c) => ({ params: { id: c.w.postedEntryId } }),
     swap: 'JournalEntryNotFoundError',
     addOrg: 'query',
   },
   'PUT /api/v1/journal-entries/{id}': {
-    min: 'member',
-    action: 'journal_entry:edit',
     req: async (c) => ({ params: { id: await c.fresh.draft() }, body: { referenceNumber: 'R-1' } }),
     swap: 'JournalEntryNotFoundError',
     addOrg: 'body',
   },
   'DELETE /api/v1/journal-entries/{id}': {
-    min: 'member',
-    action: 'journal_entry:edit',
     req: async (c) => ({ params: { id: await c.fresh.draft() } }),
     swap: 'JournalEntryNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/journal-entries/{id}/submit': {
-    min: 'member',
-    action: 'journal_entry:edit',
     req: async (c) => ({ params: { id: await c.fresh.draft() } }),
     swap: 'JournalEntryNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/journal-entries/{id}/approve': {
-    min: 'admin',
-    action: 'journal_entry:approve',
     req: async (c) => ({ params: { id: await c.fresh.pending() } }),
     swap: 'JournalEntryNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/journal-entries/{id}/reject': {
-    min: 'admin',
-    action: 'journal_entry:approve',
     req: async (c) => ({ params: { id: await c.fresh.pending() }, body: {} }),
     swap: 'JournalEntryNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/journal-entries/{id}/post': {
-    min: 'admin',
-    action: 'journal_entry:post',
     req: async (c) => ({ params: { id: await c.fresh.approved() }, body: {} }),
     swap: 'JournalEntryNotFoundError',
     addOrg: 'body',
   },
   'POST /api/v1/journal-entries/{id}/reverse': {
-    min: 'admin',
-    action: 'journal_entry:reverse',
     req: async (c) => ({ params: { id: await c.fresh.posted() }, body: { reversalDate: '2026-03-25' } }),
     swap: 'JournalEntryNotFoundError',
     addOrg: 'body',
@@ -842,118 +773,82 @@ export const ROUTES: Record<string, RouteSpec> = {
 
   // Exchange rates
   'GET /api/v1/exchange-rates': {
-    min: 'viewer',
-    action: 'exchange_rate:read',
     req: (c) => ({ query: { organizationId: c.w.orgId } }),
     swap: 'no-leak',
     listAll: true,
   },
   'POST /api/v1/exchange-rates': {
-    min: 'member',
-    action: 'exchange_rate:manage',
     req: (c) => ({ body: rateBody(c.w, c.fresh.rateDate()) }),
     swap: 'no-leak',
   },
   'POST /api/v1/exchange-rates/bulk': {
-    min: 'member',
-    action: 'exchange_rate:manage',
     req: (c) => ({ body: { rates: [rateBody(c.w, c.fresh.rateDate())] } }),
     swap: 'no-leak',
   },
   'GET /api/v1/exchange-rates/{id}': {
-    min: 'viewer',
-    action: 'exchange_rate:read',
     req: (c) => ({ params: { id: c.w.rateId } }),
     swap: 'ExchangeRateIdNotFoundError',
     addOrg: 'query',
   },
   'DELETE /api/v1/exchange-rates/{id}': {
-    min: 'member',
-    action: 'exchange_rate:manage',
     req: async (c) => ({ params: { id: await c.fresh.rate() } }),
     swap: 'ExchangeRateIdNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/exchange-rates/rate': {
-    min: 'viewer',
-    action: 'exchange_rate:read',
     req: (c) => lookup(c.w, { effectiveDate: '2026-01-15', rateType: 'Spot' }),
     swap: 'no-leak',
   },
   'GET /api/v1/exchange-rates/latest': {
-    min: 'viewer',
-    action: 'exchange_rate:read',
     req: (c) => lookup(c.w, {}),
     swap: 'no-leak',
   },
   'GET /api/v1/exchange-rates/closest': {
-    min: 'viewer',
-    action: 'exchange_rate:read',
     req: (c) => lookup(c.w, { date: '2026-02-01' }),
     swap: 'no-leak',
   },
   'GET /api/v1/exchange-rates/period-average': {
-    min: 'viewer',
-    action: 'exchange_rate:read',
     req: (c) => lookup(c.w, { year: 2026, period: 1, companyId: c.w.companyId }),
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/exchange-rates/period-closing': {
-    min: 'viewer',
-    action: 'exchange_rate:read',
     req: (c) => lookup(c.w, { year: 2026, period: 1, companyId: c.w.companyId }),
     swap: 'CompanyNotFoundError',
   },
 
   // Company reports
   'GET /api/v1/reports/trial-balance': {
-    min: 'viewer',
-    action: 'report:read',
     req: (c) => report(c.w, { asOfDate: '2026-12-31' }),
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/reports/general-ledger': {
-    min: 'viewer',
-    action: 'report:read',
     req: (c) => report(c.w, { startDate: '2026-01-01', endDate: '2026-12-31' }),
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/reports/balance-sheet': {
-    min: 'viewer',
-    action: 'report:read',
     req: (c) => report(c.w, { asOfDate: '2026-12-31' }),
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/reports/income-statement': {
-    min: 'viewer',
-    action: 'report:read',
     req: (c) => report(c.w, period),
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/reports/cash-flow': {
-    min: 'viewer',
-    action: 'report:read',
     req: (c) => report(c.w, period),
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/reports/equity-statement': {
-    min: 'viewer',
-    action: 'report:read',
     req: (c) => report(c.w, period),
     swap: 'CompanyNotFoundError',
   },
 
   // Intercompany
   'GET /api/v1/intercompany-transactions': {
-    min: 'viewer',
-    action: 'intercompany:read',
     req: (c) => ({ query: { organizationId: c.w.orgId } }),
     swap: 'no-leak',
     listAll: true,
   },
   'POST /api/v1/intercompany-transactions': {
-    min: 'member',
-    action: 'intercompany:manage',
     req: (c) => ({
       body: {
         organizationId: c.w.orgId,
@@ -967,43 +862,31 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/intercompany-transactions/{id}': {
-    min: 'viewer',
-    action: 'intercompany:read',
     req: (c) => ({ params: { id: c.w.icId } }),
     swap: 'IntercompanyTransactionNotFoundError',
     addOrg: 'query',
   },
   'PUT /api/v1/intercompany-transactions/{id}': {
-    min: 'member',
-    action: 'intercompany:manage',
     req: async (c) => ({ params: { id: await c.fresh.ic() }, body: { description: 'changed' } }),
     swap: 'IntercompanyTransactionNotFoundError',
     addOrg: 'query',
   },
   'DELETE /api/v1/intercompany-transactions/{id}': {
-    min: 'member',
-    action: 'intercompany:manage',
     req: async (c) => ({ params: { id: await c.fresh.ic() } }),
     swap: 'IntercompanyTransactionNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/intercompany-transactions/{id}/matching-status': {
-    min: 'member',
-    action: 'intercompany:manage',
     req: async (c) => ({ params: { id: await c.fresh.ic() }, body: { matchingStatus: 'Matched' } }),
     swap: 'IntercompanyTransactionNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/intercompany-transactions/{id}/link-from-journal-entry': {
-    min: 'member',
-    action: 'intercompany:manage',
     req: async (c) => ({ params: { id: await c.fresh.ic() }, body: { journalEntryId: null } }),
     swap: 'IntercompanyTransactionNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/intercompany-transactions/{id}/link-to-journal-entry': {
-    min: 'member',
-    action: 'intercompany:manage',
     req: async (c) => ({ params: { id: await c.fresh.ic() }, body: { journalEntryId: null } }),
     swap: 'IntercompanyTransactionNotFoundError',
     addOrg: 'query',
@@ -1011,15 +894,11 @@ export const ROUTES: Record<string, RouteSpec> = {
 
   // Consolidation groups
   'GET /api/v1/consolidation/groups': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ query: { organizationId: c.w.orgId } }),
     swap: 'no-leak',
     listAll: true,
   },
   'POST /api/v1/consolidation/groups': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: (c) => ({
       body: {
         organizationId: c.w.orgId,
@@ -1033,50 +912,36 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'CompanyNotFoundError',
   },
   'GET /api/v1/consolidation/groups/{id}': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.groupId } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'PUT /api/v1/consolidation/groups/{id}': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({ params: { id: await c.fresh.group() }, body: { description: 'changed' } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'DELETE /api/v1/consolidation/groups/{id}': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({ params: { id: await c.fresh.group() } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/consolidation/groups/{id}/activate': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({ params: { id: await c.fresh.group() } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/consolidation/groups/{id}/deactivate': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({ params: { id: await c.fresh.group() } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/groups/{id}/structure': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.groupId } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/consolidation/groups/{id}/members': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({
       params: { id: await c.fresh.group() },
       body: {
@@ -1089,8 +954,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'PUT /api/v1/consolidation/groups/{id}/members/{companyId}': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({
       params: { id: await c.fresh.group(), companyId: c.w.company2Id },
       body: { ownershipPercentage: '75.50' },
@@ -1099,8 +962,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'DELETE /api/v1/consolidation/groups/{id}/members/{companyId}': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({ params: { id: await c.fresh.group(), companyId: c.w.company2Id } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
@@ -1108,29 +969,21 @@ export const ROUTES: Record<string, RouteSpec> = {
 
   // Group chart of accounts
   'GET /api/v1/consolidation/groups/{id}/accounts': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.groupId } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/consolidation/groups/{id}/accounts': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({ params: { id: await c.fresh.group() }, body: groupAccountBody() }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/consolidation/groups/{id}/accounts/bulk': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({ params: { id: await c.fresh.group() }, body: { accounts: [groupAccountBody()] } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/groups/{id}/accounts/{accountId}': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: async (c) => {
       const f = await freshGroupAccount(c);
       return { params: { id: f.group, accountId: f.account } };
@@ -1139,8 +992,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'PUT /api/v1/consolidation/groups/{id}/accounts/{accountId}': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => {
       const f = await freshGroupAccount(c);
       return { params: { id: f.group, accountId: f.account }, body: { name: 'Cash and banks' } };
@@ -1149,8 +1000,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'DELETE /api/v1/consolidation/groups/{id}/accounts/{accountId}': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => {
       const f = await freshGroupAccount(c);
       return { params: { id: f.group, accountId: f.account } };
@@ -1159,15 +1008,11 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/groups/{id}/mappings': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.groupId } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/consolidation/groups/{id}/mappings': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => {
       const f = await freshGroupAccount(c);
       return { params: { id: f.group }, body: { groupAccountId: f.account, pattern: '11*' } };
@@ -1176,8 +1021,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'DELETE /api/v1/consolidation/groups/{id}/mappings/{mappingId}': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => {
       const f = await freshGroupAccount(c, true);
       return { params: { id: f.group, mappingId: f.mapping! } };
@@ -1186,22 +1029,16 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/groups/{id}/mappings/preview': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.groupId } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/groups/{id}/intercompany-difference': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.groupId } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'PUT /api/v1/consolidation/groups/{id}/intercompany-difference': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({ params: { id: await c.fresh.group() }, body: { accountNumber: null } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
@@ -1209,22 +1046,16 @@ export const ROUTES: Record<string, RouteSpec> = {
 
   // Top-side adjustments
   'GET /api/v1/consolidation/groups/{id}/adjustments': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.groupId } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/consolidation/groups/{id}/adjustments': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({ params: { id: await c.fresh.group() }, body: adjustmentBody() }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: async (c) => {
       const f = await freshAdjustment(c);
       return { params: { id: f.group, adjustmentId: f.adjustment } };
@@ -1233,8 +1064,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'PUT /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => {
       const f = await freshAdjustment(c);
       return { params: { id: f.group, adjustmentId: f.adjustment }, body: { description: 'changed' } };
@@ -1243,8 +1072,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'DELETE /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => {
       const f = await freshAdjustment(c);
       return { params: { id: f.group, adjustmentId: f.adjustment } };
@@ -1253,8 +1080,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'POST /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/submit': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => {
       const f = await freshAdjustment(c, 'Draft');
       return { params: { id: f.group, adjustmentId: f.adjustment } };
@@ -1263,8 +1088,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'POST /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/approve': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => {
       const f = await freshAdjustment(c, 'PendingApproval');
       return { params: { id: f.group, adjustmentId: f.adjustment } };
@@ -1273,8 +1096,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'POST /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/reject': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => {
       const f = await freshAdjustment(c, 'PendingApproval');
       return { params: { id: f.group, adjustmentId: f.adjustment } };
@@ -1283,8 +1104,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'POST /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/post': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => {
       const f = await freshAdjustment(c, 'Draft');
       return { params: { id: f.group, adjustmentId: f.adjustment } };
@@ -1293,8 +1112,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'POST /api/v1/consolidation/groups/{id}/adjustments/{adjustmentId}/reverse': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => {
       const f = await freshAdjustment(c, 'Posted');
       return { params: { id: f.group, adjustmentId: f.adjustment } };
@@ -1305,15 +1122,11 @@ export const ROUTES: Record<string, RouteSpec> = {
 
   // Elimination rules
   'GET /api/v1/elimination-rules': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ query: { organizationId: c.w.orgId } }),
     swap: 'no-leak',
     listAll: true,
   },
   'GET /api/v1/elimination-rules/by-type': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({
       query: { consolidationGroupId: c.w.groupId, eliminationType: 'IntercompanyReceivablesPayables' },
     }),
@@ -1322,55 +1135,39 @@ export const ROUTES: Record<string, RouteSpec> = {
     asIs: 'ConsolidationGroupNotFoundError',
   },
   'POST /api/v1/elimination-rules': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: (c) => ({ body: ruleBody(c.w) }),
     swap: 'ConsolidationGroupNotFoundError',
   },
   'POST /api/v1/elimination-rules/bulk': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: (c) => ({ body: { rules: [ruleBody(c.w)] } }),
     swap: 'ConsolidationGroupNotFoundError',
   },
   'GET /api/v1/elimination-rules/{id}': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.ruleId } }),
     swap: 'EliminationRuleNotFoundError',
     addOrg: 'query',
   },
   'PUT /api/v1/elimination-rules/{id}': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({ params: { id: await c.fresh.rule() }, body: { description: 'changed' } }),
     swap: 'EliminationRuleNotFoundError',
     addOrg: 'query',
   },
   'DELETE /api/v1/elimination-rules/{id}': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({ params: { id: await c.fresh.rule() } }),
     swap: 'EliminationRuleNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/elimination-rules/{id}/activate': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({ params: { id: await c.fresh.rule() } }),
     swap: 'EliminationRuleNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/elimination-rules/{id}/deactivate': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({ params: { id: await c.fresh.rule() } }),
     swap: 'EliminationRuleNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/elimination-rules/{id}/priority': {
-    min: 'admin',
-    action: 'consolidation:manage',
     req: async (c) => ({ params: { id: await c.fresh.rule() }, body: { priority: 5 } }),
     swap: 'EliminationRuleNotFoundError',
     addOrg: 'query',
@@ -1378,15 +1175,11 @@ export const ROUTES: Record<string, RouteSpec> = {
 
   // Consolidation runs
   'GET /api/v1/consolidation/runs': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ query: { organizationId: c.w.orgId } }),
     swap: 'no-leak',
     listAll: true,
   },
   'POST /api/v1/consolidation/groups/{groupId}/runs': {
-    min: 'admin',
-    action: 'consolidation:run',
     req: (c) => ({
       params: { groupId: c.w.groupId },
       body: { periodRef: { year: 2026, period: 3 }, forceRegeneration: true },
@@ -1395,85 +1188,61 @@ export const ROUTES: Record<string, RouteSpec> = {
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/groups/{groupId}/latest-run': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { groupId: c.w.groupId } }),
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/runs/{id}': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.runId! } }),
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
   },
   'POST /api/v1/consolidation/runs/{id}/cancel': {
-    min: 'admin',
-    action: 'consolidation:run',
     req: async (c) => ({ params: { id: await c.fresh.run() } }),
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
   },
   'DELETE /api/v1/consolidation/runs/{id}': {
-    min: 'admin',
-    action: 'consolidation:run',
     req: async (c) => ({ params: { id: await c.fresh.run() } }),
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/runs/{id}/trial-balance': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.runId! } }),
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/runs/{id}/trial-balance/lines/{accountNumber}/contributions': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.runId!, accountNumber: '1010' } }),
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/runs/{id}/elimination-entries': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.runId! } }),
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/runs/{id}/compare': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.runId! }, query: { otherRunId: c.w.runId! } }),
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/runs/{id}/reports/balance-sheet': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.runId! } }),
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/runs/{id}/reports/income-statement': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.runId! } }),
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/runs/{id}/reports/cash-flow': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.runId! } }),
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
   },
   'GET /api/v1/consolidation/runs/{id}/reports/equity-statement': {
-    min: 'viewer',
-    action: 'consolidation:read',
     req: (c) => ({ params: { id: c.w.runId! } }),
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
@@ -1481,26 +1250,18 @@ export const ROUTES: Record<string, RouteSpec> = {
 
   // Events and webhooks
   'GET /api/v1/events': {
-    min: 'viewer',
-    action: 'event:read',
     req: (c) => ({ query: { organizationId: c.w.orgId } }),
     swap: 'no-leak',
   },
   'GET /api/v1/webhook-endpoints': {
-    min: 'admin',
-    action: 'webhook:manage',
     req: (c) => ({ query: { organizationId: c.w.orgId } }),
     swap: 'no-leak',
   },
   'POST /api/v1/webhook-endpoints': {
-    min: 'admin',
-    action: 'webhook:manage',
     req: (c) => ({ body: { organizationId: c.w.orgId, url: 'https://example.com/hooks' } }),
     swap: 'no-leak',
   },
   'GET /api/v1/webhook-endpoints/{endpointId}': {
-    min: 'admin',
-    action: 'webhook:manage',
     req: async (c) => ({
       params: { endpointId: await webhookEndpoint(c) },
       query: { organizationId: c.w.orgId },
@@ -1508,8 +1269,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'WebhookEndpointNotFoundError',
   },
   'PUT /api/v1/webhook-endpoints/{endpointId}': {
-    min: 'admin',
-    action: 'webhook:manage',
     req: async (c) => ({
       params: { endpointId: await webhookEndpoint(c) },
       query: { organizationId: c.w.orgId },
@@ -1518,8 +1277,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'WebhookEndpointNotFoundError',
   },
   'DELETE /api/v1/webhook-endpoints/{endpointId}': {
-    min: 'admin',
-    action: 'webhook:manage',
     req: async (c) => ({
       params: { endpointId: await webhookEndpoint(c) },
       query: { organizationId: c.w.orgId },
@@ -1527,8 +1284,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'WebhookEndpointNotFoundError',
   },
   'GET /api/v1/webhook-endpoints/{endpointId}/deliveries': {
-    min: 'admin',
-    action: 'webhook:manage',
     req: async (c) => ({
       params: { endpointId: await webhookEndpoint(c) },
       query: { organizationId: c.w.orgId },
@@ -1536,8 +1291,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'WebhookEndpointNotFoundError',
   },
   'POST /api/v1/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry': {
-    min: 'admin',
-    action: 'webhook:manage',
     req: async (c) => {
       const endpointId = await webhookEndpoint(c);
       return {
@@ -1548,8 +1301,6 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'WebhookEndpointNotFoundError',
   },
   'POST /api/v1/webhook-endpoints/{endpointId}/test': {
-    min: 'admin',
-    action: 'webhook:manage',
     req: async (c) => ({
       params: { endpointId: await webhookEndpoint(c) },
       query: { organizationId: c.w.orgId },

@@ -133,6 +133,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/accounts',
     {
+      config: { access: 'account:read', errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'] },
       schema: {
         tags,
         summary: 'List accounts of a company',
@@ -174,7 +175,11 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     byIdPath,
     {
-      config: { pathIds: accountPathIds },
+      config: {
+        pathIds: accountPathIds,
+        access: 'account:read',
+        errors: ['OrganizationNotFoundError', 'AccountNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Get an account',
@@ -190,6 +195,19 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/accounts',
     {
+      config: {
+        access: 'account:manage',
+        errors: [
+          'OrganizationNotFoundError',
+          'CompanyNotFoundError',
+          'ParentAccountNotFoundError',
+          'ParentAccountDifferentCompanyError',
+          'AccountTypeMismatchError',
+          'InvalidRetainedEarningsAccountError',
+          'ValidationError',
+          'AccountNumberAlreadyExistsError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Create an account',
@@ -206,7 +224,19 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     byIdPath,
     {
-      config: { pathIds: accountPathIds },
+      config: {
+        pathIds: accountPathIds,
+        access: 'account:manage',
+        errors: [
+          'OrganizationNotFoundError',
+          'AccountNotFoundError',
+          'CircularAccountReferenceError',
+          'CompanyNotFoundError',
+          'InvalidRetainedEarningsAccountError',
+          'HasActiveChildAccountsError',
+          'AccountInUseError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Update an account',
@@ -230,7 +260,11 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     byIdPath,
     {
-      config: { pathIds: accountPathIds },
+      config: {
+        pathIds: accountPathIds,
+        access: 'account:manage',
+        errors: ['OrganizationNotFoundError', 'AccountNotFoundError', 'AccountInUseError'],
+      },
       schema: {
         tags,
         summary: 'Delete an account',
@@ -249,6 +283,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/account-templates',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: templateTags,
         summary: 'List account templates',
@@ -262,6 +297,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/account-templates/:type',
     {
+      config: { access: 'signedIn', errors: ['AccountTemplateNotFoundError'] },
       schema: {
         tags: templateTags,
         summary: 'Get an account template',
@@ -276,6 +312,15 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/account-templates/:type/apply',
     {
+      config: {
+        access: 'account:manage',
+        errors: [
+          'AccountTemplateNotFoundError',
+          'OrganizationNotFoundError',
+          'CompanyNotFoundError',
+          'AccountsAlreadyExistError',
+        ],
+      },
       // An unknown template type answers 404 before the body is validated, like a malformed path id.
       preValidation: async (request) => {
         const { type } = request.params as { type: string };

@@ -33,7 +33,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/auth/register',
     {
-      config: { public: true },
+      config: { public: true, errors: ['PasswordWeakError', 'UserExistsError'] },
       schema: {
         tags,
         summary: 'Register a user',
@@ -53,7 +53,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/auth/login',
     {
-      config: { public: true },
+      config: { public: true, errors: ['InvalidCredentialsError'] },
       schema: {
         tags,
         summary: 'Log in',
@@ -85,6 +85,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/auth/logout',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags,
         summary: 'Log out',
@@ -101,6 +102,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/auth/me',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags,
         summary: 'Current user',
@@ -114,6 +116,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/api/auth/me',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags,
         summary: 'Update the current user',
@@ -128,6 +131,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/auth/refresh',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags,
         summary: 'Refresh the session',
@@ -141,6 +145,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/auth/change-password',
     {
+      config: { access: 'signedIn', errors: ['ChangePasswordError', 'PasswordWeakError'] },
       schema: {
         tags,
         summary: 'Change password',

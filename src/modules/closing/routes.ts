@@ -51,7 +51,7 @@ export const yearEndRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${FISCAL_BASE}/fiscal-years/:fiscalYearId/close/preview`,
     {
-      config,
+      config: { ...config, access: 'fiscal_period:read' },
       schema: {
         tags,
         summary: 'Preview a year-end close',
@@ -66,7 +66,16 @@ export const yearEndRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     `${FISCAL_BASE}/fiscal-years/:fiscalYearId/close`,
     {
-      config,
+      config: {
+        ...config,
+        access: 'fiscal_period:manage',
+        errors: [
+          'YearAlreadyClosedError',
+          'RetainedEarningsNotConfiguredError',
+          'InvalidRetainedEarningsAccountError',
+          'UnpostedEntriesInPeriodError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Year-end close',
@@ -82,7 +91,7 @@ export const yearEndRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     `${FISCAL_BASE}/fiscal-years/:fiscalYearId/reopen`,
     {
-      config,
+      config: { ...config, access: 'fiscal_period:manage', errors: ['YearNotClosedError'] },
       schema: {
         tags,
         summary: 'Reopen a closed fiscal year',

@@ -122,6 +122,7 @@ export const companyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/companies',
     {
+      config: { access: 'company:read', errors: ['OrganizationNotFoundError'] },
       schema: {
         tags,
         summary: 'List companies',
@@ -153,7 +154,11 @@ export const companyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     byIdPath,
     {
-      config: { pathIds: companyPathIds },
+      config: {
+        pathIds: companyPathIds,
+        access: 'company:read',
+        errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Get a company',
@@ -169,6 +174,10 @@ export const companyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/companies',
     {
+      config: {
+        access: 'company:manage',
+        errors: ['OrganizationNotFoundError', 'CompanyNameAlreadyExistsError'],
+      },
       schema: {
         tags,
         summary: 'Create a company',
@@ -185,7 +194,20 @@ export const companyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     byIdPath,
     {
-      config: { pathIds: companyPathIds },
+      config: {
+        pathIds: companyPathIds,
+        access: 'company:manage',
+        errors: [
+          'OrganizationNotFoundError',
+          'CompanyNotFoundError',
+          'CompanyNameAlreadyExistsError',
+          'FiscalYearEndChangeNotAllowedError',
+          'AccountNotFoundError',
+          'InvalidRetainedEarningsAccountError',
+          'InvalidFxGainLossAccountError',
+          'CompanyHasUnpostedEntriesError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Update a company',
@@ -209,7 +231,11 @@ export const companyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     byIdPath,
     {
-      config: { pathIds: companyPathIds },
+      config: {
+        pathIds: companyPathIds,
+        access: 'company:manage',
+        errors: ['OrganizationNotFoundError', 'CompanyNotFoundError', 'CompanyHasUnpostedEntriesError'],
+      },
       schema: {
         tags,
         summary: 'Deactivate a company',

@@ -1,5 +1,6 @@
 /** Routes of top-side adjustments of a consolidation group, with the journal's workflow as sub-paths. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
 import {
@@ -98,20 +99,39 @@ const AdjustmentParams = Type.Object({ id: Type.String(), adjustmentId: Type.Str
 const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 const tags = ['Top-side adjustments'];
 
-const ACTIONS: { path: adjustments.WorkflowAction; summary: string; description: string }[] = [
+const WORKFLOW_ERRORS = [
+  'ConsolidationGroupNotFoundError',
+  'ConsolidationAdjustmentNotFoundError',
+  'InvalidStatusTransitionError',
+] as const satisfies readonly ErrorTag[];
+
+const ACTIONS: {
+  path: adjustments.WorkflowAction;
+  summary: string;
+  description: string;
+  errors: readonly ErrorTag[];
+}[] = [
   {
     path: 'submit',
     summary: 'Submit an adjustment for approval',
     description: 'Admin. Draft → PendingApproval.',
+    errors: WORKFLOW_ERRORS,
   },
   {
     path: 'approve',
     summary: 'Approve an adjustment',
     description: 'Admin. PendingApproval → Approved; with segregation of duties, not by its creator.',
+    errors: [...WORKFLOW_ERRORS, 'SegregationOfDutiesViolationError'],
   },
-  { path: 'reject', summary: 'Reject an adjustment', description: 'Admin. PendingApproval → Draft.' },
+  {
+    path: 'reject',
+    summary: 'Reject an adjustment',
+    description: 'Admin. PendingApproval → Draft.',
+    errors: WORKFLOW_ERRORS,
+  },
   {
     path: 'post',
+    errors: [...WORKFLOW_ERRORS, 'SegregationOfDutiesViolationError'],
     summary: 'Post an adjustment',
     description:
       'Admin. Approved → Posted (from any unposted status when the organization does not require approval); runs of its period (and of later periods of its year when recurring) include it.',
@@ -119,6 +139,7 @@ const ACTIONS: { path: adjustments.WorkflowAction; summary: string; description:
   {
     path: 'reverse',
     summary: 'Reverse an adjustment',
+    errors: [...WORKFLOW_ERRORS, 'JournalEntryAlreadyReversedError'],
     description:
       'Admin. Posted → Reversed: a new posted adjustment with the lines swapped, for the same period (and as recurring as the original), cancels it.',
   },
@@ -131,7 +152,11 @@ export const adjustmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     base,
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:read',
+        errors: ['ConsolidationGroupNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'List top-side adjustments',
@@ -165,7 +190,15 @@ export const adjustmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     base,
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:manage',
+        errors: [
+          'ConsolidationGroupNotFoundError',
+          'ValidationError',
+          'ConsolidationAdjustmentUnbalancedError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Create a top-side adjustment',
@@ -194,7 +227,11 @@ export const adjustmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${base}/:adjustmentId`,
     {
-      config: { pathIds: adjustmentPath },
+      config: {
+        pathIds: adjustmentPath,
+        access: 'consolidation:read',
+        errors: ['ConsolidationGroupNotFoundError', 'ConsolidationAdjustmentNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Get a top-side adjustment',
@@ -217,7 +254,17 @@ export const adjustmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     `${base}/:adjustmentId`,
     {
-      config: { pathIds: adjustmentPath },
+      config: {
+        pathIds: adjustmentPath,
+        access: 'consolidation:manage',
+        errors: [
+          'ConsolidationGroupNotFoundError',
+          'ConsolidationAdjustmentNotFoundError',
+          'ValidationError',
+          'ConsolidationAdjustmentUnbalancedError',
+          'InvalidStatusTransitionError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Update a draft adjustment',
@@ -242,7 +289,15 @@ export const adjustmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     `${base}/:adjustmentId`,
     {
-      config: { pathIds: adjustmentPath },
+      config: {
+        pathIds: adjustmentPath,
+        access: 'consolidation:manage',
+        errors: [
+          'ConsolidationGroupNotFoundError',
+          'ConsolidationAdjustmentNotFoundError',
+          'InvalidStatusTransitionError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Delete a draft adjustment',
@@ -268,7 +323,7 @@ export const adjustmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `${base}/:adjustmentId/${a.path}`,
       {
-        config: { pathIds: adjustmentPath },
+        config: { pathIds: adjustmentPath, access: 'consolidation:manage', errors: a.errors },
         schema: {
           tags,
           summary: a.summary,

@@ -142,7 +142,11 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${base}/accounts`,
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:read',
+        errors: ['ConsolidationGroupNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'List the group chart of accounts',
@@ -165,7 +169,15 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     `${base}/accounts`,
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:manage',
+        errors: [
+          'ConsolidationGroupNotFoundError',
+          'ValidationError',
+          'GroupAccountNumberAlreadyExistsError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Create a group account',
@@ -194,7 +206,15 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     `${base}/accounts/bulk`,
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:manage',
+        errors: [
+          'ConsolidationGroupNotFoundError',
+          'ValidationError',
+          'GroupAccountNumberAlreadyExistsError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Create group accounts in bulk',
@@ -224,7 +244,11 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${base}/accounts/:accountId`,
     {
-      config: { pathIds: accountPath },
+      config: {
+        pathIds: accountPath,
+        access: 'consolidation:read',
+        errors: ['ConsolidationGroupNotFoundError', 'GroupAccountNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Get a group account',
@@ -247,7 +271,17 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     `${base}/accounts/:accountId`,
     {
-      config: { pathIds: accountPath },
+      config: {
+        pathIds: accountPath,
+        access: 'consolidation:manage',
+        errors: [
+          'ConsolidationGroupNotFoundError',
+          'GroupAccountNotFoundError',
+          'ValidationError',
+          'GroupAccountNumberAlreadyExistsError',
+          'GroupAccountInUseError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Update a group account',
@@ -273,7 +307,11 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     `${base}/accounts/:accountId`,
     {
-      config: { pathIds: accountPath },
+      config: {
+        pathIds: accountPath,
+        access: 'consolidation:manage',
+        errors: ['ConsolidationGroupNotFoundError', 'GroupAccountNotFoundError', 'GroupAccountInUseError'],
+      },
       schema: {
         tags,
         summary: 'Delete a group account',
@@ -299,7 +337,11 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${base}/mappings`,
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:read',
+        errors: ['ConsolidationGroupNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'List account mappings',
@@ -322,7 +364,18 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     `${base}/mappings`,
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:manage',
+        errors: [
+          'ConsolidationGroupNotFoundError',
+          'ValidationError',
+          'GroupAccountNotFoundError',
+          'AccountNotFoundError',
+          'CompanyNotFoundError',
+          'GroupAccountMappingExistsError',
+        ],
+      },
       validatorCompiler: withBodyCheck<mappings.CreateMappingInput>((body) => mappings.checkMapping(body)),
       schema: {
         tags,
@@ -352,7 +405,11 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     `${base}/mappings/:mappingId`,
     {
-      config: { pathIds: mappingPath },
+      config: {
+        pathIds: mappingPath,
+        access: 'consolidation:manage',
+        errors: ['ConsolidationGroupNotFoundError', 'GroupAccountMappingNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Delete an account mapping',
@@ -377,7 +434,11 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${base}/mappings/preview`,
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:read',
+        errors: ['ConsolidationGroupNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Preview the account mappings',
@@ -395,7 +456,11 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${base}/intercompany-difference`,
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:read',
+        errors: ['ConsolidationGroupNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Get the intercompany-difference setting',
@@ -418,7 +483,11 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     `${base}/intercompany-difference`,
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:manage',
+        errors: ['ConsolidationGroupNotFoundError', 'ValidationError'],
+      },
       schema: {
         tags,
         summary: 'Set the intercompany-difference account and tolerance',

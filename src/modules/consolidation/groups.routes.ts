@@ -194,6 +194,7 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
   app.get(
     '/api/v1/consolidation/groups',
     {
+      config: { access: 'consolidation:read' },
       schema: {
         tags,
         summary: 'List consolidation groups',
@@ -219,7 +220,11 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
   app.get(
     '/api/v1/consolidation/groups/:id',
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:read',
+        errors: ['ConsolidationGroupNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Get a consolidation group',
@@ -235,6 +240,10 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
   app.post(
     '/api/v1/consolidation/groups',
     {
+      config: {
+        access: 'consolidation:manage',
+        errors: ['CompanyNotFoundError', 'ConsolidationGroupNameAlreadyExistsError', 'ValidationError'],
+      },
       validatorCompiler: withBodyCheck(groups.checkCreateGroup),
       schema: {
         tags,
@@ -259,7 +268,15 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
   app.put(
     '/api/v1/consolidation/groups/:id',
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:manage',
+        errors: [
+          'ConsolidationGroupNotFoundError',
+          'ConsolidationGroupNameAlreadyExistsError',
+          'ValidationError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Update a consolidation group',
@@ -284,7 +301,15 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
   app.delete(
     '/api/v1/consolidation/groups/:id',
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:manage',
+        errors: [
+          'ConsolidationGroupNotFoundError',
+          'ConsolidationGroupHasCompletedRunsError',
+          'ConsolidationRunInProgressError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Delete a consolidation group',
@@ -308,7 +333,11 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
     app.post(
       `/api/v1/consolidation/groups/:id/${path}`,
       {
-        config: { pathIds: groupPath },
+        config: {
+          pathIds: groupPath,
+          access: 'consolidation:manage',
+          errors: ['ConsolidationGroupNotFoundError'],
+        },
         schema: {
           tags,
           summary: active ? 'Activate a consolidation group' : 'Deactivate a consolidation group',
@@ -326,7 +355,11 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
   app.get(
     '/api/v1/consolidation/groups/:id/structure',
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:read',
+        errors: ['ConsolidationGroupNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Get the ownership structure',
@@ -344,7 +377,16 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
   app.post(
     '/api/v1/consolidation/groups/:id/members',
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:manage',
+        errors: [
+          'ConsolidationGroupNotFoundError',
+          'ValidationError',
+          'CompanyNotFoundError',
+          'ConsolidationMemberAlreadyExistsError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Add a member',
@@ -372,7 +414,11 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
   app.put(
     '/api/v1/consolidation/groups/:id/members/:companyId',
     {
-      config: { pathIds: memberPath },
+      config: {
+        pathIds: memberPath,
+        access: 'consolidation:manage',
+        errors: ['ConsolidationGroupNotFoundError', 'ConsolidationMemberNotFoundError', 'ValidationError'],
+      },
       schema: {
         tags,
         summary: 'Update a member',
@@ -404,7 +450,15 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
   app.delete(
     '/api/v1/consolidation/groups/:id/members/:companyId',
     {
-      config: { pathIds: memberPath },
+      config: {
+        pathIds: memberPath,
+        access: 'consolidation:manage',
+        errors: [
+          'ConsolidationGroupNotFoundError',
+          'ConsolidationMemberNotFoundError',
+          'ConsolidationMemberHoldsOthersError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Remove a member',

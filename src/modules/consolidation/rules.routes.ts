@@ -140,6 +140,7 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/elimination-rules',
     {
+      config: { access: 'consolidation:read', errors: ['ConsolidationGroupNotFoundError'] },
       schema: {
         tags,
         summary: 'List elimination rules',
@@ -178,6 +179,7 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/elimination-rules/by-type',
     {
+      config: { access: 'consolidation:read', errors: ['ConsolidationGroupNotFoundError'] },
       schema: {
         tags,
         summary: 'Elimination rules of a group by type',
@@ -205,7 +207,7 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/elimination-rules/:id',
     {
-      config: { pathIds: rulePath },
+      config: { pathIds: rulePath, access: 'consolidation:read', errors: ['EliminationRuleNotFoundError'] },
       schema: {
         tags,
         summary: 'Get an elimination rule',
@@ -221,6 +223,15 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/elimination-rules',
     {
+      config: {
+        access: 'consolidation:manage',
+        errors: [
+          'EliminationRuleOperationFailedError',
+          'ConsolidationGroupNotFoundError',
+          'AccountNotFoundError',
+          'ValidationError',
+        ],
+      },
       validatorCompiler: withBodyCheck<rules.CreateRuleInput>((body) => rules.checkPatterns(body, 'create')),
       schema: {
         tags,
@@ -237,6 +248,15 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/elimination-rules/bulk',
     {
+      config: {
+        access: 'consolidation:manage',
+        errors: [
+          'ConsolidationGroupNotFoundError',
+          'EliminationRuleOperationFailedError',
+          'AccountNotFoundError',
+          'ValidationError',
+        ],
+      },
       validatorCompiler: withBodyCheck<{ rules: rules.CreateRuleInput[] }>((body) =>
         rules.checkBulkRules(body.rules),
       ),
@@ -257,7 +277,16 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/api/v1/elimination-rules/:id',
     {
-      config: { pathIds: rulePath },
+      config: {
+        pathIds: rulePath,
+        access: 'consolidation:manage',
+        errors: [
+          'EliminationRuleNotFoundError',
+          'EliminationRuleOperationFailedError',
+          'AccountNotFoundError',
+          'ValidationError',
+        ],
+      },
       validatorCompiler: withBodyCheck<rules.UpdateRuleInput>((body) => rules.checkPatterns(body, 'update')),
       schema: {
         tags,
@@ -277,7 +306,11 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/v1/elimination-rules/:id',
     {
-      config: { pathIds: rulePath },
+      config: {
+        pathIds: rulePath,
+        access: 'consolidation:manage',
+        errors: ['EliminationRuleNotFoundError', 'EliminationRuleInUseError'],
+      },
       schema: {
         tags,
         summary: 'Delete an elimination rule',
@@ -300,7 +333,11 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `/api/v1/elimination-rules/:id/${path}`,
       {
-        config: { pathIds: rulePath },
+        config: {
+          pathIds: rulePath,
+          access: 'consolidation:manage',
+          errors: ['EliminationRuleNotFoundError'],
+        },
         schema: {
           tags,
           summary: active ? 'Activate an elimination rule' : 'Deactivate an elimination rule',
@@ -318,7 +355,7 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/elimination-rules/:id/priority',
     {
-      config: { pathIds: rulePath },
+      config: { pathIds: rulePath, access: 'consolidation:manage', errors: ['EliminationRuleNotFoundError'] },
       schema: {
         tags,
         summary: 'Set the priority of an elimination rule',

@@ -95,6 +95,7 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.get(
     '/api/v1/consolidation/runs',
     {
+      config: { access: 'consolidation:read', errors: ['ConsolidationGroupNotFoundError'] },
       schema: {
         tags,
         summary: 'List consolidation runs',
@@ -129,7 +130,7 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.get(
     '/api/v1/consolidation/runs/:id',
     {
-      config: { pathIds: runPath },
+      config: { pathIds: runPath, access: 'consolidation:read', errors: ['ConsolidationRunNotFoundError'] },
       schema: {
         tags,
         summary: 'Get a consolidation run',
@@ -146,7 +147,20 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.post(
     '/api/v1/consolidation/groups/:groupId/runs',
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:run',
+        errors: [
+          'ConsolidationGroupNotFoundError',
+          'ConsolidationGroupInactiveError',
+          'ValidationError',
+          'UserNotMemberOfOrganizationError',
+          'UserRoleInsufficientError',
+          'EliminationRuleOperationFailedError',
+          'ConsolidationRunInProgressError',
+          'ConsolidationRunExistsForPeriodError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Start a consolidation run',
@@ -179,7 +193,11 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.post(
     '/api/v1/consolidation/runs/:id/cancel',
     {
-      config: { pathIds: runPath },
+      config: {
+        pathIds: runPath,
+        access: 'consolidation:run',
+        errors: ['ConsolidationRunCannotBeCancelledError', 'ConsolidationRunNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Cancel a consolidation run',
@@ -196,7 +214,11 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.delete(
     '/api/v1/consolidation/runs/:id',
     {
-      config: { pathIds: runPath },
+      config: {
+        pathIds: runPath,
+        access: 'consolidation:run',
+        errors: ['ConsolidationRunCannotBeDeletedError', 'ConsolidationRunNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Delete a consolidation run',
@@ -216,7 +238,11 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.get(
     '/api/v1/consolidation/groups/:groupId/latest-run',
     {
-      config: { pathIds: groupPath },
+      config: {
+        pathIds: groupPath,
+        access: 'consolidation:read',
+        errors: ['ConsolidationGroupNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Latest completed run of a group',
@@ -248,7 +274,11 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.get(
     '/api/v1/consolidation/runs/:id/trial-balance',
     {
-      config: { pathIds: runPath },
+      config: {
+        pathIds: runPath,
+        access: 'consolidation:read',
+        errors: ['ConsolidationRunNotCompletedError', 'ConsolidationRunNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Consolidated trial balance of a run',
@@ -286,7 +316,16 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.get(
     '/api/v1/consolidation/runs/:id/trial-balance/lines/:accountNumber/contributions',
     {
-      config: { pathIds: runPath },
+      config: {
+        pathIds: runPath,
+        access: 'consolidation:read',
+        errors: [
+          'ConsolidationRunNotFoundError',
+          'ConsolidationRunNotCompletedError',
+          'ConsolidatedLineNotFoundError',
+          'ContributionsNotRecordedError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Contributions to a consolidated line',
@@ -317,7 +356,11 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.get(
     '/api/v1/consolidation/runs/:id/elimination-entries',
     {
-      config: { pathIds: runPath },
+      config: {
+        pathIds: runPath,
+        access: 'consolidation:read',
+        errors: ['ConsolidationRunNotCompletedError', 'ConsolidationRunNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Elimination journal of a run',
@@ -335,7 +378,15 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.get(
     '/api/v1/consolidation/runs/:id/compare',
     {
-      config: { pathIds: runPath },
+      config: {
+        pathIds: runPath,
+        access: 'consolidation:read',
+        errors: [
+          'ConsolidationRunNotCompletedError',
+          'ConsolidationRunNotFoundError',
+          'ConsolidationRunComparisonError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Compare two runs',
@@ -360,7 +411,11 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
     app.get(
       `/api/v1/consolidation/runs/:id/reports/${r.path}`,
       {
-        config: { pathIds: runPath },
+        config: {
+          pathIds: runPath,
+          access: 'consolidation:read',
+          errors: ['ConsolidationRunNotCompletedError', 'ConsolidationRunNotFoundError'],
+        },
         schema: {
           tags,
           summary: r.summary,

@@ -102,6 +102,7 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/exchange-rates',
     {
+      config: { access: 'exchange_rate:read', errors: ['ValidationError'] },
       schema: {
         tags,
         summary: 'List exchange rates',
@@ -136,6 +137,7 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/exchange-rates/rate',
     {
+      config: { access: 'exchange_rate:read', errors: ['SameCurrencyExchangeRateError'] },
       schema: {
         tags,
         summary: 'Rate on a date',
@@ -153,6 +155,7 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/exchange-rates/latest',
     {
+      config: { access: 'exchange_rate:read', errors: ['SameCurrencyExchangeRateError'] },
       schema: {
         tags,
         summary: 'Latest rate',
@@ -172,6 +175,7 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/exchange-rates/closest',
     {
+      config: { access: 'exchange_rate:read', errors: ['SameCurrencyExchangeRateError'] },
       schema: {
         tags,
         summary: 'Closest rate',
@@ -191,6 +195,10 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/exchange-rates/period-average',
     {
+      config: {
+        access: 'exchange_rate:read',
+        errors: ['SameCurrencyExchangeRateError', 'CompanyNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Average rate of a fiscal period',
@@ -211,6 +219,10 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/exchange-rates/period-closing',
     {
+      config: {
+        access: 'exchange_rate:read',
+        errors: ['SameCurrencyExchangeRateError', 'CompanyNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Closing rate of a fiscal period',
@@ -229,7 +241,7 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/exchange-rates/:id',
     {
-      config: { pathIds: idPath },
+      config: { pathIds: idPath, access: 'exchange_rate:read', errors: ['ExchangeRateIdNotFoundError'] },
       schema: {
         tags,
         summary: 'Get an exchange rate',
@@ -245,6 +257,10 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/exchange-rates',
     {
+      config: {
+        access: 'exchange_rate:manage',
+        errors: ['SameCurrencyExchangeRateError', 'ExchangeRateAlreadyExistsError'],
+      },
       validatorCompiler: withBodyCheck(checkPair),
       schema: {
         tags,
@@ -260,6 +276,10 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/exchange-rates/bulk',
     {
+      config: {
+        access: 'exchange_rate:manage',
+        errors: ['SameCurrencyExchangeRateError', 'ExchangeRateAlreadyExistsError'],
+      },
       validatorCompiler: withBodyCheck(checkBulk),
       schema: {
         tags,
@@ -279,7 +299,11 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/v1/exchange-rates/:id',
     {
-      config: { pathIds: idPath },
+      config: {
+        pathIds: idPath,
+        access: 'exchange_rate:manage',
+        errors: ['ExchangeRateIdNotFoundError', 'ExchangeRateInUseError'],
+      },
       schema: {
         tags,
         summary: 'Delete an exchange rate',

@@ -130,7 +130,7 @@ export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${FISCAL_BASE}/fiscal-years`,
     {
-      config,
+      config: { ...config, access: 'fiscal_period:read' },
       schema: {
         tags,
         summary: 'List fiscal years',
@@ -153,7 +153,7 @@ export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${FISCAL_BASE}/fiscal-years/:fiscalYearId`,
     {
-      config,
+      config: { ...config, access: 'fiscal_period:read' },
       schema: {
         tags,
         summary: 'Get a fiscal year',
@@ -168,7 +168,7 @@ export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     `${FISCAL_BASE}/fiscal-years`,
     {
-      config,
+      config: { ...config, access: 'fiscal_period:manage', errors: ['FiscalYearAlreadyExistsError'] },
       schema: {
         tags,
         summary: 'Create a fiscal year',
@@ -191,7 +191,7 @@ export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods`,
     {
-      config,
+      config: { ...config, access: 'fiscal_period:read' },
       schema: {
         tags,
         summary: 'List the periods of a fiscal year',
@@ -214,7 +214,7 @@ export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId`,
     {
-      config,
+      config: { ...config, access: 'fiscal_period:read' },
       schema: {
         tags,
         summary: 'Get a fiscal period',
@@ -229,7 +229,11 @@ export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId/close`,
     {
-      config,
+      config: {
+        ...config,
+        access: 'fiscal_period:manage',
+        errors: ['InvalidPeriodStatusTransitionError', 'FiscalPeriodClosedError'],
+      },
       schema: {
         tags,
         summary: 'Close a fiscal period',
@@ -244,7 +248,11 @@ export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId/open`,
     {
-      config,
+      config: {
+        ...config,
+        access: 'fiscal_period:manage',
+        errors: ['InvalidPeriodStatusTransitionError', 'YearAlreadyClosedError'],
+      },
       schema: {
         tags,
         summary: 'Open (reopen) a fiscal period',
@@ -261,7 +269,7 @@ export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId/reopen-history`,
     {
-      config,
+      config: { ...config, access: 'fiscal_period:read' },
       schema: {
         tags,
         summary: 'Reopen history of a period',
@@ -278,7 +286,7 @@ export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${FISCAL_BASE}/period-status`,
     {
-      config,
+      config: { ...config, access: 'fiscal_period:read' },
       schema: {
         tags,
         summary: 'Status of the period containing a date',
@@ -294,7 +302,7 @@ export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${FISCAL_BASE}/fiscal-periods/summary`,
     {
-      config,
+      config: { ...config, access: 'fiscal_period:read' },
       schema: {
         tags,
         summary: 'Summary of all periods of a company',

@@ -109,7 +109,11 @@ export const fxRevaluationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${BASE}/foreign-currency-balances`,
     {
-      config,
+      config: {
+        ...config,
+        access: 'fx_revaluation:read',
+        errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Open foreign-currency balances',
@@ -137,7 +141,20 @@ export const fxRevaluationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     `${BASE}/fx-revaluations`,
     {
-      config,
+      config: {
+        ...config,
+        access: 'fx_revaluation:run',
+        errors: [
+          'OrganizationNotFoundError',
+          'CompanyNotFoundError',
+          'CompanyInactiveError',
+          'FiscalPeriodClosedError',
+          'ExchangeRateNotFoundError',
+          'FxGainLossAccountNotConfiguredError',
+          'FxRevaluationPendingError',
+          'ExchangeRateChangedError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Run a foreign-currency revaluation',
@@ -165,7 +182,11 @@ export const fxRevaluationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${BASE}/fx-revaluations`,
     {
-      config,
+      config: {
+        ...config,
+        access: 'fx_revaluation:read',
+        errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'List revaluation runs',
@@ -182,7 +203,11 @@ export const fxRevaluationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${BASE}/fx-revaluations/:revaluationId`,
     {
-      config,
+      config: {
+        ...config,
+        access: 'fx_revaluation:read',
+        errors: ['OrganizationNotFoundError', 'CompanyNotFoundError', 'FxRevaluationNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Get a revaluation run',

@@ -123,6 +123,7 @@ export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/intercompany-transactions',
     {
+      config: { access: 'intercompany:read', errors: ['ValidationError', 'CompanyNotFoundError'] },
       schema: {
         tags,
         summary: 'List intercompany transactions',
@@ -138,7 +139,11 @@ export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/intercompany-transactions/:id',
     {
-      config: { pathIds: idPath },
+      config: {
+        pathIds: idPath,
+        access: 'intercompany:read',
+        errors: ['IntercompanyTransactionNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Get an intercompany transaction',
@@ -154,6 +159,16 @@ export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/intercompany-transactions',
     {
+      config: {
+        access: 'intercompany:manage',
+        errors: [
+          'SameCompanyIntercompanyError',
+          'CompanyNotFoundError',
+          'CompanyInactiveError',
+          'JournalEntryNotFoundError',
+          'IntercompanyJournalEntryMismatchError',
+        ],
+      },
       validatorCompiler: withBodyCheck((body: { fromCompanyId: string; toCompanyId: string }) =>
         body.fromCompanyId === body.toCompanyId ? ic.sameCompany(body.toCompanyId) : null,
       ),
@@ -172,7 +187,11 @@ export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/api/v1/intercompany-transactions/:id',
     {
-      config: { pathIds: idPath },
+      config: {
+        pathIds: idPath,
+        access: 'intercompany:manage',
+        errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionNotEditableError'],
+      },
       schema: {
         tags,
         summary: 'Update an intercompany transaction',
@@ -191,7 +210,11 @@ export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/v1/intercompany-transactions/:id',
     {
-      config: { pathIds: idPath },
+      config: {
+        pathIds: idPath,
+        access: 'intercompany:manage',
+        errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionCannotBeDeletedError'],
+      },
       schema: {
         tags,
         summary: 'Delete an intercompany transaction',
@@ -210,7 +233,15 @@ export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/intercompany-transactions/:id/matching-status',
     {
-      config: { pathIds: idPath },
+      config: {
+        pathIds: idPath,
+        access: 'intercompany:manage',
+        errors: [
+          'IntercompanyTransactionNotFoundError',
+          'IntercompanyTransactionNotEditableError',
+          'ValidationError',
+        ],
+      },
       validatorCompiler: withBodyCheck((body: ic.MatchingStatusInput) => {
         const issues = ic.matchingStatusIssues(body);
         return issues.length > 0 ? new ValidationError(issues) : null;
@@ -234,7 +265,16 @@ export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `/api/v1/intercompany-transactions/:id/link-${side}-journal-entry`,
       {
-        config: { pathIds: idPath },
+        config: {
+          pathIds: idPath,
+          access: 'intercompany:manage',
+          errors: [
+            'IntercompanyTransactionNotFoundError',
+            'IntercompanyTransactionNotEditableError',
+            'JournalEntryNotFoundError',
+            'IntercompanyJournalEntryMismatchError',
+          ],
+        },
         schema: {
           tags,
           summary: `Link the ${side} company's journal entry`,

@@ -161,6 +161,15 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
           error: (errors) => importRowsError(errors),
           body: (rows) => ({ rows }),
         },
+        access: 'journal_entry:post',
+        errors: [
+          'CompanyNotFoundError',
+          'CompanyInactiveError',
+          'ValidationError',
+          'TrialBalanceImportError',
+          'UnbalancedTrialBalanceError',
+          'FiscalPeriodClosedError',
+        ],
       },
       schema: {
         tags,
@@ -209,7 +218,7 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/companies/:id/trial-balance-imports',
     {
-      config: { pathIds: idPath },
+      config: { pathIds: idPath, access: 'journal_entry:read', errors: ['CompanyNotFoundError'] },
       schema: {
         tags,
         summary: 'List the trial-balance imports of a company',

@@ -225,6 +225,10 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/journal-entries',
     {
+      config: {
+        access: 'journal_entry:read',
+        errors: ['ValidationError', 'CompanyNotFoundError', 'AccountNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'List journal entries',
@@ -259,6 +263,22 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/journal-entries/bulk',
     {
+      config: {
+        access: 'journal_entry:edit',
+        errors: [
+          'OrganizationNotFoundError',
+          'CompanyNotFoundError',
+          'CompanyInactiveError',
+          'InvalidJournalLineAccountError',
+          'ValidationError',
+          'FiscalPeriodMismatchError',
+          'FiscalPeriodClosedError',
+          'ExchangeRateNotFoundError',
+          'UnbalancedJournalEntryError',
+          'InvalidStatusTransitionError',
+          'SegregationOfDutiesViolationError',
+        ],
+      },
       validatorCompiler: bulkBodyCompiler,
       bodyLimit: BULK_BODY_LIMIT,
       schema: {
@@ -281,7 +301,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/journal-entries/:id',
     {
-      config: { pathIds: idPath },
+      config: { pathIds: idPath, access: 'journal_entry:read', errors: ['JournalEntryNotFoundError'] },
       schema: {
         tags,
         summary: 'Get a journal entry',
@@ -297,7 +317,21 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/journal-entries',
     {
-      config: { lookAhead: entries.createLookAhead },
+      config: {
+        lookAhead: entries.createLookAhead,
+        access: 'journal_entry:edit',
+        errors: [
+          'OrganizationNotFoundError',
+          'CompanyNotFoundError',
+          'CompanyInactiveError',
+          'InvalidJournalLineAccountError',
+          'ValidationError',
+          'FiscalPeriodMismatchError',
+          'FiscalPeriodClosedError',
+          'ExchangeRateNotFoundError',
+          'UnbalancedJournalEntryError',
+        ],
+      },
       validatorCompiler: entryBodyCompiler,
       schema: {
         tags,
@@ -314,7 +348,23 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/api/v1/journal-entries/:id',
     {
-      config: { pathIds: idPath },
+      config: {
+        pathIds: idPath,
+        access: 'journal_entry:edit',
+        errors: [
+          'JournalEntryNotFoundError',
+          'InvalidStatusTransitionError',
+          'OrganizationNotFoundError',
+          'CompanyNotFoundError',
+          'CompanyInactiveError',
+          'InvalidJournalLineAccountError',
+          'ValidationError',
+          'FiscalPeriodMismatchError',
+          'FiscalPeriodClosedError',
+          'ExchangeRateNotFoundError',
+          'UnbalancedJournalEntryError',
+        ],
+      },
       validatorCompiler: entryBodyCompiler,
       schema: {
         tags,
@@ -331,7 +381,11 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/v1/journal-entries/:id',
     {
-      config: { pathIds: idPath },
+      config: {
+        pathIds: idPath,
+        access: 'journal_entry:edit',
+        errors: ['JournalEntryNotFoundError', 'InvalidStatusTransitionError'],
+      },
       schema: {
         tags,
         summary: 'Delete a draft journal entry',
@@ -350,7 +404,12 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/journal-entries/:id/submit',
     {
-      config: { pathIds: idPath, lookAhead: workflow.entryLookAhead },
+      config: {
+        pathIds: idPath,
+        lookAhead: workflow.entryLookAhead,
+        access: 'journal_entry:edit',
+        errors: ['JournalEntryNotFoundError', 'InvalidStatusTransitionError'],
+      },
       schema: {
         tags,
         summary: 'Submit a draft for approval',
@@ -373,7 +432,16 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/journal-entries/:id/approve',
     {
-      config: { pathIds: idPath, lookAhead: workflow.entryLookAhead },
+      config: {
+        pathIds: idPath,
+        lookAhead: workflow.entryLookAhead,
+        access: 'journal_entry:approve',
+        errors: [
+          'JournalEntryNotFoundError',
+          'InvalidStatusTransitionError',
+          'SegregationOfDutiesViolationError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Approve an entry',
@@ -396,7 +464,12 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/journal-entries/:id/reject',
     {
-      config: { pathIds: idPath, lookAhead: workflow.entryLookAhead },
+      config: {
+        pathIds: idPath,
+        lookAhead: workflow.entryLookAhead,
+        access: 'journal_entry:approve',
+        errors: ['JournalEntryNotFoundError', 'InvalidStatusTransitionError'],
+      },
       schema: {
         tags,
         summary: 'Reject an entry',
@@ -421,7 +494,21 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/journal-entries/:id/post',
     {
-      config: { pathIds: idPath, lookAhead: workflow.entryLookAhead },
+      config: {
+        pathIds: idPath,
+        lookAhead: workflow.entryLookAhead,
+        access: 'journal_entry:post',
+        errors: [
+          'JournalEntryNotFoundError',
+          'InvalidStatusTransitionError',
+          'UserNotMemberOfOrganizationError',
+          'UserRoleInsufficientError',
+          'SegregationOfDutiesViolationError',
+          'CompanyInactiveError',
+          'InvalidJournalLineAccountError',
+          'FiscalPeriodClosedError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Post an entry',
@@ -439,7 +526,21 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/journal-entries/:id/reverse',
     {
-      config: { pathIds: idPath },
+      config: {
+        pathIds: idPath,
+        access: 'journal_entry:reverse',
+        errors: [
+          'JournalEntryNotFoundError',
+          'JournalEntryAlreadyReversedError',
+          'InvalidStatusTransitionError',
+          'ClosingEntryReversalNotAllowedError',
+          'UserNotMemberOfOrganizationError',
+          'UserRoleInsufficientError',
+          'ValidationError',
+          'CompanyInactiveError',
+          'FiscalPeriodClosedError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Reverse a posted entry',

@@ -94,6 +94,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/organizations',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags,
         summary: 'List organizations',
@@ -108,7 +109,11 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/organizations/:id',
     {
-      config: { pathIds: idPath },
+      config: {
+        pathIds: idPath,
+        access: 'organization:read',
+        errors: ['OrganizationNotFoundError', 'ForbiddenError'],
+      },
       schema: {
         tags,
         summary: 'Get an organization',
@@ -123,6 +128,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/organizations',
     {
+      config: { access: 'signedIn', errors: ['OrganizationNameAlreadyExistsError'] },
       schema: {
         tags,
         summary: 'Create an organization',
@@ -143,7 +149,11 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/api/v1/organizations/:id',
     {
-      config: { pathIds: idPath },
+      config: {
+        pathIds: idPath,
+        access: 'organization:update',
+        errors: ['OrganizationNotFoundError', 'OrganizationNameAlreadyExistsError'],
+      },
       schema: {
         tags,
         summary: 'Update an organization',
@@ -164,7 +174,11 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/v1/organizations/:id',
     {
-      config: { pathIds: idPath },
+      config: {
+        pathIds: idPath,
+        access: 'organization:delete',
+        errors: ['OrganizationNotFoundError', 'OrganizationHasCompaniesError'],
+      },
       schema: {
         tags,
         summary: 'Delete an organization',
@@ -182,7 +196,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/organizations/:organizationId/members',
     {
-      config: { pathIds: orgPath },
+      config: { pathIds: orgPath, access: 'member:read', errors: ['OrganizationNotFoundError'] },
       schema: {
         tags: ['Members'],
         summary: 'List members',
@@ -205,7 +219,16 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/organizations/:organizationId/members',
     {
-      config: { pathIds: orgPath },
+      config: {
+        pathIds: orgPath,
+        access: 'member:manage',
+        errors: [
+          'OrganizationNotFoundError',
+          'ForbiddenError',
+          'UserNotFoundByEmailError',
+          'UserAlreadyMemberError',
+        ],
+      },
       schema: {
         tags: ['Members'],
         summary: 'Add a member',
@@ -224,7 +247,16 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/api/v1/organizations/:organizationId/members/:userId',
     {
-      config: { pathIds: memberPath },
+      config: {
+        pathIds: memberPath,
+        access: 'member:manage',
+        errors: [
+          'OrganizationNotFoundError',
+          'MembershipNotFoundError',
+          'ForbiddenError',
+          'OwnerCannotBeRemovedError',
+        ],
+      },
       schema: {
         tags: ['Members'],
         summary: 'Change a member role',
@@ -247,7 +279,16 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/v1/organizations/:organizationId/members/:userId',
     {
-      config: { pathIds: memberPath },
+      config: {
+        pathIds: memberPath,
+        access: 'member:manage',
+        errors: [
+          'OrganizationNotFoundError',
+          'MembershipNotFoundError',
+          'ForbiddenError',
+          'OwnerCannotBeRemovedError',
+        ],
+      },
       schema: {
         tags: ['Members'],
         summary: 'Remove a member',
@@ -265,6 +306,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/audit-log',
     {
+      config: { access: 'audit_log:read', errors: ['ValidationError'] },
       schema: {
         tags: ['Audit log'],
         summary: 'Read the audit log',

@@ -314,6 +314,16 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/reports/trial-balance',
     {
+      config: {
+        access: 'report:read',
+        errors: [
+          'OrganizationNotFoundError',
+          'CompanyNotFoundError',
+          'InvalidReportPeriodError',
+          'ExchangeRateNotFoundError',
+          'ReportCurrencyNotSupportedError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Trial balance',
@@ -356,6 +366,16 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/reports/general-ledger',
     {
+      config: {
+        access: 'report:read',
+        errors: [
+          'OrganizationNotFoundError',
+          'CompanyNotFoundError',
+          'AccountNotFoundError',
+          'InvalidReportPeriodError',
+          'ReportCurrencyNotSupportedError',
+        ],
+      },
       schema: {
         tags,
         summary: 'General ledger (account activity)',
@@ -411,6 +431,10 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/reports/balance-sheet',
     {
+      config: {
+        access: 'report:read',
+        errors: ['OrganizationNotFoundError', 'CompanyNotFoundError', 'ExchangeRateNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Balance sheet',
@@ -450,6 +474,15 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/reports/income-statement',
     {
+      config: {
+        access: 'report:read',
+        errors: [
+          'OrganizationNotFoundError',
+          'CompanyNotFoundError',
+          'InvalidReportPeriodError',
+          'ExchangeRateNotFoundError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Income statement',
@@ -500,6 +533,15 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/reports/cash-flow',
     {
+      config: {
+        access: 'report:read',
+        errors: [
+          'OrganizationNotFoundError',
+          'CompanyNotFoundError',
+          'InvalidReportPeriodError',
+          'ExchangeRateNotFoundError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Cash-flow statement (indirect method)',
@@ -540,6 +582,15 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/reports/equity-statement',
     {
+      config: {
+        access: 'report:read',
+        errors: [
+          'OrganizationNotFoundError',
+          'CompanyNotFoundError',
+          'InvalidReportPeriodError',
+          'ExchangeRateNotFoundError',
+        ],
+      },
       schema: {
         tags,
         summary: 'Statement of changes in equity',

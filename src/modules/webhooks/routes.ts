@@ -102,6 +102,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/events',
     {
+      config: { access: 'event:read', errors: ['OrganizationNotFoundError'] },
       schema: {
         tags: ['Events'],
         summary: 'List events',
@@ -138,6 +139,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/webhook-endpoints',
     {
+      config: { access: 'webhook:manage', errors: ['OrganizationNotFoundError'] },
       schema: {
         tags,
         summary: 'List webhook endpoints',
@@ -153,6 +155,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/webhook-endpoints',
     {
+      config: { access: 'webhook:manage', errors: ['OrganizationNotFoundError'] },
       schema: {
         tags,
         summary: 'Create a webhook endpoint',
@@ -176,7 +179,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     byId,
     {
-      config: { pathIds: endpointPathIds },
+      config: {
+        pathIds: endpointPathIds,
+        access: 'webhook:manage',
+        errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Get a webhook endpoint',
@@ -193,7 +200,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     byId,
     {
-      config: { pathIds: endpointPathIds },
+      config: {
+        pathIds: endpointPathIds,
+        access: 'webhook:manage',
+        errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Update a webhook endpoint',
@@ -225,7 +236,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     byId,
     {
-      config: { pathIds: endpointPathIds },
+      config: {
+        pathIds: endpointPathIds,
+        access: 'webhook:manage',
+        errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Delete a webhook endpoint',
@@ -249,7 +264,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     `${byId}/deliveries`,
     {
-      config: { pathIds: endpointPathIds },
+      config: {
+        pathIds: endpointPathIds,
+        access: 'webhook:manage',
+        errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'List deliveries of a webhook endpoint',
@@ -286,6 +305,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
             message: 'Webhook delivery not found',
           },
         },
+        access: 'webhook:manage',
+        errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError', 'WebhookDeliveryNotFoundError'],
       },
       schema: {
         tags,
@@ -314,7 +335,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     `${byId}/test`,
     {
-      config: { pathIds: endpointPathIds },
+      config: {
+        pathIds: endpointPathIds,
+        access: 'webhook:manage',
+        errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError'],
+      },
       schema: {
         tags,
         summary: 'Send a test ping',
