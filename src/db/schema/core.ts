@@ -1,7 +1,7 @@
 /** Users, sessions, organizations, memberships, audit log and idempotency keys. */
 
 import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { createdAt, id, orgId, ts, updatedAt } from './columns.ts';
+import { createdAt, id, orgId, tenantKey, ts, updatedAt } from './columns.ts';
 
 export const users = pgTable('users', {
   id: id().primaryKey(),
@@ -68,10 +68,7 @@ export const auditLog = pgTable(
     changes: jsonb('changes'),
     createdAt: createdAt(),
   },
-  (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    index('audit_log_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id),
-  ],
+  (t) => [tenantKey(t), index('audit_log_org_created_idx').on(t.organizationId, t.createdAt.desc(), t.id)],
 );
 
 /** Idempotency keys, scoped to the user. */

@@ -14,13 +14,12 @@ import {
   integer,
   jsonb,
   pgTable,
-  primaryKey,
   smallint,
   text,
   uuid,
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { createdAt, id, orgId, ts, updatedAt } from './columns.ts';
+import { createdAt, id, orgId, tenantKey, ts, updatedAt } from './columns.ts';
 import { organizations } from './core.ts';
 
 export const events = pgTable(
@@ -40,7 +39,7 @@ export const events = pgTable(
     data: jsonb('data').notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
+    tenantKey(t),
     index('events_org_tx_idx').on(t.organizationId, t.tx, t.id),
     index('events_tx_idx').on(t.tx, t.id),
   ],
@@ -69,7 +68,7 @@ export const webhookEndpoints = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [primaryKey({ columns: [t.organizationId, t.id] }), index('webhook_endpoints_id_idx').on(t.id)],
+  (t) => [tenantKey(t), index('webhook_endpoints_id_idx').on(t.id)],
 );
 
 export const webhookDeliveries = pgTable(
@@ -103,7 +102,7 @@ export const webhookDeliveries = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
+    tenantKey(t),
     foreignKey({
       name: 'webhook_deliveries_endpoint_fk',
       columns: [t.organizationId, t.endpointId],

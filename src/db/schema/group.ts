@@ -13,7 +13,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { amount, createdAt, day, id, orgId, rate, ts, updatedAt } from './columns.ts';
+import { amount, createdAt, day, id, orgId, rate, sameOrgRef, tenantKey, ts, updatedAt } from './columns.ts';
 import { organizations } from './core.ts';
 import { accounts, companies } from './ledger.ts';
 
@@ -33,7 +33,7 @@ export const exchangeRates = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
+    tenantKey(t),
     uniqueIndex('exchange_rates_uq').on(
       t.organizationId,
       t.fromCurrency,
@@ -70,15 +70,9 @@ export const intercompanyTransactions = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    foreignKey({
-      columns: [t.organizationId, t.fromCompanyId],
-      foreignColumns: [companies.organizationId, companies.id],
-    }),
-    foreignKey({
-      columns: [t.organizationId, t.toCompanyId],
-      foreignColumns: [companies.organizationId, companies.id],
-    }),
+    tenantKey(t),
+    sameOrgRef(t.organizationId, t.fromCompanyId, companies),
+    sameOrgRef(t.organizationId, t.toCompanyId, companies),
     index('intercompany_id_idx').on(t.id),
     index('intercompany_list_idx').on(t.organizationId, t.transactionDate.desc(), t.createdAt.desc(), t.id),
     index('intercompany_from_entry_idx').on(t.organizationId, t.fromJournalEntryId),
@@ -105,11 +99,8 @@ export const consolidationGroups = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    foreignKey({
-      columns: [t.organizationId, t.parentCompanyId],
-      foreignColumns: [companies.organizationId, companies.id],
-    }),
+    tenantKey(t),
+    sameOrgRef(t.organizationId, t.parentCompanyId, companies),
     uniqueIndex('consolidation_groups_name_uq').on(t.organizationId, t.nameKey),
     index('consolidation_groups_id_idx').on(t.id),
   ],
@@ -133,14 +124,8 @@ export const consolidationMembers = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.groupId, t.companyId] }),
-    foreignKey({
-      columns: [t.organizationId, t.groupId],
-      foreignColumns: [consolidationGroups.organizationId, consolidationGroups.id],
-    }).onDelete('cascade'),
-    foreignKey({
-      columns: [t.organizationId, t.companyId],
-      foreignColumns: [companies.organizationId, companies.id],
-    }),
+    sameOrgRef(t.organizationId, t.groupId, consolidationGroups).onDelete('cascade'),
+    sameOrgRef(t.organizationId, t.companyId, companies),
     // A holder is a member of the same group: it cannot be removed while it holds others.
     foreignKey({
       name: 'consolidation_members_holder_fk',
@@ -177,11 +162,8 @@ export const eliminationRules = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    foreignKey({
-      columns: [t.organizationId, t.groupId],
-      foreignColumns: [consolidationGroups.organizationId, consolidationGroups.id],
-    }).onDelete('cascade'),
+    tenantKey(t),
+    sameOrgRef(t.organizationId, t.groupId, consolidationGroups).onDelete('cascade'),
     index('elimination_rules_id_idx').on(t.id),
     index('elimination_rules_group_idx').on(t.organizationId, t.groupId, t.priority, t.createdAt, t.id),
     index('elimination_rules_debit_idx').on(t.organizationId, t.debitAccountId),
@@ -249,11 +231,8 @@ export const consolidationRuns = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    foreignKey({
-      columns: [t.organizationId, t.groupId],
-      foreignColumns: [consolidationGroups.organizationId, consolidationGroups.id],
-    }).onDelete('cascade'),
+    tenantKey(t),
+    sameOrgRef(t.organizationId, t.groupId, consolidationGroups).onDelete('cascade'),
     index('consolidation_runs_id_idx').on(t.id),
     index('consolidation_runs_lease_idx').on(t.leaseExpiresAt),
     index('consolidation_runs_group_idx').on(t.organizationId, t.groupId, t.year, t.period, t.status),
@@ -272,10 +251,7 @@ export const consolidationTrialBalances = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.runId, t.view] }),
-    foreignKey({
-      columns: [t.organizationId, t.runId],
-      foreignColumns: [consolidationRuns.organizationId, consolidationRuns.id],
-    }).onDelete('cascade'),
+    sameOrgRef(t.organizationId, t.runId, consolidationRuns).onDelete('cascade'),
   ],
 );
 
@@ -297,10 +273,7 @@ export const consolidationLineContributions = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.runId, t.view, t.lineId] }),
-    foreignKey({
-      columns: [t.organizationId, t.runId],
-      foreignColumns: [consolidationRuns.organizationId, consolidationRuns.id],
-    }).onDelete('cascade'),
+    sameOrgRef(t.organizationId, t.runId, consolidationRuns).onDelete('cascade'),
     index('consolidation_line_contributions_account_idx').on(
       t.organizationId,
       t.runId,
@@ -320,10 +293,7 @@ export const runRuleApplications = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.runId, t.ruleId] }),
-    foreignKey({
-      columns: [t.organizationId, t.runId],
-      foreignColumns: [consolidationRuns.organizationId, consolidationRuns.id],
-    }).onDelete('cascade'),
+    sameOrgRef(t.organizationId, t.runId, consolidationRuns).onDelete('cascade'),
     index('run_rule_applications_rule_idx').on(t.organizationId, t.ruleId),
   ],
 );
@@ -338,10 +308,7 @@ export const runRateUsages = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.runId, t.exchangeRateId] }),
-    foreignKey({
-      columns: [t.organizationId, t.runId],
-      foreignColumns: [consolidationRuns.organizationId, consolidationRuns.id],
-    }).onDelete('cascade'),
+    sameOrgRef(t.organizationId, t.runId, consolidationRuns).onDelete('cascade'),
     index('run_rate_usages_rate_idx').on(t.organizationId, t.exchangeRateId),
   ],
 );
@@ -364,11 +331,8 @@ export const groupAccounts = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    foreignKey({
-      columns: [t.organizationId, t.groupId],
-      foreignColumns: [consolidationGroups.organizationId, consolidationGroups.id],
-    }).onDelete('cascade'),
+    tenantKey(t),
+    sameOrgRef(t.organizationId, t.groupId, consolidationGroups).onDelete('cascade'),
     uniqueIndex('group_accounts_number_uq').on(t.organizationId, t.groupId, t.accountNumber),
     // the key elimination rules reference a group account by (it must be of the rule's group)
     uniqueIndex('group_accounts_group_id_uq').on(t.organizationId, t.groupId, t.id),
@@ -393,19 +357,10 @@ export const groupAccountMappings = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    foreignKey({
-      columns: [t.organizationId, t.groupId],
-      foreignColumns: [consolidationGroups.organizationId, consolidationGroups.id],
-    }).onDelete('cascade'),
-    foreignKey({
-      columns: [t.organizationId, t.groupAccountId],
-      foreignColumns: [groupAccounts.organizationId, groupAccounts.id],
-    }),
-    foreignKey({
-      columns: [t.organizationId, t.accountId],
-      foreignColumns: [accounts.organizationId, accounts.id],
-    }).onDelete('cascade'),
+    tenantKey(t),
+    sameOrgRef(t.organizationId, t.groupId, consolidationGroups).onDelete('cascade'),
+    sameOrgRef(t.organizationId, t.groupAccountId, groupAccounts),
+    sameOrgRef(t.organizationId, t.accountId, accounts).onDelete('cascade'),
     uniqueIndex('group_account_mappings_account_uq').on(t.organizationId, t.groupId, t.accountId),
     index('group_account_mappings_group_idx').on(t.organizationId, t.groupId, t.createdAt, t.id),
     index('group_account_mappings_target_idx').on(t.organizationId, t.groupAccountId),
@@ -440,11 +395,8 @@ export const consolidationAdjustments = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    foreignKey({
-      columns: [t.organizationId, t.groupId],
-      foreignColumns: [consolidationGroups.organizationId, consolidationGroups.id],
-    }).onDelete('cascade'),
+    tenantKey(t),
+    sameOrgRef(t.organizationId, t.groupId, consolidationGroups).onDelete('cascade'),
     index('consolidation_adjustments_id_idx').on(t.id),
     index('consolidation_adjustments_group_idx').on(t.organizationId, t.groupId, t.year, t.period),
   ],

@@ -8,7 +8,6 @@
  */
 import {
   boolean,
-  foreignKey,
   index,
   integer,
   jsonb,
@@ -19,7 +18,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { amount, createdAt, day, id, orgId, rate, ts, updatedAt } from './columns.ts';
+import { amount, createdAt, day, id, orgId, rate, sameOrgRef, tenantKey, ts, updatedAt } from './columns.ts';
 import { organizations } from './core.ts';
 
 export const companies = pgTable(
@@ -52,7 +51,7 @@ export const companies = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
+    tenantKey(t),
     uniqueIndex('companies_name_uq').on(t.organizationId, t.nameKey),
     index('companies_id_idx').on(t.id),
   ],
@@ -83,11 +82,8 @@ export const accounts = pgTable(
     deactivatedAt: ts('deactivated_at'),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    foreignKey({
-      columns: [t.organizationId, t.companyId],
-      foreignColumns: [companies.organizationId, companies.id],
-    }),
+    tenantKey(t),
+    sameOrgRef(t.organizationId, t.companyId, companies),
     uniqueIndex('accounts_number_uq').on(t.organizationId, t.companyId, t.accountNumber),
     index('accounts_id_idx').on(t.id),
     index('accounts_parent_idx').on(t.organizationId, t.parentAccountId),
@@ -111,11 +107,8 @@ export const fiscalYears = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    foreignKey({
-      columns: [t.organizationId, t.companyId],
-      foreignColumns: [companies.organizationId, companies.id],
-    }),
+    tenantKey(t),
+    sameOrgRef(t.organizationId, t.companyId, companies),
     uniqueIndex('fiscal_years_company_year_uq').on(t.organizationId, t.companyId, t.year),
     index('fiscal_years_id_idx').on(t.id),
   ],
@@ -141,11 +134,8 @@ export const fiscalPeriods = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    foreignKey({
-      columns: [t.organizationId, t.fiscalYearId],
-      foreignColumns: [fiscalYears.organizationId, fiscalYears.id],
-    }).onDelete('cascade'),
+    tenantKey(t),
+    sameOrgRef(t.organizationId, t.fiscalYearId, fiscalYears).onDelete('cascade'),
     uniqueIndex('fiscal_periods_year_number_uq').on(t.organizationId, t.fiscalYearId, t.periodNumber),
     index('fiscal_periods_company_idx').on(t.organizationId, t.companyId, t.fiscalYear, t.periodNumber),
     index('fiscal_periods_id_idx').on(t.id),
@@ -165,7 +155,7 @@ export const periodReopenHistory = pgTable(
     previousStatus: text('previous_status').notNull().default('Closed'),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
+    tenantKey(t),
     index('period_reopen_history_period_idx').on(t.organizationId, t.periodId, t.reopenedAt.desc()),
   ],
 );
@@ -222,11 +212,8 @@ export const journalEntries = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    foreignKey({
-      columns: [t.organizationId, t.companyId],
-      foreignColumns: [companies.organizationId, companies.id],
-    }),
+    tenantKey(t),
+    sameOrgRef(t.organizationId, t.companyId, companies),
     uniqueIndex('journal_entries_number_uq').on(t.organizationId, t.companyId, t.entryNumber),
     index('journal_entries_id_idx').on(t.id),
     index('journal_entries_list_idx').on(
@@ -273,15 +260,9 @@ export const journalLines = pgTable(
     intercompanyPartnerId: uuid('intercompany_partner_id'),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    foreignKey({
-      columns: [t.organizationId, t.journalEntryId],
-      foreignColumns: [journalEntries.organizationId, journalEntries.id],
-    }).onDelete('cascade'),
-    foreignKey({
-      columns: [t.organizationId, t.accountId],
-      foreignColumns: [accounts.organizationId, accounts.id],
-    }),
+    tenantKey(t),
+    sameOrgRef(t.organizationId, t.journalEntryId, journalEntries).onDelete('cascade'),
+    sameOrgRef(t.organizationId, t.accountId, accounts),
     uniqueIndex('journal_lines_entry_line_uq').on(t.organizationId, t.journalEntryId, t.lineNumber),
     index('journal_lines_account_idx').on(t.organizationId, t.accountId),
   ],
@@ -419,15 +400,9 @@ export const fxRevaluations = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    foreignKey({
-      columns: [t.organizationId, t.companyId],
-      foreignColumns: [companies.organizationId, companies.id],
-    }),
-    foreignKey({
-      columns: [t.organizationId, t.entryId],
-      foreignColumns: [journalEntries.organizationId, journalEntries.id],
-    }).onDelete('cascade'),
+    tenantKey(t),
+    sameOrgRef(t.organizationId, t.companyId, companies),
+    sameOrgRef(t.organizationId, t.entryId, journalEntries).onDelete('cascade'),
     index('fx_revaluations_company_idx').on(t.organizationId, t.companyId, t.asOfDate.desc(), t.id),
     index('fx_revaluations_id_idx').on(t.id),
     index('fx_revaluations_entry_idx').on(t.organizationId, t.entryId),
@@ -461,15 +436,9 @@ export const trialBalanceImports = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.id] }),
-    foreignKey({
-      columns: [t.organizationId, t.companyId],
-      foreignColumns: [companies.organizationId, companies.id],
-    }),
-    foreignKey({
-      columns: [t.organizationId, t.journalEntryId],
-      foreignColumns: [journalEntries.organizationId, journalEntries.id],
-    }),
+    tenantKey(t),
+    sameOrgRef(t.organizationId, t.companyId, companies),
+    sameOrgRef(t.organizationId, t.journalEntryId, journalEntries),
     index('trial_balance_imports_company_idx').on(t.organizationId, t.companyId, t.createdAt),
     index('trial_balance_imports_id_idx').on(t.id),
   ],
