@@ -60,7 +60,7 @@ export function isCurrencyCode(value: string): boolean {
   return CURRENCY_EXPONENTS.has(value);
 }
 
-/** Minor-unit exponent of a currency (Appendix A). Throws for an unknown code: callers validate first. */
+/** Minor-unit exponent of a currency (its ISO 4217 exponent). Throws for an unknown code: callers validate first. */
 export function minorUnits(currency: string): number {
   const digits = CURRENCY_EXPONENTS.get(currency);
   if (digits === undefined) throw new Error(`Unknown currency ${currency}`);

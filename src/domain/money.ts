@@ -32,7 +32,7 @@ export function roundTo(value: DecimalInput, decimals: number): Decimal {
   return dec(value).toDecimalPlaces(decimals, Decimal.ROUND_HALF_UP);
 }
 
-/** Rounds to the currency's minor unit (Appendix A exponent). */
+/** Rounds to the currency's minor unit (its ISO 4217 exponent). */
 export function roundMoney(value: DecimalInput, currency: string): Decimal {
   return roundTo(value, minorUnits(currency));
 }

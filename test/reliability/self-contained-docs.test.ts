@@ -29,6 +29,7 @@ const CITATIONS = [
   new RegExp(String.raw`\((?:see )?${SECTION}(?: steps? \d+(?:[–-]\d+)?)?[,;:)]`),
   new RegExp(String.raw`\b(?:of|in|per) ${SECTION}\b(?!\.\d)`),
   /\bdecisions? \d{1,3}\b/,
+  /\bAppendix [A-Z]\b/,
   /\b(?:ARCHITECTURE|service-spec|api-contract)\.md\b/,
 ];
 

@@ -64,7 +64,7 @@ export type AccountFigures =
 /** Fields every company report carries. */
 export interface CompanyReportHeader {
   companyId: string;
-  /** The company's functional currency (Appendix A code). */
+  /** The company's functional currency (ISO 4217 code). */
   currency: string;
   /** Timestamp `YYYY-MM-DDTHH:mm:ss.sssZ` (the caller's "now"). */
   generatedAt: string;

@@ -1,7 +1,7 @@
 /**
  * The four built-in account templates.
  *
- * The data files hold the Appendix C rows as they are printed; this module turns them into the
+ * The data files hold one row per account, column for column; this module turns them into the
  * API's `TemplateAccount` records (description `null`, normal balance derived from the type).
  */
 import {

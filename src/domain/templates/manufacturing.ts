@@ -4,7 +4,7 @@
  */
 import type { TemplateRow } from './types.ts';
 
-// One Appendix C row per line.
+// One account per line.
 // prettier-ignore
 export const MANUFACTURING_ROWS: readonly TemplateRow[] = [
   ['1000', 'Cash and Cash Equivalents', 'Asset', 'CurrentAsset', null, false, null, 'C'],

@@ -1,12 +1,12 @@
 /** Row format of the built-in account templates. */
 import type { AccountCategory, AccountType, CashFlowCategory } from '../accounts.ts';
 
-/** Appendix C flags: C = `isCashEquivalent`, I = `isIntercompany`, R = `isRetainedEarnings`. */
+/** Template flags: C = `isCashEquivalent`, I = `isIntercompany`, R = `isRetainedEarnings`. */
 export type TemplateFlag = 'C' | 'I' | 'R';
 
 /**
- * One account of a template, column for column as in the Appendix C tables (a `null` parent,
- * cash-flow category or flag is the table's "—").
+ * One account of a template, column for column (a `null` parent,
+ * cash-flow category or flag means none).
  */
 export type TemplateRow = readonly [
   accountNumber: string,
