@@ -198,7 +198,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   });
 
   registerRequestLog(app);
-  await registerApiDocs(app);
+  await registerApiDocs(app, VERSION);
   await registerModules(app);
   if (options.consoleDir) webConsole = await registerConsole(app, options.consoleDir);
   return app;

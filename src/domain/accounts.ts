@@ -81,3 +81,6 @@ export function isUsableRetainedEarningsAccount(a: {
 }): boolean {
   return a.accountType === 'Equity' && a.accountCategory === 'RetainedEarnings' && a.isActive && a.isPostable;
 }
+
+/** The side of a ledger line. */
+export type LineSide = 'debit' | 'credit';

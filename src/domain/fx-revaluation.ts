@@ -17,7 +17,7 @@
  * another rate than it was carried at: that residual is a realised difference and is cleared to the
  * realised gain/loss account, without needing a rate. Every other difference is unrealised.
  */
-import type { LineSide } from './journal/amounts.ts';
+import type { LineSide } from './accounts.ts';
 import { type Decimal, dec, roundMoney, ZERO } from './money.ts';
 
 export type FxDifferenceKind = 'Unrealized' | 'Realized';

@@ -5,17 +5,17 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { VERSION } from '../version.ts';
 import { createOpenApiHooks } from './openapi.ts';
 
-export async function registerApiDocs(app: FastifyInstance): Promise<void> {
+/** The OpenAPI document (at `/api/openapi.json`) and its reference pages, for this service `version`. */
+export async function registerApiDocs(app: FastifyInstance, version: string): Promise<void> {
   await app.register(swagger, {
     ...createOpenApiHooks(),
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Groupbook API',
-        version: VERSION,
+        version,
         // Replaced by the full description when the document is generated (http/openapi.ts).
         description: 'Multi-company, multi-currency accounting and group consolidation (ASC 810, ASC 830).',
       },

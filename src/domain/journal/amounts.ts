@@ -4,6 +4,7 @@
  * Pure: rates are resolved elsewhere (rates.ts `resolveRate`, types `[Spot]`, `onOrBefore` the
  * transaction date); this module only multiplies, rounds, sums and absorbs rounding differences.
  */
+import type { LineSide } from '../accounts.ts';
 import { isCurrencyCode, minorUnits } from '../codes.ts';
 import {
   Decimal,
@@ -19,7 +20,7 @@ import {
   ZERO,
 } from '../money.ts';
 
-export type LineSide = 'debit' | 'credit';
+export type { LineSide };
 
 /** A line as entered: its amount in its own (transaction) currency. */
 export interface TransactionLine {

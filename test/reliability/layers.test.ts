@@ -1,0 +1,44 @@
+/**
+ * The shape of the code, kept by a test: no two folders of `src` import each other (a folder depends on
+ * another, or is depended on by it, never both), so each module can be read, and changed, from its
+ * imports down.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Folder → the other folders its files import (relative imports only). */
+function folderImports(): Map<string, Set<string>> {
+  const edges = new Map<string, Set<string>>();
+  for (const file of sources('src')) {
+    const from = dirname(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
+      const to = dirname(normalize(join(from, m[1]!)));
+      if (to === from) continue;
+      const set = edges.get(from) ?? new Set<string>();
+      set.add(to);
+      edges.set(from, set);
+    }
+  }
+  return edges;
+}
+
+describe('layers', () => {
+  it('has no pair of folders that import each other', () => {
+    const edges = folderImports();
+    const pairs: string[] = [];
+    for (const [a, targets] of edges) {
+      for (const b of targets) if (a < b && edges.get(b)?.has(a)) pairs.push(`${a} <-> ${b}`);
+    }
+    expect(edges.size).toBeGreaterThan(10);
+    expect(pairs).toEqual([]);
+  });
+});
