@@ -6,57 +6,14 @@ import { v7 as uuidv7 } from 'uuid';
 import { pgArray, pgTokens, uuidv7Batch } from '../../db/bulk-params.ts';
 import type { Queryable } from '../../db/client.ts';
 import { auditLog } from '../../db/schema/index.ts';
+import {
+  AUDIT_ACTIONS,
+  AUDIT_ENTITY_TYPES,
+  type AuditAction,
+  type AuditEntityType,
+} from '../../domain/audit.ts';
 
-export const AUDIT_ACTIONS = [
-  'Create',
-  'Update',
-  'Delete',
-  'Submit',
-  'Approve',
-  'Reject',
-  'Post',
-  'Reverse',
-  'Activate',
-  'Deactivate',
-  'SetPriority',
-  'SetMatchingStatus',
-  'LinkJournalEntry',
-  'ApplyTemplate',
-  'Close',
-  'Open',
-  'Reopen',
-  'YearEndClose',
-  'StartRun',
-  'CompleteRun',
-  'FailRun',
-  'CancelRun',
-  'AddMember',
-  'UpdateMember',
-  'RemoveMember',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
-
-export const AUDIT_ENTITY_TYPES = [
-  'Organization',
-  'Membership',
-  'Company',
-  'Account',
-  'FiscalYear',
-  'FiscalPeriod',
-  'JournalEntry',
-  'ExchangeRate',
-  'IntercompanyTransaction',
-  'ConsolidationGroup',
-  'ConsolidationMember',
-  'EliminationRule',
-  'ConsolidationRun',
-  'GroupAccount',
-  'GroupAccountMapping',
-  'ConsolidationAdjustment',
-  'FxRevaluation',
-  'WebhookEndpoint',
-] as const;
-export type AuditEntityType = (typeof AUDIT_ENTITY_TYPES)[number];
+export { AUDIT_ACTIONS, AUDIT_ENTITY_TYPES, type AuditAction, type AuditEntityType };
 
 export type Changes = Record<string, { from: unknown; to: unknown }>;
 

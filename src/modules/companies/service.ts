@@ -21,16 +21,8 @@ import { type EventInput, recordEvent } from '../events/record.ts';
 import { type CompanyRow, companyNotFound, fiscalYearEndOf, unpostedEntryCount } from './lookup.ts';
 import { errors } from '../../domain/error-catalogue.ts';
 
-export const COMPANY_TYPES = [
-  'Corporation',
-  'LLC',
-  'Partnership',
-  'SoleProprietor',
-  'NonProfit',
-  'Trust',
-  'Other',
-] as const;
-export type CompanyType = (typeof COMPANY_TYPES)[number];
+export { COMPANY_TYPES, type CompanyType } from '../../domain/companies.ts';
+import type { CompanyType } from '../../domain/companies.ts';
 
 export interface Address {
   line1: string;

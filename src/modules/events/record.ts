@@ -19,26 +19,9 @@ import { type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { afterCommit, type Db, type Queryable, queryRows } from '../../db/client.ts';
 import { events } from '../../db/schema/index.ts';
+import { EVENT_TYPES, type EventType } from '../../domain/events.ts';
 
-export const EVENT_TYPES = [
-  'JournalEntryCreated',
-  'JournalEntrySubmitted',
-  'JournalEntryApproved',
-  'JournalEntryRejected',
-  'JournalEntryPosted',
-  'JournalEntryReversed',
-  'FiscalPeriodClosed',
-  'FiscalPeriodReopened',
-  'FiscalYearClosed',
-  'ExchangeRateCreated',
-  'IntercompanyTransactionMatchingStatusChanged',
-  'ConsolidationRunCompleted',
-  'ConsolidationRunFailed',
-  'CompanyCreated',
-  'CompanyDeactivated',
-  'WebhookEndpointDisabled',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType };
 
 export interface EventInput {
   organizationId: string;

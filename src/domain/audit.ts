@@ -1,0 +1,52 @@
+/** The vocabulary of the audit trail: what was done, and to what kind of resource. */
+
+export const AUDIT_ACTIONS = [
+  'Create',
+  'Update',
+  'Delete',
+  'Submit',
+  'Approve',
+  'Reject',
+  'Post',
+  'Reverse',
+  'Activate',
+  'Deactivate',
+  'SetPriority',
+  'SetMatchingStatus',
+  'LinkJournalEntry',
+  'ApplyTemplate',
+  'Close',
+  'Open',
+  'Reopen',
+  'YearEndClose',
+  'StartRun',
+  'CompleteRun',
+  'FailRun',
+  'CancelRun',
+  'AddMember',
+  'UpdateMember',
+  'RemoveMember',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export const AUDIT_ENTITY_TYPES = [
+  'Organization',
+  'Membership',
+  'Company',
+  'Account',
+  'FiscalYear',
+  'FiscalPeriod',
+  'JournalEntry',
+  'ExchangeRate',
+  'IntercompanyTransaction',
+  'ConsolidationGroup',
+  'ConsolidationMember',
+  'EliminationRule',
+  'ConsolidationRun',
+  'GroupAccount',
+  'GroupAccountMapping',
+  'ConsolidationAdjustment',
+  'FxRevaluation',
+  'WebhookEndpoint',
+] as const;
+export type AuditEntityType = (typeof AUDIT_ENTITY_TYPES)[number];
