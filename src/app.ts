@@ -13,7 +13,7 @@ import { v4 as uuidv4 } from 'uuid';
 import type { Database, Db } from './db/client.ts';
 
 import type { OutboundPolicy } from './domain/webhooks.ts';
-import { Access, type RouteAccess } from './http/access.ts';
+import { Access, type RouteAccess } from './access/access.ts';
 import type { AuthUser, LookAhead } from './http/auth.ts';
 import { type ConsoleServer, registerConsole } from './http/console.ts';
 import type { CsvBodyRule } from './http/csv-body.ts';

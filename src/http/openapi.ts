@@ -19,7 +19,7 @@
  * Nothing here changes validation or serialisation: only the generated document is edited.
  */
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import { type RouteAccess, requiredRoleOf } from './access.ts';
+import { type RouteAccess, requiredRoleOf } from '../access/access.ts';
 import { ERROR_CATALOGUE } from '../domain/error-catalogue.ts';
 import { RECORDED_EXAMPLES } from './openapi-examples.ts';
 import { exampleOf, type Json, SAMPLE_UUIDS, type Schema } from './openapi-schema-examples.ts';

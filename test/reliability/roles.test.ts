@@ -8,7 +8,7 @@
  * are re-created for every role, so a successful request by one role cannot change what the next sees.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLE_RANK, type Role } from '../../src/http/access.ts';
+import { ROLE_RANK, type Role } from '../../src/access/access.ts';
 import { createTestContext, PASSWORD, type TestContext } from '../helpers/app.ts';
 import { sendReq } from './matrix.ts';
 import { loadOperations, type Operation } from './openapi.ts';

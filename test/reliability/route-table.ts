@@ -12,7 +12,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { webhookDeliveries, webhookEndpoints } from '../../src/db/schema/index.ts';
 import { addDays } from '../../src/domain/dates.ts';
-import type { Action, Role } from '../../src/http/access.ts';
+import type { Action, Role } from '../../src/access/access.ts';
 import { PASSWORD, type TestContext, type TestUser, uniq } from '../helpers/app.ts';
 import type { Operation } from './openapi.ts';
 import type { World } from './world.ts';

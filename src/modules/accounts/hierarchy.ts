@@ -7,7 +7,7 @@ import { type Queryable, queryRows } from '../../db/client.ts';
 import { accounts, companies } from '../../db/schema/index.ts';
 import { type AccountType } from '../../domain/accounts.ts';
 
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { recordAudit } from '../audit/service.ts';
 import { accountNotFound } from '../charts/errors.ts';
 import { companyNotFound, findCompany } from '../companies/lookup.ts';

@@ -17,7 +17,7 @@ import {
   isUsableRetainedEarningsAccount,
 } from '../../domain/accounts.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { type Changes, diffChanges, recordAudit } from '../audit/service.ts';
 import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/errors.ts';

@@ -13,7 +13,7 @@ import {
   type TemplateSummary,
   type TemplateType,
 } from '../../domain/templates/index.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { recordAudit } from '../audit/service.ts';
 import { type AppliedTemplate, insertTemplateAccounts, templateAuditChanges } from '../charts/templates.ts';
 import { companyNotFound } from '../companies/lookup.ts';

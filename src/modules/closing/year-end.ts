@@ -20,7 +20,7 @@ import { todayIn } from '../../domain/dates.ts';
 import { ADJUSTMENT_PERIOD } from '../../domain/fiscal-calendar.ts';
 import { CLOSING_ENTRY_TYPE, yearEndRef } from '../../domain/journal/rules.ts';
 import { type Money, money } from '../../domain/money.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { findAccount } from '../accounts/service.ts';
 import { recordAudit } from '../audit/service.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';

@@ -12,7 +12,7 @@ import { isJurisdictionCode } from '../../domain/codes.ts';
 import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
 import type { TemplateType } from '../../domain/templates/index.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/errors.ts';
 import { insertTemplateAccounts, templateAuditChanges } from '../charts/templates.ts';

@@ -19,7 +19,7 @@ import type { AdjustmentInput } from '../../domain/consolidation/types.ts';
 import { DomainError, invalid } from '../../domain/errors.ts';
 import { type Operation, segregationRefusal, transitionRefusal } from '../../domain/journal/workflow.ts';
 import { dec, fractionDigits, ZERO } from '../../domain/money.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
 import { refused } from '../journal/checks.ts';

@@ -11,7 +11,7 @@ import type { AccountType } from '../../domain/accounts.ts';
 import { compatible, MappingResolver } from '../../domain/consolidation/group-chart.ts';
 import { invalid } from '../../domain/errors.ts';
 import { parsePattern } from '../../domain/selectors.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
 import { type GroupRow, loadMembers } from './groups.repo.ts';

@@ -16,7 +16,7 @@ import {
 import type { AccountCategory, AccountType, CashFlowCategory } from '../../domain/accounts.ts';
 import { type GroupAccountInput, type GroupChartInput } from '../../domain/consolidation/group-chart.ts';
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
 import { accountFlagIssues } from '../accounts/service.ts';

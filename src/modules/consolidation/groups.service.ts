@@ -13,7 +13,7 @@ import { minorUnits } from '../../domain/codes.ts';
 import { isUnfinished, UNFINISHED_RUN_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
 import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
 import { dec, formatPercentage } from '../../domain/money.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { type Changes, diffChanges, recordAudit } from '../audit/service.ts';
 import { companyNotFound, requireCompany } from '../companies/lookup.ts';

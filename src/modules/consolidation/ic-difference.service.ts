@@ -5,7 +5,7 @@ import { accounts, consolidationGroups } from '../../db/schema/index.ts';
 import { invalid } from '../../domain/errors.ts';
 import { minorUnits } from '../../domain/codes.ts';
 import { dec, formatAmount, fractionDigits } from '../../domain/money.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { recordAudit } from '../audit/service.ts';
 import { type GroupRow } from './groups.repo.ts';
 import { authorizeGroup } from './groups.service.ts';

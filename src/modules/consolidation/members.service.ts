@@ -9,7 +9,7 @@ import { inTransaction } from '../../db/client.ts';
 import { companies, consolidationGroups, consolidationMembers } from '../../db/schema/index.ts';
 import { DomainError, invalid } from '../../domain/errors.ts';
 import { formatPercentage } from '../../domain/money.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { type Changes, diffChanges, recordAudit } from '../audit/service.ts';
 import { requireCompany } from '../companies/lookup.ts';
 import {

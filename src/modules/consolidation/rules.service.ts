@@ -7,7 +7,7 @@ import { MAX_TRIGGER_SELECTORS } from '../../domain/consolidation/rule-bounds.ts
 import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
 import { dec } from '../../domain/money.ts';
 import { parsePattern } from '../../domain/selectors.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { type AuditInput, diffChanges, recordAudit } from '../audit/service.ts';
 import { type GroupRow, groupNotFound, requireGroup } from './groups.repo.ts';

@@ -10,7 +10,7 @@ import {
   type StatementContext,
 } from '../../domain/consolidation/index.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { type Access } from '../../http/access.ts';
+import { type Access } from '../../access/access.ts';
 import { minorUnits } from '../../domain/codes.ts';
 import { contributionsAddUp } from '../../domain/consolidation/contributions.ts';
 import { compareTrialBalances } from '../../domain/consolidation/compare.ts';

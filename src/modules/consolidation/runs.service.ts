@@ -25,7 +25,7 @@ import { companies } from '../../db/schema/index.ts';
 import { DomainError, invalid } from '../../domain/errors.ts';
 import { periodRange } from '../../domain/fiscal-calendar.ts';
 import { formatPercentage } from '../../domain/money.ts';
-import { type Access, type Action, ROLE_RANK, type Role } from '../../http/access.ts';
+import { type Access, type Action, ROLE_RANK, type Role } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
 import { isInGroupOn } from '../../domain/consolidation/ownership.ts';

@@ -9,7 +9,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import { invalid } from '../../domain/errors.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { EVENT_TYPES } from './record.ts';
 
 export interface EventRecord {

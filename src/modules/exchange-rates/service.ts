@@ -18,7 +18,7 @@ import {
   type RateType,
   type StoredRate,
 } from '../../domain/rates.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
 import { recordEvent } from '../events/record.ts';

@@ -19,7 +19,7 @@ import {
   fiscalYearStartDate,
   periodOf,
 } from '../../domain/fiscal-calendar.ts';
-import type { Access, Action } from '../../http/access.ts';
+import type { Access, Action } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
 import { recordAudit } from '../audit/service.ts';

@@ -27,7 +27,7 @@ import {
 import { UNPOSTED_STATUSES } from '../../domain/journal/workflow.ts';
 import { type Decimal, formatRate, type Money, money, ZERO } from '../../domain/money.ts';
 import { CLOSING_RATE_TYPES, type RateType } from '../../domain/rates.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
 import { type CompanyRow, companyInactive } from '../companies/lookup.ts';

@@ -11,7 +11,7 @@ import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
 import type { IsoDate } from '../../domain/dates.ts';
 import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
 import { dec, type Money, money } from '../../domain/money.ts';
-import type { Access, Action } from '../../http/access.ts';
+import type { Access, Action } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { diffChanges, recordAudit } from '../audit/service.ts';
 import { recordEvent } from '../events/record.ts';

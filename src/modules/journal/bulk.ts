@@ -29,7 +29,7 @@ import {
   segregationRefusal,
   transitionRefusal,
 } from '../../domain/journal/workflow.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { type AuditInput, recordAudit } from '../audit/service.ts';
 import type { CompanyRow } from '../companies/lookup.ts';
 import { recordJournalEvents } from '../events/record.ts';

@@ -44,7 +44,7 @@ import {
   type WorkflowPolicy,
 } from '../../domain/journal/workflow.ts';
 import { type Decimal, dec } from '../../domain/money.ts';
-import { type Access, type Action, ROLE_RANK, type Role } from '../../http/access.ts';
+import { type Access, type Action, ROLE_RANK, type Role } from '../../access/access.ts';
 import { type CompanyRow, companyInactive, companyNotFound, fiscalYearEndOf } from '../companies/lookup.ts';
 import { resolveRateFor } from '../exchange-rates/service.ts';
 import { ensurePeriod } from '../fiscal/ensure.ts';

@@ -21,7 +21,7 @@ import {
   INITIAL_STATUS,
   type SourceModule,
 } from '../../domain/journal/workflow.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import type { LookAhead } from '../../http/auth.ts';
 import { isUuid } from '../../http/schemas.ts';
 import { isValidDate } from '../../domain/dates.ts';

@@ -15,7 +15,7 @@ import {
   yearEndRef,
 } from '../../domain/journal/rules.ts';
 import { MOVES, REVERSAL_ENTRY_TYPE } from '../../domain/journal/workflow.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { type AuditInput, recordAudit } from '../audit/service.ts';
 import { recordJournalEvents } from '../events/record.ts';
 import type { CompanyRow } from '../companies/lookup.ts';

@@ -30,7 +30,7 @@ import {
   importTotals,
   type RowError,
 } from '../../domain/trial-balance-import.ts';
-import type { Access, Action } from '../../http/access.ts';
+import type { Access, Action } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { type AuditInput, recordAudit } from '../audit/service.ts';
 import { type CompanyRow, companyNotFound } from '../companies/lookup.ts';

@@ -11,7 +11,7 @@ import { type Db, inTransaction, pgErrorCode, type Queryable } from '../../db/cl
 import { todayIn } from '../../domain/dates.ts';
 import { isClosingRelated, lineAccountsRefusal } from '../../domain/journal/rules.ts';
 import { MOVES, moveOf, segregationRefusal, type WorkflowPolicy } from '../../domain/journal/workflow.ts';
-import { type Access, type Action, PERMISSIONS, type Role, roleAtLeast } from '../../http/access.ts';
+import { type Access, type Action, PERMISSIONS, type Role, roleAtLeast } from '../../access/access.ts';
 import type { LookAhead } from '../../http/auth.ts';
 import { isUuid } from '../../http/schemas.ts';
 import { type AuditAction, recordAudit } from '../audit/service.ts';

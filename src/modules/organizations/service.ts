@@ -6,7 +6,7 @@ import { auditLog, companies, memberships, organizations, users } from '../../db
 import { addDays } from '../../domain/dates.ts';
 import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
-import { type Access, organizationNotFound, type Role } from '../../http/access.ts';
+import { type Access, organizationNotFound, type Role } from '../../access/access.ts';
 import { type KeyColumn, keyset, type PageParams, paged } from '../../http/pagination.ts';
 import { diffChanges, recordAudit } from '../audit/service.ts';
 import { errors } from '../../domain/error-catalogue.ts';

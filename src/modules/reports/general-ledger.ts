@@ -16,7 +16,7 @@ import { ValidationError } from '../../domain/errors.ts';
 import { BOOKED_STATUS } from '../../domain/journal/workflow.ts';
 import { dec, type Money, money } from '../../domain/money.ts';
 import type { Table, TableRow } from '../../domain/reports/tabular.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { requireCompany } from '../companies/lookup.ts';
 import { formatEntryNumber } from '../journal/repo.ts';
 import { checkPeriod, functionalOnly } from './service.ts';

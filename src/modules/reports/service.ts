@@ -30,7 +30,7 @@ import {
   type ReportAccount,
   type TrialBalanceReport,
 } from '../../domain/reports/index.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { type CompanyRow, fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
 import {
   aggregateBalances,

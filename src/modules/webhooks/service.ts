@@ -9,7 +9,7 @@ import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
 import { DomainError, invalid } from '../../domain/errors.ts';
 import { type OutboundPolicy, urlRefusal } from '../../domain/webhooks.ts';
-import type { Access } from '../../http/access.ts';
+import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { diffChanges, recordAudit } from '../audit/service.ts';
 import { type Dispatcher, endpointSummary } from './dispatcher.ts';
