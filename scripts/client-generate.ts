@@ -13,7 +13,7 @@ import { openDatabase } from '../src/db/client.ts';
 export const CLIENT_SCHEMA = fileURLToPath(new URL('../clients/typescript/schema.ts', import.meta.url));
 
 /** The document without `example`/`examples` keywords (a schema's `properties` keep every name). */
-function withoutExamples(value: unknown, inProperties = false): unknown {
+export function withoutExamples(value: unknown, inProperties = false): unknown {
   if (Array.isArray(value)) return value.map((v) => withoutExamples(v));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
@@ -48,19 +48,22 @@ export async function servedDocument(): Promise<unknown> {
   }
 }
 
-async function main(): Promise<void> {
-  const source = await clientSchemaSource(await servedDocument());
+/**
+ * Writes `source` to `target`, or with `--check` on the command line only compares: exits 1 when the
+ * committed file differs (`command` regenerates it).
+ */
+export function writeOrCheck(target: string, source: string, command: string): void {
   if (process.argv.includes('--check')) {
-    const committed = readFileSync(CLIENT_SCHEMA, 'utf8');
-    if (committed !== source) {
-      process.stderr.write(`${CLIENT_SCHEMA} is stale: run npm run client:generate\n`);
+    if (readFileSync(target, 'utf8') !== source) {
+      process.stderr.write(`${target} is stale: run ${command}\n`);
       process.exit(1);
     }
-    process.stdout.write(`${CLIENT_SCHEMA} is current\n`);
+    process.stdout.write(`${target} is current\n`);
     return;
   }
-  writeFileSync(CLIENT_SCHEMA, source);
-  process.stdout.write(`wrote ${CLIENT_SCHEMA}\n`);
+  writeFileSync(target, source);
+  process.stdout.write(`wrote ${target}\n`);
 }
 
-if (process.argv[1]?.endsWith('client-generate.ts')) await main();
+if (process.argv[1]?.endsWith('client-generate.ts'))
+  writeOrCheck(CLIENT_SCHEMA, await clientSchemaSource(await servedDocument()), 'npm run client:generate');

@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDataset } from '../../bench/generate.ts';
 import { buildConsole, consoleIsStale, consoleOut } from '../../scripts/build-web.mjs';
@@ -75,6 +75,8 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
   const a11y: string[] = [];
   /** Pages visited on the way, revisited on a small screen. */
   const visited: string[] = [];
+  /** The organization's overview address (/o/<id>). */
+  let orgUrl = '';
   const email = `controller-${Date.now()}@example.com`;
 
   beforeAll(async () => {
@@ -140,6 +142,27 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
     await select.selectOption(value!);
   };
 
+  /** What has the focus, as a user would name it: its label, its own name, or its text. */
+  const focusedName = () =>
+    page.evaluate<string>(`(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return '';
+      const label = (el.labels && el.labels[0] && el.labels[0].textContent) ||
+        el.getAttribute('aria-label') || el.textContent || '';
+      return label.replace(/\\s+/g, ' ').trim();
+    })()`);
+  /** Presses Tab until the focus reaches `name`; the names passed on the way, `name`'s last. */
+  const tabTo = async (name: string | RegExp, max = 40): Promise<string[]> => {
+    const seen: string[] = [];
+    for (let i = 0; i < max; i++) {
+      await page.keyboard.press('Tab');
+      const now = await focusedName();
+      seen.push(now);
+      if (typeof name === 'string' ? now === name : name.test(now)) return seen;
+    }
+    throw new Error(`Tab never reached ${String(name)}: ${seen.join(' → ')}`);
+  };
+
   it(
     'serves the console at / and every client route, keeping /api as it is',
     async () => {
@@ -174,11 +197,19 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       await page.waitForURL(/\/o\/[0-9a-f-]{36}$/);
       await page.getByRole('heading', { name: 'Acme Group' }).waitFor();
       expect(await page.getByLabel('Organization').inputValue()).toMatch(/^[0-9a-f-]{36}$/);
+      orgUrl = page.url();
+      visited.push(orgUrl);
     },
     STEP,
   );
 
-  async function createCompany(name: string, legalName: string, jurisdiction: string, currency: string) {
+  async function createCompany(
+    name: string,
+    legalName: string,
+    jurisdiction: string,
+    currency: string,
+    template: string | RegExp = /General Business/,
+  ) {
     await nav('Companies & accounts');
     await page.getByRole('link', { name: 'New company' }).click();
     await page.getByLabel('Name', { exact: true }).fill(name);
@@ -186,7 +217,7 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
     await page.getByLabel('Jurisdiction', { exact: true }).fill(jurisdiction);
     await page.getByLabel('Functional currency').fill(currency);
     await page.getByLabel('Reporting currency').fill('USD');
-    await page.getByRole('radio', { name: /General Business/ }).check();
+    await page.getByRole('radio', { name: template }).check();
     await page.getByRole('button', { name: 'Create company' }).click();
     await page.getByRole('heading', { name }).waitFor();
   }
@@ -203,6 +234,7 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       await poll(() => accounts.locator('tbody tr').count()).toBe(1);
       await page.getByLabel('Search number or name').fill('');
       await shot('chart-of-accounts');
+      visited.push(page.url());
       await nav('Companies & accounts');
       await poll(() => page.locator('tbody tr').count()).toBe(2);
     },
@@ -384,7 +416,8 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       await poll(() => page.getByTestId('functional-1').textContent()).toBe('9,259.26');
       await poll(() => page.getByTestId('balance-state').textContent()).toBe('✓ Balanced');
       await shot('journal-entry');
-      await saveAndPost();
+      visited.push(page.url());
+      visited.push(await saveAndPost());
       const fn = page
         .getByRole('table', { name: 'Entry lines' })
         .locator('tbody tr')
@@ -397,22 +430,29 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
         8,
       );
       await shot('journal');
+      visited.push(page.url());
     },
     STEP,
   );
 
+  /** Opens the board and fills a new transaction from the parent to the subsidiary, in US dollars. */
+  async function newTransaction(type: string, date: string, amount: string) {
+    await nav('Intercompany');
+    await page.getByRole('button', { name: 'New transaction' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New intercompany transaction' });
+    await dialog.getByLabel('Seller / lender').selectOption({ label: 'Acme Inc. · USD' });
+    await dialog.getByLabel('Buyer / borrower').selectOption({ label: 'Acme Europe · EUR' });
+    await dialog.getByLabel('Type').selectOption(type);
+    await dialog.getByLabel('Date').fill(date);
+    await dialog.getByLabel('Amount').fill(amount);
+    await dialog.getByLabel('Currency').fill('USD');
+    return dialog;
+  }
+
   it(
     'records and matches the intercompany management fee on the reconciliation board',
     async () => {
-      await nav('Intercompany');
-      await page.getByRole('button', { name: 'New transaction' }).click();
-      const dialog = page.getByRole('dialog', { name: 'New intercompany transaction' });
-      await dialog.getByLabel('Seller / lender').selectOption({ label: 'Acme Inc. · USD' });
-      await dialog.getByLabel('Buyer / borrower').selectOption({ label: 'Acme Europe · EUR' });
-      await dialog.getByLabel('Type').selectOption('ManagementFee');
-      await dialog.getByLabel('Date').fill('2026-01-28');
-      await dialog.getByLabel('Amount').fill('10000.00');
-      await dialog.getByLabel('Currency').fill('USD');
+      const dialog = await newTransaction('ManagementFee', '2026-01-28', '10000.00');
       await poll(() => dialog.getByLabel("Buyer's entry").locator('option').count()).toBe(4);
       await selectByText(dialog.getByLabel("Seller's entry"), 'Management fee to Acme Europe');
       await selectByText(dialog.getByLabel("Buyer's entry"), 'Management fee from Acme Inc.');
@@ -472,15 +512,43 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
   );
 
   it(
-    'runs the consolidation and shows its seven steps and result',
+    'runs the consolidation in the background, following its steps, and shows its validation issues',
     async () => {
+      // The run executes in the background (Prefer: respond-async): the start answers at once with the
+      // run Pending. Its status requests are held back until the page has been read in that state, so
+      // the not-yet-final steps can be seen however fast the service is; then they are let through.
+      const held: Route[] = [];
+      const status = /\/api\/v1\/consolidation\/runs\/[0-9a-f-]{36}(\?|$)/;
+      await page.route(status, (route) =>
+        route.request().method() === 'GET' ? void held.push(route) : route.continue(),
+      );
       await page.getByLabel('Fiscal year').fill('2026');
       await page.getByLabel('Period', { exact: true }).fill('1');
       await page.getByRole('button', { name: 'Start run' }).click();
       await page.waitForURL(/\/consolidation\/runs\/[0-9a-f-]{36}$/);
+      await page.locator('.page-header .badge', { hasText: 'Pending' }).waitFor();
+      const progress = page.getByRole('progressbar', { name: 'Run progress' });
+      expect(await progress.getAttribute('aria-valuetext')).toBe('0 of 7 steps');
+      expect(await page.getByRole('list', { name: 'Run steps' }).locator('.badge').allTextContents()).toEqual(
+        Array(7).fill('Pending'),
+      );
+      expect(await page.getByRole('button', { name: 'Cancel run' }).count()).toBe(1);
+      await shot('consolidation-run-started');
+      await poll(() => held.length).toBeGreaterThan(0);
+      for (const route of held.splice(0)) await route.continue();
+      await page.unroute(status);
+
       await page.locator('.page-header .badge', { hasText: 'Completed' }).waitFor({ timeout: 30_000 });
+      expect(await progress.getAttribute('aria-valuetext')).toBe('Completed');
       for (const step of ['Validate', 'Translate', 'Aggregate', 'MatchIC', 'Eliminate', 'NCI', 'GenerateTB'])
         expect(await page.getByTestId(`step-${step}`).locator('.badge').textContent()).toBe('Completed');
+      expect(await page.getByRole('button', { name: 'Cancel run' }).count()).toBe(0);
+      // January is still open in both companies: the run says so, and goes on (warnings only).
+      const issues = page.getByRole('table', { name: 'Validation issues' }).locator('tbody tr');
+      expect(await issues.allTextContents()).toEqual([
+        'WarningPERIOD_NOT_CLOSEDThe fiscal period of Acme Inc. containing 2026-01-31 is not closed',
+        'WarningPERIOD_NOT_CLOSEDThe fiscal period of Acme Europe containing 2026-01-31 is not closed',
+      ]);
       const eliminations = page.getByRole('table', { name: 'Eliminations' });
       const row = eliminations.locator('tbody tr').first();
       expect(await row.textContent()).toContain('Management fees');
@@ -509,12 +577,137 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       const earnings = sheet.getByRole('row', { name: /Current Year Earnings/ });
       expect(await earnings.locator('td').nth(1).textContent()).toBe('191,402.96');
       expect(await page.getByTestId('statement-check').textContent()).toBe('✓ Balanced');
+      // By company, from the contributions of every asset and liability line: the parent's 630,000 of
+      // assets, the subsidiary's 280,000 EUR and its 9,259.26 EUR payable at the closing rate 1.09.
+      const byCompany = page.getByRole('table', { name: 'Balance sheet by company' });
+      const figures = (name: string) => byCompany.getByRole('row', { name }).locator('td').allTextContents();
+      await poll(() => figures('Acme Inc.')).toEqual(['630,000.00', '0.00', '630,000.00']);
+      expect(await figures('Acme Europe')).toEqual(['305,200.00', '10,092.59', '295,107.41']);
+      expect(await byCompany.locator('tfoot td').allTextContents()).toEqual([
+        '935,200.00',
+        '10,092.59',
+        '925,107.41',
+      ]);
+      expect(await page.getByTestId('composition-nci').textContent()).toBe('59,021.48 USD');
       await shot('consolidated-balance-sheet', true);
+
+      // A statement line opens where it comes from: receivables of both companies.
+      await sheet.getByRole('button', { name: /^1100 / }).click();
+      const drill = page.getByRole('dialog', { name: /^Contributions to 1100 / });
+      const companies = drill.getByRole('table', { name: 'Company contributions' });
+      const companyRow = (name: string) =>
+        companies.getByRole('row', { name }).locator('td').allTextContents();
+      await poll(() => companyRow('Acme Europe')).toEqual([
+        '1100',
+        '80,000.00 EUR',
+        'Closing',
+        '1.09',
+        '87,200.00',
+        '1',
+        '87,200.00',
+      ]);
+      expect(await companyRow('Acme Inc.')).toEqual([
+        '1100',
+        '130,000.00 USD',
+        '—',
+        '—',
+        '130,000.00',
+        '1',
+        '130,000.00',
+      ]);
+      expect(
+        await drill
+          .getByRole('row', { name: /^Consolidated/ })
+          .locator('td')
+          .textContent(),
+      ).toBe('217,200.00');
+      await page.keyboard.press('Escape');
+      await drill.waitFor({ state: 'detached' });
 
       await page.getByRole('tab', { name: 'Income statement' }).click();
       const income = page.getByRole('table', { name: 'Income statement' });
       await income.waitFor();
       expect(await income.getByTestId('net-income').locator('td').nth(1).textContent()).toBe('206,753.70');
+    },
+    STEP,
+  );
+
+  it(
+    'traces a consolidated trial-balance line to its companies, rates, eliminations and NCI',
+    async () => {
+      await page.getByRole('tab', { name: 'Trial balance' }).click();
+      const tb = page.getByRole('table', { name: 'Consolidated trial balance' });
+      // The management fee the subsidiary booked: 9,259.26 EUR at the January average 1.085 is
+      // 10,046.30 USD, less the 10,000.00 the rule eliminated against the parent's fee income.
+      await tb.getByRole('button', { name: /^6600 / }).click();
+      let drill = page.getByRole('dialog', { name: /^Contributions to 6600 / });
+      const parts = (label: string) =>
+        drill
+          .getByRole('table', { name: 'How the line adds up' })
+          .getByRole('row', { name: label })
+          .locator('td')
+          .textContent();
+      const europe = () =>
+        drill
+          .getByRole('table', { name: 'Company contributions' })
+          .getByRole('row', { name: /^Acme Europe/ })
+          .locator('td')
+          .allTextContents();
+      await poll(europe).toEqual(['6600', '9,259.26 EUR', 'Average', '1.085', '10,046.30', '1', '10,046.30']);
+      const entries = drill.getByRole('table', { name: 'Eliminations and adjustments' }).locator('tbody tr');
+      expect(await entries.count()).toBe(1);
+      expect(await entries.locator('td').allTextContents()).toEqual([
+        'Rule: Management fees',
+        'Acme Europe',
+        '-10,000.00',
+      ]);
+      expect(await parts('Eliminations')).toBe('-10,000.00');
+      expect(await parts('Consolidated')).toBe('46.30');
+      expect(await drill.getByText('The parts add up').count()).toBe(1);
+      await shot('contributions');
+      await drill.getByRole('button', { name: 'Close' }).click();
+
+      // Share capital: the parent's 500,000 and the subsidiary's 200,000 EUR at the historical rate
+      // 1.08; 20 % of the subsidiary's (43,200.00) moves to the non-controlling interest.
+      await tb.getByRole('button', { name: /^3000 / }).click();
+      drill = page.getByRole('dialog', { name: /^Contributions to 3000 / });
+      await poll(europe).toEqual([
+        '3000',
+        '-200,000.00 EUR',
+        'Historical',
+        '1.08',
+        '-216,000.00',
+        '1',
+        '-216,000.00',
+      ]);
+      expect(await parts('Companies (aggregated)')).toBe('-716,000.00');
+      expect(await parts('Non-controlling interest')).toBe('43,200.00');
+      expect(await parts('Consolidated')).toBe('-672,800.00');
+      await page.keyboard.press('Escape');
+      await drill.waitFor({ state: 'detached' });
+    },
+    STEP,
+  );
+
+  it(
+    'shows the consolidated cash flow and changes in equity',
+    async () => {
+      await page.getByRole('tab', { name: 'Cash flow' }).click();
+      const cash = page.getByRole('table', { name: 'Cash-flow statement' });
+      await cash.waitFor();
+      // Cash of both companies: 500,000 USD and 200,000 EUR at 1.09; none a year earlier.
+      const cashRow = (label: string) =>
+        cash.getByRole('row', { name: label }).locator('td').nth(1).textContent();
+      expect(await cashRow('Cash at the beginning of the period')).toBe('0.00');
+      expect(await cashRow('Cash at the end of the period')).toBe('718,000.00');
+      expect(await page.getByText('✓ Reconciled').count()).toBe(1);
+      await page.getByRole('tab', { name: 'Changes in equity' }).click();
+      const equity = page.getByRole('table', { name: 'Statement of changes in equity' });
+      await equity.waitFor();
+      const closing = equity.locator('tbody tr').last().locator('td');
+      // Total equity: assets 935,200.00 less liabilities 10,092.59, of which NCI 59,021.48.
+      expect(await closing.last().textContent()).toBe('925,107.41');
+      expect(await closing.nth(-2).textContent()).toBe('59,021.48');
     },
     STEP,
   );
@@ -544,23 +737,147 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
   );
 
   it(
-    'shows a company balance sheet in its own currency',
+    'works from the keyboard alone: skip link, Tab order, arrow keys in tabs, Enter submits, Escape closes',
     async () => {
-      await nav('Statements');
-      await page.getByLabel('Company', { exact: true }).selectOption({ label: 'Acme Europe · EUR' });
-      await page.getByLabel('As of').fill('2026-01-31');
-      const sheet = page.getByRole('table', { name: 'Balance sheet' });
-      await poll(() => sheet.getByTestId('total-assets').locator('td').nth(1).textContent()).toBe(
-        '280,000.00',
+      // Exchange rates: the skip link is the first stop and leads into the page; the tabs follow the
+      // arrow keys; a rate is added with Tab and Enter.
+      await page.goto(`${orgUrl}/rates`);
+      await page.getByRole('heading', { level: 1, name: 'Exchange rates' }).waitFor();
+      // As on a page where nothing has the focus yet: the first Tab starts at the top.
+      await page.evaluate(
+        "document.body.tabIndex = -1; document.body.focus(); document.body.removeAttribute('tabindex')",
       );
-      expect(await sheet.locator('thead').textContent()).toContain('EUR');
-      await shot('company-statements');
+      await page.keyboard.press('Tab');
+      expect(await focusedName()).toBe('Skip to content');
+      await page.keyboard.press('Enter');
+      expect(await page.evaluate('document.activeElement.id')).toBe('main');
+      await page.keyboard.press('Tab');
+      expect(await focusedName()).toBe('Rates');
+      await page.keyboard.press('ArrowRight');
+      expect(await focusedName()).toBe('Paste from a spreadsheet');
+      await page.getByLabel('Rates (tab-separated)').waitFor();
+      await page.keyboard.press('End');
+      expect(await focusedName()).toBe('Lookups');
+      expect(page.url()).toContain('tab=lookup');
+      await page.keyboard.press('Home');
+      expect(await page.getByRole('tab', { name: 'Rates', exact: true }).getAttribute('aria-selected')).toBe(
+        'true',
+      );
+      expect(await tabTo('From', 5)).toEqual(['From']);
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('GBP');
+      expect(await tabTo('To', 1)).toEqual(['To']);
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('USD');
+      expect(await tabTo('Rate', 1)).toEqual(['Rate']);
+      await page.keyboard.type('1.27');
+      await page.keyboard.press('Enter');
+      await toast(/^GBP\/USD Spot 1\.27\d* on \d{4}-\d{2}-\d{2} added$/);
+      const rates = page.getByRole('table', { name: 'Exchange rates' });
+      await poll(() => rates.locator('tbody tr', { hasText: 'GBP' }).count()).toBe(1);
+
+      // The group: its main actions come in reading order; a dialog opened with Enter keeps the
+      // focus inside, closes with Escape and gives the focus back.
+      await page.goto(visited.find((u) => u.includes('/groups/'))!);
+      await page.getByRole('heading', { level: 1, name: 'Acme consolidated' }).waitFor();
+      const stops = await tabTo('New rule');
+      for (const [before, after] of [
+        ['All groups', 'Deactivate'],
+        ['Deactivate', 'Fiscal year'],
+        ['Fiscal year', 'Start run'],
+        ['Start run', 'New rule'],
+      ])
+        expect(stops.indexOf(before!), stops.join(' → ')).toBeLessThan(stops.indexOf(after!));
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: 'New elimination rule' });
+      await dialog.waitFor();
+      expect(await page.evaluate("!!document.activeElement.closest('dialog[open]')")).toBe(true);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      expect(await focusedName()).toBe('New rule');
+
+      // The run: its views are tabs; a trial-balance line opens its contributions with Enter.
+      await page.goto(visited.find((u) => u.includes('/runs/'))!);
+      await page.getByRole('tab', { name: 'Summary' }).waitFor();
+      await tabTo('Summary');
+      await page.keyboard.press('ArrowRight');
+      await page.getByRole('table', { name: 'Balance sheet' }).waitFor();
+      expect(page.url()).toContain('view=balance-sheet');
+      await page.keyboard.press('End');
+      await page.getByRole('table', { name: 'Consolidated trial balance' }).waitFor();
+      expect(await focusedName()).toBe('Trial balance');
+      await tabTo(/^1100 /);
+      await page.keyboard.press('Enter');
+      const drill = page.getByRole('dialog', { name: /^Contributions to 1100 / });
+      await drill.getByRole('table', { name: 'Company contributions' }).waitFor();
+      await page.keyboard.press('Escape');
+      await drill.waitFor({ state: 'hidden' });
+      expect(await focusedName()).toMatch(/^1100 /);
     },
     STEP,
   );
 
   it(
-    'closes a period and previews the year-end close',
+    'shows the company statements in its own currency, with comparatives a year earlier',
+    async () => {
+      await nav('Statements');
+      await page.getByLabel('Company', { exact: true }).selectOption({ label: 'Acme Europe · EUR' });
+      await page.getByLabel('As of').fill('2026-01-31');
+      const sheet = page.getByRole('table', { name: 'Balance sheet' });
+      const amount = (row: string, table = sheet) =>
+        table.getByRole('row', { name: row }).locator('td').nth(1).textContent();
+      await poll(() => sheet.getByTestId('total-assets').locator('td').nth(1).textContent()).toBe(
+        '280,000.00',
+      );
+      expect(await sheet.locator('thead').textContent()).toContain('EUR');
+      await shot('company-statements');
+      // A year earlier the company had booked nothing: every balance of January is new.
+      await page.getByLabel('Compare with a year earlier').check();
+      await poll(() => sheet.locator('thead th').allTextContents()).toEqual([
+        'Account',
+        '2026-01-31 (EUR)',
+        '2025-01-31',
+        'Variance',
+        '%',
+      ]);
+      const receivables = sheet.getByRole('row', { name: /^1100 / }).locator('td');
+      await poll(() => receivables.allTextContents()).toEqual([
+        '1100 Accounts Receivable',
+        '80,000.00',
+        '0.00',
+        '80,000.00',
+        '',
+      ]);
+      expect(page.url()).toContain('compare=1');
+      visited.push(page.url());
+
+      await page.getByRole('tab', { name: 'Income statement' }).click();
+      const income = page.getByRole('table', { name: 'Income statement' });
+      // Sales 80,000.00 less the management fee 9,259.26 (10,000 USD at 1.08).
+      await poll(() => income.getByTestId('net-income').locator('td').nth(1).textContent()).toBe('70,740.74');
+      expect(await income.locator('thead').textContent()).toContain('2025-01-01 – 2025-01-31');
+      await page.getByRole('tab', { name: 'Cash flow' }).click();
+      const cash = page.getByRole('table', { name: 'Cash-flow statement' });
+      await poll(() => amount('Cash at the end of the period', cash)).toBe('200,000.00');
+      expect(await page.getByText('✓ Reconciled').count()).toBe(1);
+      await page.getByRole('tab', { name: 'Changes in equity' }).click();
+      const equity = page.getByRole('table', { name: 'Statement of changes in equity' });
+      await poll(() => equity.locator('tbody tr').last().locator('td').last().textContent()).toBe(
+        '270,740.74',
+      );
+      await page.getByRole('tab', { name: 'Trial balance' }).click();
+      const tb = page.getByRole('table', { name: 'Trial balance' });
+      await poll(() => tb.locator('tfoot td').allTextContents()).toEqual([
+        'Total',
+        '289,259.26',
+        '289,259.26',
+      ]);
+    },
+    STEP,
+  );
+
+  it(
+    'closes a period, reopens it with a reason from the keyboard, and closes the year',
     async () => {
       await nav('Fiscal periods');
       await page.getByLabel('Company', { exact: true }).selectOption({ label: 'Acme Inc. · USD' });
@@ -572,6 +889,33 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       await toast('Period 1 closed');
       await poll(() => january.locator('.badge').textContent()).toBe('Closed');
       await shot('fiscal-periods');
+      visited.push(page.url());
+
+      // Reopening asks for a reason in the console's own dialog; Enter sends it.
+      await january.getByRole('button', { name: 'Reopen Period 1' }).focus();
+      await page.keyboard.press('Enter');
+      const reopen = page.getByRole('dialog', { name: 'Reopen Period 1' });
+      await reopen.waitFor();
+      expect(await focusedName()).toBe('Reason (kept in the reopening history)');
+      await page.keyboard.type('Late supplier invoice');
+      await shot('period-reopen');
+      await page.keyboard.press('Enter');
+      await toast('Period 1 reopened');
+      await poll(() => january.locator('.badge').textContent()).toBe('Open');
+      await reopen.waitFor({ state: 'hidden' });
+
+      // The year-end close: revenue 130,000.00 (the rent was reversed) moves to retained earnings.
+      const close = page.locator('.card', { has: page.getByRole('heading', { name: 'Year-end close' }) });
+      expect(await close.getByRole('definition').allTextContents()).toEqual(
+        expect.arrayContaining(['130,000.00 USD', '0.00 USD']),
+      );
+      await page.getByRole('button', { name: 'Close FY 2026' }).click();
+      const confirm = page.getByRole('dialog', { name: 'Close FY 2026' });
+      await confirm.getByRole('button', { name: 'Close FY 2026' }).click();
+      await toast('FY 2026 closed; 1 closing entry posted');
+      await poll(() => periods.locator('.badge').allTextContents()).toEqual(Array(13).fill('Closed'));
+      await page.getByRole('button', { name: 'Reopen FY 2026' }).waitFor();
+
       await nav('Overview');
       await poll(() => page.locator('.kpi', { hasText: 'Companies' }).locator('.value').textContent()).toBe(
         '2',
@@ -582,7 +926,123 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
   );
 
   it(
-    'adds a viewer on the Members screen, who then sees the books but no button that changes them',
+    'takes an intercompany transaction through partial match, variance approval and unmatch',
+    async () => {
+      const dialog = await newTransaction('Loan', '2026-01-30', '2500.00');
+      await dialog.getByRole('button', { name: 'Record transaction' }).click();
+      await toast('Intercompany transaction recorded');
+      const column = (name: string) => page.getByRole('region', { name, exact: true });
+      const loan = (name: string) => column(name).getByRole('article', { name: /loan of 2,500\.00 USD/ });
+      await loan('Unmatched').getByRole('button', { name: 'Partially matched…' }).click();
+      let variance = page.getByRole('dialog', { name: 'Partially matched' });
+      await variance.getByLabel('Explanation (required)').fill('Buyer books the loan on receipt');
+      await variance.getByRole('button', { name: 'Save' }).click();
+      await toast('Acme Inc. → Acme Europe: partially matched');
+      await poll(() => loan('Partially matched').locator('.badge').textContent()).toBe('Partially matched');
+      await loan('Partially matched').getByRole('button', { name: 'Approve variance…' }).click();
+      variance = page.getByRole('dialog', { name: 'Approve the variance' });
+      await variance.getByLabel('Explanation (required)').fill('Bank charges borne by the buyer');
+      await variance.getByLabel('Variance (USD, signed)').fill('-25.00');
+      await variance.getByRole('button', { name: 'Save' }).click();
+      await toast('Acme Inc. → Acme Europe: variance approved');
+      const approved = loan('Matched');
+      await poll(() => approved.locator('.badge').textContent()).toBe('Variance approved');
+      expect(await approved.textContent()).toContain('Variance -25.00 USD Bank charges borne by the buyer');
+      await approved.getByRole('button', { name: 'Unmatch' }).click();
+      await toast('Acme Inc. → Acme Europe: unmatched');
+      await poll(() => loan('Unmatched').locator('.badge').textContent()).toBe('Unmatched');
+      // Deleting asks first, in the console's own dialog.
+      await loan('Unmatched').getByRole('button', { name: 'Delete' }).click();
+      await page
+        .getByRole('dialog', { name: 'Delete the transaction' })
+        .getByRole('button', { name: 'Delete transaction' })
+        .click();
+      await toast('Transaction deleted');
+      await poll(() => loan('Unmatched').count()).toBe(0);
+      visited.push(page.url());
+    },
+    STEP,
+  );
+
+  it(
+    'edits a company and deactivates another',
+    async () => {
+      await nav('Companies & accounts');
+      await page.getByRole('link', { name: 'Acme Europe', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Acme Europe' }).waitFor();
+      await page.getByLabel('Legal name').fill('Acme Europe GmbH & Co. KG');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await toast('Acme Europe saved');
+      await poll(() => page.locator('.page-header .subtitle').textContent()).toContain(
+        'Acme Europe GmbH & Co. KG',
+      );
+
+      await createCompany('Acme Dormant', 'Acme Dormant LLC', 'US-NY', 'USD', 'Empty');
+      await page.getByRole('button', { name: 'Deactivate' }).click();
+      const confirm = page.getByRole('dialog', { name: 'Deactivate Acme Dormant' });
+      // A step that cannot be undone starts on Cancel.
+      expect(await focusedName()).toBe('Cancel');
+      await confirm.getByRole('button', { name: 'Deactivate company' }).click();
+      await toast('Acme Dormant deactivated');
+      await poll(() => page.locator('.page-header .badge').textContent()).toBe('Inactive');
+      await page.getByRole('button', { name: 'Reactivate' }).waitFor();
+    },
+    STEP,
+  );
+
+  it(
+    'switches between two organizations, staying in the same section',
+    async () => {
+      await page.getByLabel('Organization').selectOption({ label: '+ New organization…' });
+      await page.getByRole('heading', { name: 'Your organizations' }).waitFor();
+      await page.getByLabel('Name', { exact: true }).fill('Acme Holdings');
+      await page.getByRole('button', { name: 'Create organization' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Acme Holdings' }).waitFor();
+      const holdings = page.url();
+      expect(holdings).not.toBe(orgUrl);
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Journal' }).click();
+      await page.getByText('No journal entry yet.').waitFor();
+      await page.getByLabel('Organization').selectOption({ label: 'Acme Group' });
+      await page.waitForURL(`${orgUrl}/journal`);
+      const entries = page.getByRole('table', { name: 'Journal entries' }).locator('tbody tr');
+      await poll(() => entries.count()).toBe(9);
+      await page.getByLabel('Organization').selectOption({ label: 'Acme Holdings' });
+      await page.waitForURL(`${holdings}/journal`);
+      await page.getByText('No journal entry yet.').waitFor();
+      await page.getByLabel('Organization').selectOption({ label: 'Acme Group' });
+      await page.waitForURL(`${orgUrl}/journal`);
+    },
+    STEP,
+  );
+
+  it(
+    'fits a 1024-pixel laptop screen without horizontal scrolling',
+    async () => {
+      await page.setViewportSize({ width: 1024, height: 700 });
+      const overflow = (selector = 'document.documentElement') =>
+        page.evaluate(`(${selector}).scrollWidth - (${selector}).clientWidth`);
+      for (const url of [
+        ...visited,
+        `${base}${new URL(visited.find((u) => u.includes('/runs/'))!).pathname}?view=trial-balance`,
+      ]) {
+        await page.goto(url);
+        await page.locator('h1').first().waitFor();
+        await page.waitForLoadState('networkidle');
+        expect(await overflow(), url).toBeLessThanOrEqual(0);
+      }
+      // The widest dialog: a line's contributions.
+      await page.getByRole('button', { name: /^6600 / }).click();
+      const drill = page.getByRole('dialog', { name: /^Contributions to 6600 / });
+      await drill.getByRole('table', { name: 'Company contributions' }).waitFor();
+      expect(await overflow("document.querySelector('dialog[open]')")).toBeLessThanOrEqual(0);
+      await page.keyboard.press('Escape');
+      await page.setViewportSize({ width: 1366, height: 900 });
+    },
+    STEP,
+  );
+
+  it(
+    'adds a member, changes the role to viewer, who then sees the books but no button that changes them',
     async () => {
       const viewer = `auditor-${Date.now()}@example.com`;
       const reg = await fetch(`${base}/api/auth/register`, {
@@ -591,11 +1051,15 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
         body: JSON.stringify({ email: viewer, password: PASSWORD, displayName: 'Victor Auditor' }),
       });
       expect(reg.status).toBe(201);
+      await page.goto(orgUrl);
       await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Members' }).click();
       await page.getByLabel('E-mail of a registered user').fill(viewer);
-      await page.getByLabel('Role', { exact: true }).selectOption('viewer');
+      await page.getByLabel('Role', { exact: true }).selectOption('member');
       await page.getByRole('button', { name: 'Add member' }).click();
       await page.getByRole('cell', { name: 'Victor Auditor' }).waitFor();
+      await page.getByLabel('Role of Victor Auditor').selectOption('viewer');
+      await toast('Victor Auditor is now viewer');
+      await shot('members');
 
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -614,27 +1078,6 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       await page.getByRole('table', { name: 'Elimination rules' }).waitFor();
       expect(await page.getByRole('button', { name: 'New rule' }).count()).toBe(0);
       expect(await page.getByRole('button', { name: 'Start run' }).count()).toBe(0);
-    },
-    STEP,
-  );
-
-  it(
-    'fits a 1024-pixel laptop screen without horizontal scrolling',
-    async () => {
-      await page.setViewportSize({ width: 1024, height: 700 });
-      for (const url of [
-        ...visited,
-        `${base}/o/${new URL(visited[0]!).pathname.split('/')[2]}/intercompany`,
-      ]) {
-        await page.goto(url);
-        await page.locator('h1').first().waitFor();
-        await page.waitForLoadState('networkidle');
-        const overflow = await page.evaluate(
-          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-        );
-        expect(overflow, url).toBeLessThanOrEqual(0);
-      }
-      await page.setViewportSize({ width: 1366, height: 900 });
     },
     STEP,
   );

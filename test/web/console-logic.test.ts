@@ -2,13 +2,22 @@
  * The web console's own logic, without a browser: the journal editor's live balance (the API's
  * balance rules with exact decimals), spreadsheet paste of exchange rates, which workflow buttons an
  * entry shows, the ownership tree, the two sides of an intercompany transaction, feature detection
- * from the OpenAPI document, and the statement date helpers.
+ * from the OpenAPI document, the statement date helpers, and the consolidated balance sheet by company
+ * (from the contributions of its lines).
  */
+import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import type { GroupMember, JournalEntry } from '../../web/src/api/types.ts';
+import type {
+  ConsolidatedTrialBalance,
+  GroupMember,
+  JournalEntry,
+  LineContributions,
+} from '../../web/src/api/types.ts';
 import { balancingAmount, computeBalance } from '../../web/src/lib/balance.ts';
+import { balanceSheetAccounts, composition } from '../../web/src/lib/composition.ts';
 import { endOfPreviousMonth, fiscalYearStart, periodOf, yearEarlier } from '../../web/src/lib/dates.ts';
 import { detectFeatures } from '../../web/src/lib/feature-detection.ts';
+import { inMinorUnits } from '../../web/src/lib/format.ts';
 import { difference, sideAmount } from '../../web/src/lib/intercompany.ts';
 import { entryActions } from '../../web/src/lib/permissions.ts';
 import { findHolders, ownershipTree } from '../../web/src/lib/structure.ts';
@@ -172,22 +181,17 @@ describe('ownership tree', () => {
     expect(shape(ownershipTree('P', [member('A', 'X')]))).toEqual({ P: [{ A: [] }] });
   });
 
-  it('reads who holds whom from a structure answer of any nesting', () => {
-    const answer = {
-      root: {
-        companyId: 'P',
-        children: [
-          { companyId: 'A', heldByCompanyId: 'P', children: [{ companyId: 'B', heldByCompanyId: 'A' }] },
-        ],
-      },
-    };
+  it('reads who holds whom from the structure answer', () => {
+    const node = (companyId: string, heldByCompanyId: string | null) => ({ companyId, heldByCompanyId });
+    const answer = { nodes: [node('P', null), node('A', 'P'), node('B', 'A')] };
     expect(findHolders(answer)).toEqual(
       new Map([
         ['A', 'P'],
         ['B', 'A'],
       ]),
     );
-    expect(findHolders({ members: [] })).toBeNull();
+    expect(findHolders({ nodes: [node('P', null)] })).toBeNull();
+    expect(findHolders(undefined)).toBeNull();
   });
 });
 
@@ -266,5 +270,118 @@ describe('statement dates', () => {
     expect(periodOf({ month: 6, day: 30 }, '2026-06-30')).toEqual({ year: 2026, period: 12 });
     expect(periodOf({ month: 3, day: 15 }, '2026-03-15')).toEqual({ year: 2026, period: 12 });
     expect(periodOf({ month: 3, day: 15 }, '2025-03-20')).toEqual({ year: 2026, period: 1 });
+  });
+});
+
+describe('balance sheet by company', () => {
+  const usd = (value: string) => ({ value, currency: 'USD' });
+  const company = (companyId: string, companyName: string, amount: string) =>
+    ({ companyId, companyName, amount: usd(amount) }) as LineContributions['companies'][number];
+  /** A line whose parts add up: companies + eliminations + adjustments + NCI + unattributed. */
+  const line = (
+    companies: LineContributions['companies'],
+    parts: { elimination?: string; adjustment?: string; nci?: string; unattributed?: string } = {},
+  ) => {
+    const sum = [
+      ...companies.map((c) => c.amount.value),
+      parts.elimination ?? '0',
+      parts.adjustment ?? '0',
+      parts.nci ?? '0',
+      parts.unattributed ?? '0',
+    ].reduce((a, b) => a.plus(b), new Decimal(0));
+    return {
+      companies,
+      eliminationAmount: usd(parts.elimination ?? '0.00'),
+      adjustmentAmount: usd(parts.adjustment ?? '0.00'),
+      nciAmount: usd(parts.nci ?? '0.00'),
+      unattributed: {
+        aggregated: usd(parts.unattributed ?? '0.00'),
+        elimination: usd('0.00'),
+        adjustment: usd('0.00'),
+      },
+      consolidatedBalance: usd(sum.toFixed(2)),
+    } as LineContributions;
+  };
+
+  it('lists the asset and liability lines to trace, each account once', () => {
+    const tb = {
+      lineItems: [
+        { accountNumber: '1010', accountType: 'Asset' },
+        { accountNumber: '1500', accountType: 'Asset' },
+        { accountNumber: '1500', accountType: 'Asset' },
+        { accountNumber: '2000', accountType: 'Liability' },
+        { accountNumber: '3000', accountType: 'Equity' },
+        { accountNumber: '4000', accountType: 'Revenue' },
+      ],
+    } as unknown as ConsolidatedTrialBalance;
+    expect(balanceSheetAccounts(tb)).toEqual(['1010', '1500', '2000']);
+  });
+
+  it('adds each company’s assets and liabilities (credit-positive), with the group parts, to the totals', () => {
+    const result = composition(
+      [
+        // Cash and receivables of both; an intercompany receivable eliminated against the payable.
+        {
+          accountType: 'Asset',
+          line: line([company('P', 'Parent', '500000.00'), company('S', 'Sub', '218000.00')]),
+        },
+        {
+          accountType: 'Asset',
+          line: line([company('S', 'Sub', '1090.00')], { elimination: '-1090.00' }),
+        },
+        {
+          accountType: 'Liability',
+          line: line([company('P', 'Parent', '-1090.00'), company('S', 'Sub', '-10092.59')], {
+            elimination: '1090.00',
+            adjustment: '-0.01',
+          }),
+        },
+        { accountType: 'Equity', line: line([company('P', 'Parent', '-500000.00')]) },
+      ],
+      'USD',
+      ['P', 'S'],
+    );
+    expect(result.companies).toEqual([
+      { key: 'P', label: 'Parent', assets: '500000.00', liabilities: '1090.00', netAssets: '498910.00' },
+      { key: 'S', label: 'Sub', assets: '219090.00', liabilities: '10092.59', netAssets: '208997.41' },
+    ]);
+    expect(result.group).toEqual([
+      {
+        key: 'eliminations',
+        label: 'Eliminations',
+        assets: '-1090.00',
+        liabilities: '-1090.00',
+        netAssets: '0.00',
+      },
+      {
+        key: 'adjustments',
+        label: 'Top-side adjustments',
+        assets: '0.00',
+        liabilities: '0.01',
+        netAssets: '-0.01',
+      },
+    ]);
+    // Every column adds up to the consolidated figures.
+    expect(result.total).toEqual({
+      key: 'total',
+      label: 'Consolidated',
+      assets: '718000.00',
+      liabilities: '10092.60',
+      netAssets: '707907.40',
+    });
+    for (const k of ['assets', 'liabilities', 'netAssets'] as const) {
+      const sum = [...result.companies, ...result.group].reduce((a, r) => a.plus(r[k]), new Decimal(0));
+      expect(sum.toFixed(2)).toBe(result.total[k]);
+    }
+  });
+
+  it('writes functional balances with their currency’s digits, dropping only zeros', () => {
+    expect(inMinorUnits({ value: '80000.00000000', currency: 'EUR' })).toEqual({
+      value: '80000.00',
+      currency: 'EUR',
+    });
+    expect(inMinorUnits({ value: '-9259.26000000', currency: 'EUR' }).value).toBe('-9259.26');
+    expect(inMinorUnits({ value: '12.34567800', currency: 'EUR' }).value).toBe('12.345678');
+    expect(inMinorUnits({ value: '1500.00000000', currency: 'JPY' }).value).toBe('1500');
   });
 });

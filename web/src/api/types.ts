@@ -49,6 +49,7 @@ export type IntercompanyTransaction = Ok<'/api/v1/intercompany-transactions/{id}
 export type MatchingStatus = IntercompanyTransaction['matchingStatus'];
 export type ConsolidationGroup = Ok<'/api/v1/consolidation/groups/{id}', 'get'>;
 export type GroupMember = ConsolidationGroup['members'][number];
+export type GroupStructure = Ok<'/api/v1/consolidation/groups/{id}/structure', 'get'>;
 export type ConsolidationMethod = ConsolidationGroup['consolidationMethod'];
 export type EliminationRule = Ok<'/api/v1/elimination-rules/{id}', 'get'>;
 export type EliminationType = EliminationRule['eliminationType'];
@@ -72,3 +73,9 @@ export type ReportSection = BalanceSheetReport['currentAssets'];
 export type ReportLine = ReportSection['lineItems'][number];
 export type CashFlowSection = CashFlowReport['operatingActivities'];
 export type EquityRow = EquityStatementReport['openingBalances'];
+export type LineContributionsReport = Ok<
+  '/api/v1/consolidation/runs/{id}/trial-balance/lines/{accountNumber}/contributions',
+  'get'
+>;
+export type LineContributions = LineContributionsReport['lines'][number];
+export type CompanyContribution = LineContributions['companies'][number];

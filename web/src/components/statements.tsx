@@ -5,6 +5,7 @@
  */
 import type { ReactNode } from 'react';
 import type { ConsolidatedTrialBalance, EquityRow, Money, TrialBalanceReport } from '../api/types.ts';
+import type { DrillTarget } from './contributions.tsx';
 import { formatMoney, humanize, isNegative } from '../lib/format.ts';
 import { Amount } from './ui.tsx';
 
@@ -110,14 +111,56 @@ function lineClass(line: ReportLine): string {
   return style;
 }
 
+/** Opens the contributions of a consolidated line (consolidated statements only). */
+type Drill = ((target: DrillTarget) => void) | undefined;
+
+/**
+ * A line's number and name; a button that opens where the line comes from when `drill` is given.
+ * `showNumber` false: a line the run adds (translation adjustment, NCI …), shown by its name alone.
+ */
+function LineName(props: {
+  accountNumber: string | null;
+  name: string;
+  drill: Drill;
+  companyId?: string | null;
+  showNumber?: boolean;
+}) {
+  const { accountNumber, name, drill } = props;
+  const number = props.showNumber === false ? null : accountNumber;
+  const text = (
+    <>
+      {number ? <span className="acct-number">{number}</span> : null} {name}
+    </>
+  );
+  if (!drill || !accountNumber) return text;
+  return (
+    <button
+      type="button"
+      className="link-button"
+      aria-haspopup="dialog"
+      onClick={() =>
+        drill({
+          accountNumber,
+          label: number ? `${number} ${name}` : name,
+          companyId: props.companyId ?? null,
+        })
+      }
+    >
+      {text}
+    </button>
+  );
+}
+
 function SectionRows({
   section,
   cols,
   totalLabel,
+  drill,
 }: {
   section: ReportSection;
   cols: Columns;
   totalLabel?: string;
+  drill?: Drill;
 }) {
   const span = cols.comparative ? 5 : 2;
   return (
@@ -135,8 +178,7 @@ function SectionRows({
         section.lineItems.map((l, i) => (
           <tr key={`${l.accountNumber ?? l.description}-${i}`} className={lineClass(l)}>
             <td className={`indent-${Math.min(3, l.indentLevel)}`}>
-              {l.accountNumber ? <span className="acct-number">{l.accountNumber}</span> : null}{' '}
-              {l.description}
+              <LineName accountNumber={l.accountNumber} name={l.description} drill={drill} />
             </td>
             <Cell money={l.currentAmount} />
             {cols.comparative ? (
@@ -217,7 +259,7 @@ function StatementTable(props: {
   );
 }
 
-export function BalanceSheetView({ report }: { report: AnyBalanceSheet }) {
+export function BalanceSheetView({ report, drill }: { report: AnyBalanceSheet; drill?: Drill }) {
   const comparativeDate = report.comparativeDate ?? null;
   const cols = { comparative: !!comparativeDate };
   const nci = report.nonControllingInterest ?? null;
@@ -229,15 +271,16 @@ export function BalanceSheetView({ report }: { report: AnyBalanceSheet }) {
       current={report.asOfDate}
       comparative={comparativeDate}
     >
-      <SectionRows section={report.currentAssets} cols={cols} />
-      <SectionRows section={report.nonCurrentAssets} cols={cols} />
+      <SectionRows section={report.currentAssets} cols={cols} drill={drill} />
+      <SectionRows section={report.nonCurrentAssets} cols={cols} drill={drill} />
       <TotalRow label="Total assets" money={report.totalAssets} cols={cols} testId="total-assets" />
-      <SectionRows section={report.currentLiabilities} cols={cols} />
-      <SectionRows section={report.nonCurrentLiabilities} cols={cols} />
+      <SectionRows section={report.currentLiabilities} cols={cols} drill={drill} />
+      <SectionRows section={report.nonCurrentLiabilities} cols={cols} drill={drill} />
       <TotalRow label="Total liabilities" money={report.totalLiabilities} cols={cols} kind="subtotal" />
       <SectionRows
         section={report.equity}
         cols={cols}
+        drill={drill}
         totalLabel={nci ? 'Equity attributable to owners of the parent' : 'Total equity'}
       />
       {nci ? (
@@ -263,7 +306,7 @@ export function balanceSheetCheck(report: AnyBalanceSheet) {
   return <Check ok={report.isBalanced} okText="Balanced" offText="Not balanced" />;
 }
 
-export function IncomeStatementView({ report }: { report: AnyIncomeStatement }) {
+export function IncomeStatementView({ report, drill }: { report: AnyIncomeStatement; drill?: Drill }) {
   const cols = { comparative: !!report.comparativeStartDate };
   const comparative = report.comparativeStartDate
     ? `${report.comparativeStartDate} – ${report.comparativeEndDate}`
@@ -276,12 +319,17 @@ export function IncomeStatementView({ report }: { report: AnyIncomeStatement }) 
       current={`${report.periodStartDate} – ${report.periodEndDate}`}
       comparative={comparative}
     >
-      <SectionRows section={report.revenue} cols={cols} />
-      <SectionRows section={report.costOfSales} cols={cols} />
+      <SectionRows section={report.revenue} cols={cols} drill={drill} />
+      <SectionRows section={report.costOfSales} cols={cols} drill={drill} />
       <TotalRow label="Gross profit" money={report.grossProfit} cols={cols} kind="subtotal" />
-      <SectionRows section={report.operatingExpenses} cols={cols} />
+      <SectionRows section={report.operatingExpenses} cols={cols} drill={drill} />
       <TotalRow label="Operating income" money={report.operatingIncome} cols={cols} kind="subtotal" />
-      <SectionRows section={report.otherIncomeExpense} cols={cols} totalLabel="Net other income" />
+      <SectionRows
+        section={report.otherIncomeExpense}
+        cols={cols}
+        totalLabel="Net other income"
+        drill={drill}
+      />
       <TotalRow label="Income before tax" money={report.incomeBeforeTax} cols={cols} kind="subtotal" />
       <tr>
         <td>Income tax expense</td>
@@ -448,7 +496,7 @@ function isZeroMoney(m: Money): boolean {
   return !/[1-9]/.test(m.value);
 }
 
-export function ConsolidatedTrialBalanceView({ tb }: { tb: ConsolidatedTrialBalance }) {
+export function ConsolidatedTrialBalanceView({ tb, drill }: { tb: ConsolidatedTrialBalance; drill?: Drill }) {
   return (
     <table className="table statement" aria-label="Consolidated trial balance">
       <thead>
@@ -476,8 +524,13 @@ export function ConsolidatedTrialBalanceView({ tb }: { tb: ConsolidatedTrialBala
             className={l.lineType === 'Account' ? '' : 'synthetic'}
           >
             <td>
-              <span className="acct-number">{l.lineType === 'Account' ? l.accountNumber : ''}</span>{' '}
-              {l.accountName}
+              <LineName
+                accountNumber={l.accountNumber}
+                name={l.accountName}
+                drill={drill}
+                companyId={l.companyId}
+                showNumber={l.lineType === 'Account'}
+              />
             </td>
             <td>{l.accountType}</td>
             <Cell money={l.aggregatedBalance} />
@@ -524,35 +577,18 @@ export function BalanceSheetChart({ report }: { report: AnyBalanceSheet }) {
       ],
     },
   ];
-  const size = (m: Money) => (isNegative(m.value) ? 0 : Number(m.value));
-  const max = Math.max(1, ...bars.map((b) => b.parts.reduce((s, p) => s + size(p.money), 0)));
-  const width = 560;
-  const labelWidth = 150;
   const summary = bars
     .map((b) => `${b.label}: ${b.parts.map((p) => `${p.label} ${formatMoney(p.money, true)}`).join(', ')}`)
     .join('. ');
   return (
     <figure className="bar-chart-figure">
-      <svg className="bar-chart" viewBox={`0 0 ${width + labelWidth} 96`} role="img" aria-label={summary}>
-        {bars.map((bar, row) => {
-          let x = labelWidth;
-          return (
-            <g key={bar.label} transform={`translate(0 ${row * 48 + 8})`}>
-              <text x={0} y={22}>
-                {bar.label}
-              </text>
-              {bar.parts.map((p) => {
-                const w = (size(p.money) / max) * width;
-                const rect = (
-                  <rect key={p.label} x={x} y={4} width={Math.max(0, w)} height={28} fill={p.color} rx={2} />
-                );
-                x += w;
-                return rect;
-              })}
-            </g>
-          );
-        })}
-      </svg>
+      <StackedBars
+        label={summary}
+        bars={bars.map((b) => ({
+          label: b.label,
+          parts: b.parts.map((p) => ({ key: p.label, value: p.money.value, color: p.color })),
+        }))}
+      />
       <figcaption className="chart-legend">
         {bars.flatMap((b) =>
           b.parts.map((p) => (
@@ -566,5 +602,46 @@ export function BalanceSheetChart({ report }: { report: AnyBalanceSheet }) {
         )}
       </figcaption>
     </figure>
+  );
+}
+
+/**
+ * Horizontal stacked bars, one per row, each part as wide as its share of the longest bar (negative
+ * parts are not drawn). The widths are drawing geometry only: the figures are shown beside the chart
+ * from their exact decimal strings, and `label` says them to assistive technology.
+ */
+export function StackedBars(props: {
+  label: string;
+  bars: Array<{ label: string; parts: Array<{ key: string; value: string; color: string }> }>;
+}) {
+  const size = (v: string) => (isNegative(v) ? 0 : Number(v));
+  const max = Math.max(1, ...props.bars.map((b) => b.parts.reduce((s, p) => s + size(p.value), 0)));
+  const width = 560;
+  const labelWidth = 150;
+  const row = 44;
+  return (
+    <svg
+      className="bar-chart"
+      viewBox={`0 0 ${width + labelWidth} ${props.bars.length * row + 8}`}
+      role="img"
+      aria-label={props.label}
+    >
+      {props.bars.map((bar, i) => {
+        let x = labelWidth;
+        return (
+          <g key={bar.label} transform={`translate(0 ${i * row + 6})`}>
+            <text x={0} y={21}>
+              {bar.label}
+            </text>
+            {bar.parts.map((p) => {
+              const w = (size(p.value) / max) * width;
+              const rect = <rect key={p.key} x={x} y={4} width={w} height={27} fill={p.color} rx={2} />;
+              x += w;
+              return rect;
+            })}
+          </g>
+        );
+      })}
+    </svg>
   );
 }

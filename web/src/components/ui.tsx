@@ -307,18 +307,41 @@ export function Tabs(props: {
   );
 }
 
-/** A modal dialog (native <dialog>: focus stays inside, Escape closes, focus returns afterwards). */
-export function Dialog(props: { open: boolean; title: string; onClose: () => void; children: ReactNode }) {
+/**
+ * A modal dialog (native <dialog>: focus stays inside, Escape closes, focus returns afterwards to what
+ * had it). On opening, the focus goes to the element marked `data-autofocus`, if any.
+ */
+export function Dialog(props: {
+  open: boolean;
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+  wide?: boolean;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
+  const opener = useRef<HTMLElement | null>(null);
   const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    if (props.open && !dialog.open) dialog.showModal();
+    if (props.open && !dialog.open) {
+      opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      dialog.showModal();
+      dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+    }
     if (!props.open && dialog.open) dialog.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={props.onClose}>
+    <dialog
+      ref={ref}
+      className={`dialog${props.wide ? ' dialog-wide' : ''}`}
+      aria-labelledby={titleId}
+      onClose={() => {
+        props.onClose();
+        // Back to the control that opened the dialog, when it is still on the page.
+        if (opener.current?.isConnected) opener.current.focus();
+      }}
+    >
       {props.open ? (
         <>
           <header className="dialog-header">

@@ -49,6 +49,17 @@ export function currencyDigits(currency: string): number {
   }
 }
 
+/**
+ * An amount kept with more decimals than its currency writes ("80000.00000000 EUR") as the currency
+ * writes it ("80000.00"): only zeros past the minor unit are dropped, so nothing is rounded away.
+ */
+export function inMinorUnits(m: Money): Money {
+  const digits = currencyDigits(m.currency);
+  const [whole, fraction = ''] = m.value.split('.');
+  const kept = fraction.replace(/0+$/, '').padEnd(digits, '0');
+  return { value: kept ? `${whole}.${kept}` : whole!, currency: m.currency };
+}
+
 /** "1234567.5" → "1,234,567.50" with the digits of the string (or of `digits`). */
 export function formatAmount(value: string, digits = fractionDigits(value)): string {
   if (!/^-?\d+(\.\d+)?$/.test(value)) return value;

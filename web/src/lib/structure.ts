@@ -3,7 +3,7 @@
  * under the company that holds it. Where the API does not say who holds a member (before the
  * ownership-structure endpoint), every member is held directly by the parent.
  */
-import type { GroupMember } from '../api/types.ts';
+import type { GroupMember, GroupStructure } from '../api/types.ts';
 
 export interface TreeNode {
   companyId: string;
@@ -40,19 +40,13 @@ export function ownershipTree(
   return build(parentCompanyId);
 }
 
-/** companyId → heldByCompanyId from a structure answer, whatever its nesting. */
-export function findHolders(data: unknown): Map<string, string> | null {
-  if (!data || typeof data !== 'object') return null;
+/** companyId → heldByCompanyId from the group's structure answer (its members, not the parent). */
+export function findHolders(
+  structure:
+    { nodes: Array<Pick<GroupStructure['nodes'][number], 'companyId' | 'heldByCompanyId'>> } | undefined,
+): Map<string, string> | null {
+  if (!structure) return null;
   const found = new Map<string, string>();
-  const walk = (v: unknown) => {
-    if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') {
-      const o = v as Record<string, unknown>;
-      if (typeof o.companyId === 'string' && typeof o.heldByCompanyId === 'string')
-        found.set(o.companyId, o.heldByCompanyId);
-      Object.values(o).forEach(walk);
-    }
-  };
-  walk(data);
+  for (const n of structure.nodes) if (n.heldByCompanyId) found.set(n.companyId, n.heldByCompanyId);
   return found.size > 0 ? found : null;
 }

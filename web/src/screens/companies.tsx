@@ -5,6 +5,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import type { Company, CurrencyCode, RequestBody } from '../api/types.ts';
 import { CurrencyInput } from '../components/inputs.tsx';
+import { useConfirm } from '../components/confirm.tsx';
 import { useToast } from '../components/toast.tsx';
 import { Alert, Badge, Button, Card, Empty, Field, Form, Loading, PageHeader } from '../components/ui.tsx';
 import { type FormErrors, formErrors, NO_ERRORS } from '../lib/errors.ts';
@@ -436,6 +437,7 @@ function CompanyEditor(props: { company: Company; canEdit: boolean; orgId: strin
   const toast = useToast();
   const [draft, setDraft] = useState(() => draftOf(company, props.reporting));
   const [retained, setRetained] = useState(company.retainedEarningsAccountId ?? '');
+  const { confirm } = useConfirm();
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const accounts = useQuery(accountsQuery(orgId, company.id));
   const retainedChoices = (accounts.data ?? []).filter(
@@ -532,11 +534,14 @@ function CompanyEditor(props: { company: Company; canEdit: boolean; orgId: strin
                 <Button
                   variant="danger"
                   busy={deactivate.isPending}
-                  onClick={() => {
+                  onClick={async () => {
                     if (
-                      window.confirm(
-                        `Deactivate ${company.name}? It stays visible and reportable but takes no new entries.`,
-                      )
+                      await confirm({
+                        title: `Deactivate ${company.name}`,
+                        message: 'It stays visible and reportable but takes no new entries.',
+                        confirmLabel: 'Deactivate company',
+                        danger: true,
+                      })
                     )
                       deactivate.mutate();
                   }}

@@ -7,6 +7,7 @@ import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import type { FiscalPeriod, FiscalYear } from '../api/types.ts';
+import { useConfirm } from '../components/confirm.tsx';
 import { CompanySelect } from '../components/inputs.tsx';
 import { useToast } from '../components/toast.tsx';
 import {
@@ -22,6 +23,7 @@ import {
   Loaded,
   Loading,
   PageHeader,
+  Tabs,
 } from '../components/ui.tsx';
 import { errorMessage } from '../lib/errors.ts';
 import { formatTimestamp, humanize } from '../lib/format.ts';
@@ -91,31 +93,29 @@ export function Fiscal() {
       ) : (
         <>
           <div className="year-bar">
-            <div className="tabs" role="tablist" aria-label="Fiscal years">
-              {list.map((y) => (
-                <button
-                  key={y.id}
-                  type="button"
-                  role="tab"
-                  aria-selected={y.id === year?.id}
-                  onClick={() => setParam({ year: String(y.year) })}
-                >
-                  {y.name} {y.status === 'Closed' ? '🔒' : ''}
-                </button>
-              ))}
-            </div>
+            <Tabs
+              label="Fiscal years"
+              items={list.map((y) => ({
+                id: String(y.year),
+                label: `${y.name}${y.status === 'Closed' ? ' 🔒' : ''}`,
+              }))}
+              selected={year ? String(year.year) : ''}
+              onSelect={(id) => setParam({ year: id })}
+            />
             {atLeast(role, 'admin') ? (
               <NewYear orgId={orgId} companyId={companyId} onCreated={(y) => setParam({ year: String(y) })} />
             ) : null}
           </div>
           {year ? (
-            <YearView
-              key={year.id}
-              orgId={orgId}
-              companyId={companyId}
-              year={year}
-              canManage={atLeast(role, 'admin')}
-            />
+            <div role="tabpanel" aria-labelledby={`tab-${year.year}`}>
+              <YearView
+                key={year.id}
+                orgId={orgId}
+                companyId={companyId}
+                year={year}
+                canManage={atLeast(role, 'admin')}
+              />
+            </div>
           ) : (
             <Empty>
               No fiscal year yet. Years are created when the first entry is booked, or create one here.
@@ -166,6 +166,7 @@ function YearView(props: { orgId: string; companyId: string; year: FiscalYear; c
   const { orgId, companyId, year } = props;
   const queryClient = useQueryClient();
   const toast = useToast();
+  const { confirm, ask } = useConfirm();
   const [error, setError] = useState<string | null>(null);
   const path = { organizationId: orgId, companyId, fiscalYearId: year.id };
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['org', orgId] });
@@ -303,8 +304,14 @@ function YearView(props: { orgId: string; companyId: string; year: FiscalYear; c
                         <Button
                           size="sm"
                           busy={period.isPending}
-                          onClick={() => {
-                            const reason = window.prompt(`Reason for reopening ${p.name}?`);
+                          aria-label={`Reopen ${p.name}`}
+                          onClick={async () => {
+                            const reason = await ask({
+                              title: `Reopen ${p.name}`,
+                              message: `Entries can be posted in ${p.name} again until it is closed once more.`,
+                              label: 'Reason (kept in the reopening history)',
+                              confirmLabel: 'Reopen period',
+                            });
                             if (reason !== null) period.mutate({ period: p, open: true, reason });
                           }}
                         >
@@ -355,11 +362,13 @@ function YearView(props: { orgId: string; companyId: string; year: FiscalYear; c
                         variant="primary"
                         disabled={!data.canProceed}
                         busy={closeYear.isPending}
-                        onClick={() => {
+                        onClick={async () => {
                           if (
-                            window.confirm(
-                              `Close ${year.name}? Its periods close and its result moves to retained earnings.`,
-                            )
+                            await confirm({
+                              title: `Close ${year.name}`,
+                              message: `Its periods close and its result moves to retained earnings in one closing entry.`,
+                              confirmLabel: `Close ${year.name}`,
+                            })
                           )
                             closeYear.mutate();
                         }}
@@ -369,8 +378,13 @@ function YearView(props: { orgId: string; companyId: string; year: FiscalYear; c
                     ) : (
                       <Button
                         busy={reopenYear.isPending}
-                        onClick={() => {
-                          const reason = window.prompt(`Reason for reopening ${year.name}?`);
+                        onClick={async () => {
+                          const reason = await ask({
+                            title: `Reopen ${year.name}`,
+                            message: 'Its closing entry is reversed and its periods can be reopened.',
+                            label: 'Reason (kept in the reopening history)',
+                            confirmLabel: `Reopen ${year.name}`,
+                          });
                           if (reason !== null) reopenYear.mutate(reason);
                         }}
                       >

@@ -16,6 +16,7 @@ import type {
 } from '../api/types.ts';
 import { AccountPicker } from '../components/account-picker.tsx';
 import { CompanySelect } from '../components/inputs.tsx';
+import { useConfirm } from '../components/confirm.tsx';
 import { useToast } from '../components/toast.tsx';
 import {
   Alert,
@@ -135,20 +136,13 @@ function StructureTree({ group, companies }: { group: ConsolidationGroup; compan
   const features = useFeatures();
   const structure = useQuery({
     queryKey: ['org', orgId, 'group-structure', group.id, group.updatedAt],
-    queryFn: async () => {
-      // A later API version describes the holding chain; its members carry heldByCompanyId. The
-      // path is not in the generated types until `npm run web:client` runs against that version; it
-      // is called with the group id alone (a query parameter it does not declare would be refused).
-      const res = await call(
-        api.GET(
-          '/api/v1/consolidation/groups/{id}/structure' as never,
-          {
-            params: { path: { id: group.id } },
-          } as never,
-        ),
-      );
-      return res as unknown;
-    },
+    // The holding chain, where the service describes it (older versions do not: see lib/features.ts).
+    queryFn: () =>
+      call(
+        api.GET('/api/v1/consolidation/groups/{id}/structure', {
+          params: { path: { id: group.id }, query: { organizationId: orgId } },
+        }),
+      ),
     enabled: features.structure,
   });
   const members = useMemo(() => {
@@ -201,6 +195,7 @@ function Members({
   const { orgId } = useOrg();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const { confirm } = useConfirm();
   const [error, setError] = useState<string | null>(null);
   const [adding, setAdding] = useState({
     companyId: '',
@@ -336,8 +331,15 @@ function Members({
                       <Button
                         size="sm"
                         variant="ghost"
-                        onClick={() => {
-                          if (window.confirm(`Remove ${c?.name ?? 'this member'} from the group?`))
+                        onClick={async () => {
+                          if (
+                            await confirm({
+                              title: 'Remove the member',
+                              message: `Remove ${c?.name ?? 'this member'} from the group?`,
+                              confirmLabel: 'Remove member',
+                              danger: true,
+                            })
+                          )
                             remove.mutate(m.companyId);
                         }}
                       >
@@ -417,6 +419,7 @@ function Rules({
   const { orgId } = useOrg();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const { confirm } = useConfirm();
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const rules = useQuery({
@@ -547,8 +550,15 @@ function Rules({
                         <Button
                           size="sm"
                           variant="ghost"
-                          onClick={() => {
-                            if (window.confirm(`Delete the rule ${r.name}?`))
+                          onClick={async () => {
+                            if (
+                              await confirm({
+                                title: 'Delete the rule',
+                                message: `Delete the elimination rule ${r.name}?`,
+                                confirmLabel: 'Delete rule',
+                                danger: true,
+                              })
+                            )
                               act.mutate({ rule: r, action: 'delete' });
                           }}
                         >
@@ -850,6 +860,8 @@ function StartRun({ group }: { group: ConsolidationGroup }) {
         }),
       ),
     onSuccess: async (run) => {
+      // The run's page starts from this answer (Pending, its steps not begun) and polls from there.
+      queryClient.setQueryData(['org', orgId, 'run', run.id], run);
       await queryClient.invalidateQueries({ queryKey: ['org', orgId, 'runs'] });
       navigate(`/o/${orgId}/consolidation/runs/${run.id}`);
     },

@@ -15,6 +15,7 @@ import type {
   Money,
   RequestBody,
 } from '../api/types.ts';
+import { useConfirm } from '../components/confirm.tsx';
 import { CompanySelect, CurrencyInput } from '../components/inputs.tsx';
 import { useToast } from '../components/toast.tsx';
 import {
@@ -185,6 +186,7 @@ function TransactionCard(props: {
   const queryClient = useQueryClient();
   const toast = useToast();
   const [dialog, setDialog] = useState<'variance' | 'link' | null>(null);
+  const { confirm } = useConfirm();
   const [target, setTarget] = useState<MatchingStatus>('PartiallyMatched');
   const [error, setError] = useState<string | null>(null);
   const fromEntry = t.fromJournalEntryId ? props.entries.get(t.fromJournalEntryId) : undefined;
@@ -349,8 +351,16 @@ function TransactionCard(props: {
             <Button
               size="sm"
               variant="ghost"
-              onClick={() => {
-                if (window.confirm('Delete this intercompany transaction?')) remove.mutate();
+              onClick={async () => {
+                if (
+                  await confirm({
+                    title: 'Delete the transaction',
+                    message: `Delete the ${label}?`,
+                    confirmLabel: 'Delete transaction',
+                    danger: true,
+                  })
+                )
+                  remove.mutate();
               }}
             >
               Delete
@@ -398,7 +408,12 @@ function VarianceForm(props: {
   return (
     <Form onSubmit={() => props.onSubmit(explanation, amount.trim())}>
       <Field label="Explanation (required)">
-        <textarea rows={3} value={explanation} onChange={(e) => setExplanation(e.target.value)} autoFocus />
+        <textarea
+          rows={3}
+          value={explanation}
+          onChange={(e) => setExplanation(e.target.value)}
+          data-autofocus
+        />
       </Field>
       <Field label={`Variance (${props.t.amount.currency}, signed)`}>
         <input className="num" value={amount} onChange={(e) => setAmount(e.target.value)} />

@@ -11,6 +11,7 @@ import { ApiError, api, call } from '../api/client.ts';
 import type { Account, CurrencyCode, JournalEntry, RateLookup, RequestBody } from '../api/types.ts';
 import { AccountPicker, accountLabel } from '../components/account-picker.tsx';
 import { CompanySelect, CurrencyInput } from '../components/inputs.tsx';
+import { useConfirm } from '../components/confirm.tsx';
 import { useToast } from '../components/toast.tsx';
 import { Alert, Badge, Button, Card, Dialog, Field, Form, Loading, PageHeader } from '../components/ui.tsx';
 import { balancingAmount, computeBalance } from '../lib/balance.ts';
@@ -170,6 +171,7 @@ function EntryEditor({ entry }: { entry: JournalEntry | null }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const { confirm } = useConfirm();
   const [params] = useSearchParams();
   const { companies, byId } = useCompanies(orgId);
   const activeCompanies = companies.filter((c) => c.isActive);
@@ -445,8 +447,15 @@ function EntryEditor({ entry }: { entry: JournalEntry | null }) {
               <Button
                 variant="danger"
                 busy={busy}
-                onClick={() => {
-                  if (window.confirm(`Delete draft ${entry!.entryNumber}?`))
+                onClick={async () => {
+                  if (
+                    await confirm({
+                      title: 'Delete the draft',
+                      message: `Delete draft ${entry!.entryNumber}? It is removed for good.`,
+                      confirmLabel: 'Delete draft',
+                      danger: true,
+                    })
+                  )
                     transition.mutate({ action: 'delete' });
                 }}
               >
@@ -860,7 +869,7 @@ function RejectForm(props: { busy: boolean; onSubmit: (reason: string) => void }
   return (
     <Form onSubmit={() => props.onSubmit(reason)}>
       <Field label="Reason (sent back to the author)">
-        <textarea rows={3} value={reason} onChange={(e) => setReason(e.target.value)} autoFocus />
+        <textarea rows={3} value={reason} onChange={(e) => setReason(e.target.value)} data-autofocus />
       </Field>
       <div className="form-actions">
         <Button type="submit" variant="primary" busy={props.busy}>
@@ -893,7 +902,7 @@ function ReverseForm(props: {
           value={date}
           min={props.entry.transactionDate}
           onChange={(e) => setDate(e.target.value)}
-          autoFocus
+          data-autofocus
         />
       </Field>
       <Field label="Description">

@@ -5,6 +5,7 @@ import { Link, useNavigate } from 'react-router';
 import { api, call } from '../api/client.ts';
 import type { CurrencyCode, Member, Role } from '../api/types.ts';
 import { CurrencyInput } from '../components/inputs.tsx';
+import { useConfirm } from '../components/confirm.tsx';
 import { useToast } from '../components/toast.tsx';
 import {
   Alert,
@@ -147,6 +148,7 @@ export function Members() {
   const { orgId, role, me } = useOrg();
   const queryClient = useQueryClient();
   const toast = useToast();
+  const { confirm } = useConfirm();
   const [offset, setOffset] = useState(0);
   const members = useQuery({
     queryKey: ['org', orgId, 'members', offset],
@@ -266,12 +268,21 @@ export function Members() {
                           <Button
                             size="sm"
                             variant="ghost"
-                            onClick={() => {
+                            onClick={async () => {
                               const what =
                                 m.userId === me.user.id
                                   ? 'Leave this organization?'
                                   : `Remove ${m.displayName}?`;
-                              if (window.confirm(what)) remove.mutate(m.userId);
+                              if (
+                                await confirm({
+                                  title:
+                                    m.userId === me.user.id ? 'Leave the organization' : 'Remove the member',
+                                  message: what,
+                                  confirmLabel: m.userId === me.user.id ? 'Leave' : 'Remove member',
+                                  danger: true,
+                                })
+                              )
+                                remove.mutate(m.userId);
                             }}
                           >
                             {m.userId === me.user.id ? 'Leave' : 'Remove'}

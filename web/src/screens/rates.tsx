@@ -9,6 +9,7 @@ import { useSearchParams } from 'react-router';
 import { ApiError, api, call } from '../api/client.ts';
 import type { CurrencyCode, RateLookup, RateSource, RateType } from '../api/types.ts';
 import { CompanySelect, CurrencyInput } from '../components/inputs.tsx';
+import { useConfirm } from '../components/confirm.tsx';
 import { useToast } from '../components/toast.tsx';
 import {
   Alert,
@@ -68,6 +69,7 @@ export function Rates() {
 
 function RateList({ canEdit }: { canEdit: boolean }) {
   const { orgId } = useOrg();
+  const { confirm } = useConfirm();
   const queryClient = useQueryClient();
   const toast = useToast();
   const [offset, setOffset] = useState(0);
@@ -173,8 +175,16 @@ function RateList({ canEdit }: { canEdit: boolean }) {
                             size="sm"
                             variant="ghost"
                             aria-label={`Delete ${r.fromCurrency}/${r.toCurrency} ${r.rateType} ${r.effectiveDate}`}
-                            onClick={() => {
-                              if (window.confirm('Delete this rate?')) remove.mutate(r.id);
+                            onClick={async () => {
+                              if (
+                                await confirm({
+                                  title: 'Delete the rate',
+                                  message: `Delete the ${r.rateType} rate ${r.fromCurrency}/${r.toCurrency} of ${r.effectiveDate}?`,
+                                  confirmLabel: 'Delete rate',
+                                  danger: true,
+                                })
+                              )
+                                remove.mutate(r.id);
                             }}
                           >
                             Delete

@@ -15,7 +15,7 @@ import type {
   IncomeStatementReport,
   TrialBalanceReport,
 } from '../api/types.ts';
-import { ExportButtons } from '../components/export.tsx';
+import { type Download, type ExportFormat, ExportButtons, type ExportPath } from '../components/export.tsx';
 import { CompanySelect } from '../components/inputs.tsx';
 import {
   BalanceSheetChart,
@@ -181,16 +181,51 @@ function CompanyReport(props: {
     placeholderData: keepPreviousData,
   });
 
-  const paths: Record<string, string> = {
-    'balance-sheet': '/api/v1/reports/balance-sheet',
-    'income-statement': '/api/v1/reports/income-statement',
-    'cash-flow': '/api/v1/reports/cash-flow',
-    equity: '/api/v1/reports/equity-statement',
-    'trial-balance': '/api/v1/reports/trial-balance',
-  };
-  const exportQuery: Record<string, string> = pointInTime
-    ? { ...base, asOfDate: asOf }
-    : { ...base, periodStartDate: from, periodEndDate: to };
+  // The statement as a file (CSV, XLSX), requested through the typed client in the chosen format.
+  const point = { ...base, asOfDate: asOf };
+  const period = { ...base, periodStartDate: from, periodEndDate: to };
+  const blob = 'blob' as const;
+  const exports: Record<string, { path: ExportPath; download: (format: ExportFormat) => Promise<Download> }> =
+    {
+      'balance-sheet': {
+        path: '/api/v1/reports/balance-sheet',
+        download: (format) =>
+          api.GET('/api/v1/reports/balance-sheet', {
+            params: { query: { ...point, format } },
+            parseAs: blob,
+          }),
+      },
+      'income-statement': {
+        path: '/api/v1/reports/income-statement',
+        download: (format) =>
+          api.GET('/api/v1/reports/income-statement', {
+            params: { query: { ...period, format } },
+            parseAs: blob,
+          }),
+      },
+      'cash-flow': {
+        path: '/api/v1/reports/cash-flow',
+        download: (format) =>
+          api.GET('/api/v1/reports/cash-flow', { params: { query: { ...period, format } }, parseAs: blob }),
+      },
+      equity: {
+        path: '/api/v1/reports/equity-statement',
+        download: (format) =>
+          api.GET('/api/v1/reports/equity-statement', {
+            params: { query: { ...period, format } },
+            parseAs: blob,
+          }),
+      },
+      'trial-balance': {
+        path: '/api/v1/reports/trial-balance',
+        download: (format) =>
+          api.GET('/api/v1/reports/trial-balance', {
+            params: { query: { ...point, format } },
+            parseAs: blob,
+          }),
+      },
+    };
+  const file = exports[report] ?? exports['balance-sheet']!;
 
   return (
     <Card>
@@ -237,9 +272,8 @@ function CompanyReport(props: {
             company={company}
             actions={
               <ExportButtons
-                path={paths[report]!}
-                url={paths[report]!}
-                query={exportQuery}
+                path={file.path}
+                download={file.download}
                 filename={`${company.name}-${report}`}
               />
             }

@@ -36,7 +36,8 @@ import { formatDuration, formatPercent, formatTimestamp, humanize } from '../lib
 import { useOrg } from '../lib/org.tsx';
 import { atLeast } from '../lib/permissions.ts';
 import { groupsQuery } from '../lib/queries.ts';
-import { ExportButtons } from '../components/export.tsx';
+import { ContributionsDialog, CompositionByCompany, type DrillTarget } from '../components/contributions.tsx';
+import { type Download, type ExportFormat, ExportButtons, type ExportPath } from '../components/export.tsx';
 
 const FINAL = ['Completed', 'Failed', 'Cancelled'];
 const STEP_TEXT: Record<RunStep['stepType'], string> = {
@@ -421,6 +422,7 @@ function Kpi(props: { label: string; value: React.ReactNode }) {
 function Statement({ run, view }: { run: ConsolidationRun; view: string }) {
   const { orgId } = useOrg();
   const [tbView, setTbView] = useState<'closing' | 'opening'>('closing');
+  const [drill, setDrill] = useState<DrillTarget | null>(null);
   const query = { organizationId: orgId };
   const path = { id: run.id };
   const report = useQuery({
@@ -475,19 +477,67 @@ function Statement({ run, view }: { run: ConsolidationRun; view: string }) {
   if (report.isPending) return <Loading label="Loading the statement…" />;
   if (report.error) return <Alert kind="error">{report.error.message}</Alert>;
   const r = report.data;
-  const exportPath = {
-    'balance-sheet': '/api/v1/consolidation/runs/{id}/reports/balance-sheet',
-    'income-statement': '/api/v1/consolidation/runs/{id}/reports/income-statement',
-    'cash-flow': '/api/v1/consolidation/runs/{id}/reports/cash-flow',
-    equity: '/api/v1/consolidation/runs/{id}/reports/equity-statement',
-    'trial-balance': '/api/v1/consolidation/runs/{id}/trial-balance',
-  }[r.kind];
+  // The statement as a file (CSV, XLSX), requested through the typed client in the chosen format.
+  const blob = 'blob' as const;
+  const files: Record<
+    typeof r.kind,
+    { path: ExportPath; download: (format: ExportFormat) => Promise<Download> }
+  > = {
+    'balance-sheet': {
+      path: '/api/v1/consolidation/runs/{id}/reports/balance-sheet',
+      download: (format) =>
+        api.GET('/api/v1/consolidation/runs/{id}/reports/balance-sheet', {
+          params: { path, query: { ...query, format } },
+          parseAs: blob,
+        }),
+    },
+    'income-statement': {
+      path: '/api/v1/consolidation/runs/{id}/reports/income-statement',
+      download: (format) =>
+        api.GET('/api/v1/consolidation/runs/{id}/reports/income-statement', {
+          params: { path, query: { ...query, format } },
+          parseAs: blob,
+        }),
+    },
+    'cash-flow': {
+      path: '/api/v1/consolidation/runs/{id}/reports/cash-flow',
+      download: (format) =>
+        api.GET('/api/v1/consolidation/runs/{id}/reports/cash-flow', {
+          params: { path, query: { ...query, format } },
+          parseAs: blob,
+        }),
+    },
+    equity: {
+      path: '/api/v1/consolidation/runs/{id}/reports/equity-statement',
+      download: (format) =>
+        api.GET('/api/v1/consolidation/runs/{id}/reports/equity-statement', {
+          params: { path, query: { ...query, format } },
+          parseAs: blob,
+        }),
+    },
+    'trial-balance': {
+      path: '/api/v1/consolidation/runs/{id}/trial-balance',
+      download: (format) =>
+        api.GET('/api/v1/consolidation/runs/{id}/trial-balance', {
+          params: { path, query: { ...query, view: tbView, format } },
+          parseAs: blob,
+        }),
+    },
+  };
   const exports = (
     <ExportButtons
-      path={exportPath}
-      url={exportPath.replace('{id}', run.id)}
-      query={{ organizationId: orgId, ...(r.kind === 'trial-balance' ? { view: tbView } : {}) }}
+      path={files[r.kind].path}
+      download={files[r.kind].download}
       filename={`${r.kind}-${run.periodRef.year}-${run.periodRef.period}`}
+    />
+  );
+  // Where a line comes from: opened from the trial balance (its view) or a statement (closing view).
+  const drilled = (
+    <ContributionsDialog
+      run={run}
+      target={drill}
+      view={r.kind === 'trial-balance' ? tbView : 'closing'}
+      onClose={() => setDrill(null)}
     />
   );
   switch (r.kind) {
@@ -501,7 +551,9 @@ function Statement({ run, view }: { run: ConsolidationRun; view: string }) {
             actions={exports}
           />
           <BalanceSheetChart report={r.data} />
-          <BalanceSheetView report={r.data} />
+          <CompositionByCompany run={run} nci={r.data.nonControllingInterest} />
+          <BalanceSheetView report={r.data} drill={setDrill} />
+          {drilled}
         </Card>
       );
     case 'income-statement':
@@ -512,7 +564,8 @@ function Statement({ run, view }: { run: ConsolidationRun; view: string }) {
             subtitle={`${r.data.groupName} · ${r.data.periodStartDate} to ${r.data.periodEndDate}`}
             actions={exports}
           />
-          <IncomeStatementView report={r.data} />
+          <IncomeStatementView report={r.data} drill={setDrill} />
+          {drilled}
         </Card>
       );
     case 'cash-flow':
@@ -567,7 +620,11 @@ function Statement({ run, view }: { run: ConsolidationRun; view: string }) {
               </>
             }
           />
-          <ConsolidatedTrialBalanceView tb={r.data} />
+          <p className="muted">
+            Choose a line to see which companies, eliminations and adjustments make it up.
+          </p>
+          <ConsolidatedTrialBalanceView tb={r.data} drill={setDrill} />
+          {drilled}
           {r.data.nonControllingInterests.length > 0 ? (
             <>
               <h3 className="section-title">Non-controlling interests</h3>
