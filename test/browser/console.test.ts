@@ -102,13 +102,17 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
     await cleanup?.();
   }, 60_000);
 
+  /** The screen as it is now is checked by axe-core (labels, contrast, names and roles). */
+  const accessible = async (name: string) => {
+    await page.evaluate(AXE);
+    for (const violation of (await page.evaluate(AXE_RUN)) as string[]) a11y.push(`${name}: ${violation}`);
+  };
   /**
    * A main screen: its accessibility is checked (labels, contrast, names and roles, by axe-core), and
    * with CONSOLE_SCREENSHOTS it is photographed for the tour, without the passing confirmations.
    */
   const shot = async (name: string, fullPage = false) => {
-    await page.evaluate(AXE);
-    for (const violation of (await page.evaluate(AXE_RUN)) as string[]) a11y.push(`${name}: ${violation}`);
+    await accessible(name);
     if (!SHOTS) return;
     await expect.poll(() => page.locator('.toast').count(), { timeout: 10_000 }).toBe(0);
     await page.evaluate('window.scrollTo(0, 0)');
@@ -701,6 +705,7 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       expect(await cashRow('Cash at the beginning of the period')).toBe('0.00');
       expect(await cashRow('Cash at the end of the period')).toBe('718,000.00');
       expect(await page.getByText('✓ Reconciled').count()).toBe(1);
+      await accessible('consolidated-cash-flow');
       await page.getByRole('tab', { name: 'Changes in equity' }).click();
       const equity = page.getByRole('table', { name: 'Statement of changes in equity' });
       await equity.waitFor();
@@ -708,6 +713,7 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       // Total equity: assets 935,200.00 less liabilities 10,092.59, of which NCI 59,021.48.
       expect(await closing.last().textContent()).toBe('925,107.41');
       expect(await closing.nth(-2).textContent()).toBe('59,021.48');
+      await accessible('consolidated-equity');
     },
     STEP,
   );
@@ -775,6 +781,7 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       await toast(/^GBP\/USD Spot 1\.27\d* on \d{4}-\d{2}-\d{2} added$/);
       const rates = page.getByRole('table', { name: 'Exchange rates' });
       await poll(() => rates.locator('tbody tr', { hasText: 'GBP' }).count()).toBe(1);
+      await accessible('rates');
 
       // The group: its main actions come in reading order; a dialog opened with Enter keeps the
       // focus inside, closes with Escape and gives the focus back.
@@ -849,16 +856,19 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
         '',
       ]);
       expect(page.url()).toContain('compare=1');
+      await accessible('company-balance-sheet-compared');
       visited.push(page.url());
 
       await page.getByRole('tab', { name: 'Income statement' }).click();
       const income = page.getByRole('table', { name: 'Income statement' });
       // Sales 80,000.00 less the management fee 9,259.26 (10,000 USD at 1.08).
       await poll(() => income.getByTestId('net-income').locator('td').nth(1).textContent()).toBe('70,740.74');
+      await accessible('company-income-statement');
       expect(await income.locator('thead').textContent()).toContain('2025-01-01 – 2025-01-31');
       await page.getByRole('tab', { name: 'Cash flow' }).click();
       const cash = page.getByRole('table', { name: 'Cash-flow statement' });
       await poll(() => amount('Cash at the end of the period', cash)).toBe('200,000.00');
+      await accessible('company-cash-flow');
       expect(await page.getByText('✓ Reconciled').count()).toBe(1);
       await page.getByRole('tab', { name: 'Changes in equity' }).click();
       const equity = page.getByRole('table', { name: 'Statement of changes in equity' });
@@ -872,6 +882,7 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
         '289,259.26',
         '289,259.26',
       ]);
+      await accessible('company-trial-balance');
     },
     STEP,
   );
@@ -911,6 +922,8 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       );
       await page.getByRole('button', { name: 'Close FY 2026' }).click();
       const confirm = page.getByRole('dialog', { name: 'Close FY 2026' });
+      await confirm.waitFor();
+      await accessible('year-close-dialog');
       await confirm.getByRole('button', { name: 'Close FY 2026' }).click();
       await toast('FY 2026 closed; 1 closing entry posted');
       await poll(() => periods.locator('.badge').allTextContents()).toEqual(Array(13).fill('Closed'));
@@ -939,9 +952,11 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       await variance.getByRole('button', { name: 'Save' }).click();
       await toast('Acme Inc. → Acme Europe: partially matched');
       await poll(() => loan('Partially matched').locator('.badge').textContent()).toBe('Partially matched');
+      await accessible('intercompany-partial');
       await loan('Partially matched').getByRole('button', { name: 'Approve variance…' }).click();
       variance = page.getByRole('dialog', { name: 'Approve the variance' });
       await variance.getByLabel('Explanation (required)').fill('Bank charges borne by the buyer');
+      await accessible('variance-dialog');
       await variance.getByLabel('Variance (USD, signed)').fill('-25.00');
       await variance.getByRole('button', { name: 'Save' }).click();
       await toast('Acme Inc. → Acme Europe: variance approved');
@@ -976,12 +991,14 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       await poll(() => page.locator('.page-header .subtitle').textContent()).toContain(
         'Acme Europe GmbH & Co. KG',
       );
+      await accessible('company-edit');
 
       await createCompany('Acme Dormant', 'Acme Dormant LLC', 'US-NY', 'USD', 'Empty');
       await page.getByRole('button', { name: 'Deactivate' }).click();
       const confirm = page.getByRole('dialog', { name: 'Deactivate Acme Dormant' });
       // A step that cannot be undone starts on Cancel.
       expect(await focusedName()).toBe('Cancel');
+      await accessible('confirm-dialog');
       await confirm.getByRole('button', { name: 'Deactivate company' }).click();
       await toast('Acme Dormant deactivated');
       await poll(() => page.locator('.page-header .badge').textContent()).toBe('Inactive');
@@ -995,6 +1012,7 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
     async () => {
       await page.getByLabel('Organization').selectOption({ label: '+ New organization…' });
       await page.getByRole('heading', { name: 'Your organizations' }).waitFor();
+      await accessible('organizations');
       await page.getByLabel('Name', { exact: true }).fill('Acme Holdings');
       await page.getByRole('button', { name: 'Create organization' }).click();
       await page.getByRole('heading', { level: 1, name: 'Acme Holdings' }).waitFor();

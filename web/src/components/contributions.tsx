@@ -291,15 +291,16 @@ async function inPool<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<
   return results;
 }
 
+/** Company colours, apart from the statement chart's (blue assets, orange liabilities, green equity). */
 const COMPANY_COLORS = [
-  '#1d4fd8',
-  '#137a3a',
-  '#b45309',
-  '#7c3aed',
   '#0e7490',
+  '#7c3aed',
   '#be123c',
   '#4d7c0f',
   '#a16207',
+  '#1e3a8a',
+  '#9d174d',
+  '#115e59',
 ];
 
 /**
