@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Page, Route } from 'playwright-core';
+import type { Locator, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDataset } from '../../bench/generate.ts';
 import { buildConsole, consoleIsStale, consoleOut } from '../../scripts/build-web.mjs';
@@ -166,6 +166,14 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
     }
     throw new Error(`Tab never reached ${String(name)}: ${seen.join(' → ')}`);
   };
+
+  /** A figure of a line's contributions dialog: its aggregated, eliminated … or consolidated amount. */
+  const linePart = (dialog: Locator, label: string) =>
+    dialog
+      .getByRole('table', { name: 'How the line adds up' })
+      .getByRole('row', { name: label })
+      .locator('td')
+      .textContent();
 
   it(
     'serves the console at / and every client route, keeping /api as it is',
@@ -628,6 +636,17 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       await page.keyboard.press('Escape');
       await drill.waitFor({ state: 'detached' });
 
+      // The translation adjustment: the subsidiary's net assets, 295,107.41 at 1.09, less its capital
+      // (216,000.00 at 1.08) and result (76,753.70 at 1.085) leave 2,353.71; 20 % of it (470.74) is
+      // the non-controlling interest's, the group keeps 1,882.97.
+      await sheet.getByRole('button', { name: /^CTA / }).click();
+      const translation = page.getByRole('dialog', { name: /^Contributions to CTA / });
+      await poll(() => linePart(translation, 'Companies (aggregated)')).toBe('-2,353.71');
+      expect(await linePart(translation, 'Non-controlling interest')).toBe('470.74');
+      expect(await linePart(translation, 'Consolidated')).toBe('-1,882.97');
+      await page.keyboard.press('Escape');
+      await translation.waitFor({ state: 'detached' });
+
       await page.getByRole('tab', { name: 'Income statement' }).click();
       const income = page.getByRole('table', { name: 'Income statement' });
       await income.waitFor();
@@ -645,12 +664,7 @@ describe.skipIf(!hasChromium)('web console in Chromium', () => {
       // 10,046.30 USD, less the 10,000.00 the rule eliminated against the parent's fee income.
       await tb.getByRole('button', { name: /^6600 / }).click();
       let drill = page.getByRole('dialog', { name: /^Contributions to 6600 / });
-      const parts = (label: string) =>
-        drill
-          .getByRole('table', { name: 'How the line adds up' })
-          .getByRole('row', { name: label })
-          .locator('td')
-          .textContent();
+      const parts = (label: string) => linePart(drill, label);
       const europe = () =>
         drill
           .getByRole('table', { name: 'Company contributions' })
