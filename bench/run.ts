@@ -1,8 +1,9 @@
 /**
- * `npm run bench [-- --db postgres] [--quick] [--workers N] [--big-lines N] [--only a,b] [--record-sql FILE]`
+ * `npm run bench [-- --db postgres] [--quick] [--workers N] [--big-lines N] [--only a,b] [--record-sql FILE]
+ * [--db-prefix NAME]`
  *
  * Prepares a fresh database (a temporary PGlite data directory, or a new PostgreSQL database
- * `groupbook_bench_<ts>` on the server of DATABASE_URL, default postgres://postgres@127.0.0.1:5432),
+ * `groupbook_bench_<ts>` (or `<--db-prefix>_<ts>`) on the server of DATABASE_URL, default postgres://postgres@127.0.0.1:5432),
  * generates two organizations (10 k and 1 M posted lines, 50 companies × 200 accounts in 3 currencies
  * each) and a third with an ownership structure (200 companies × 300 accounts in 4 currencies, three
  * tiers of holders, every member with acquisition data), measures cold start, starts the server as a separate process (`node dist/server.mjs`, the
@@ -70,6 +71,9 @@ const nodeArgs = option('node-args')?.split(' ').filter(Boolean) ?? [];
 const wants = (name: string) => !only || only.some((o) => name.startsWith(o));
 /** Records the server's SQL statements to this file (GROUPBOOK_RECORD_SQL) for scripts/check-routing.ts. */
 const recordSql = option('record-sql');
+/** Name prefix of the PostgreSQL bench database (several checkouts benching on one server). */
+const dbPrefix = option('db-prefix') ?? 'groupbook_bench';
+if (!/^[a-z_][a-z0-9_]*$/.test(dbPrefix)) throw new Error(`--db-prefix: not a plain identifier: ${dbPrefix}`);
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -94,7 +98,7 @@ async function prepareTarget(): Promise<Target> {
     };
   }
   const base = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
-  const name = `groupbook_bench_${Date.now()}`;
+  const name = `${dbPrefix}_${Date.now()}`;
   const admin = new URL(base);
   admin.pathname = '/postgres';
   const adminClient = new pg.Client({ connectionString: admin.toString() });
