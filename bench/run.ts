@@ -31,6 +31,7 @@ import {
   Client,
   cannon,
   loop,
+  mainThreadCpuMs,
   type Measurement,
   percentile,
   round,
@@ -412,12 +413,13 @@ async function webhookScenario(
     const runs: Record<'off' | 'on', Measurement[]> = { off: [], on: [] };
     // CPU time spent per create, by process (from /proc), over the run and its catch-up: a figure that
     // other work on the machine disturbs much less than the rates
-    const cpu: Record<'off' | 'on', { server: number; postgres: number; bench: number }> = {
-      off: { server: 0, postgres: 0, bench: 0 },
-      on: { server: 0, postgres: 0, bench: 0 },
+    const cpu: Record<'off' | 'on', { server: number; main: number; postgres: number; bench: number }> = {
+      off: { server: 0, main: 0, postgres: 0, bench: 0 },
+      on: { server: 0, main: 0, postgres: 0, bench: 0 },
     };
     const snapshot = () => ({
       server: treeCpuMs(server.pid),
+      main: mainThreadCpuMs(server.pid),
       postgres: database ? backendCpuMs(database) : new Map<number, number>(),
       bench: process.cpuUsage(),
     });
@@ -436,6 +438,7 @@ async function webhookScenario(
       }
       const after = snapshot();
       cpu[mode].server += after.server - before.server;
+      cpu[mode].main += after.main - before.main;
       for (const [pid, ms] of after.postgres) cpu[mode].postgres += ms - (before.postgres.get(pid) ?? 0);
       const bench = process.cpuUsage(before.bench);
       cpu[mode].bench += (bench.user + bench.system) / 1000;
@@ -454,7 +457,8 @@ async function webhookScenario(
         rssMb: Math.max(a.rssMb ?? 0, b.rssMb ?? 0),
         note:
           `mean of 2 runs of ${s} s, taken in turn; CPU ms per create: ` +
-          `server ${perCreate(cpu[mode].server, a.count + b.count)}, ` +
+          `server ${perCreate(cpu[mode].server, a.count + b.count)} ` +
+          `(its main thread ${perCreate(cpu[mode].main, a.count + b.count)}), ` +
           (database ? `PostgreSQL backends ${perCreate(cpu[mode].postgres, a.count + b.count)}, ` : '') +
           `bench process ${perCreate(cpu[mode].bench, a.count + b.count)}`,
       });

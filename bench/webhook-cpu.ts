@@ -22,7 +22,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { api, freePort, seededRandom, setupTenant, sleep } from '../scripts/harness.ts';
 import { startArgs } from '../scripts/start-command.ts';
-import { backendCpuMs, treeCpuMs } from './load.ts';
+import { backendCpuMs, mainThreadCpuMs, treeCpuMs } from './load.ts';
 
 const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 
@@ -165,8 +165,8 @@ async function main() {
       });
     await create(2); // warm-up: JIT, plans, pool
     const totals = {
-      off: { server: 0, postgres: 0, receiver: 0, creates: 0, rate: 0, errors: 0 },
-      on: { server: 0, postgres: 0, receiver: 0, creates: 0, rate: 0, errors: 0 },
+      off: { server: 0, main: 0, postgres: 0, receiver: 0, creates: 0, rate: 0, errors: 0 },
+      on: { server: 0, main: 0, postgres: 0, receiver: 0, creates: 0, rate: 0, errors: 0 },
     };
     let delivered = (await ask<{ count: number }>(receiver, 'count')).count;
     const rows: string[] = [];
@@ -176,6 +176,7 @@ async function main() {
         await sleep(300);
         const before = {
           server: treeCpuMs(server.pid!),
+          main: mainThreadCpuMs(server.pid!),
           postgres: backendCpuMs(name),
           receiver: treeCpuMs(receiver.pid!),
         };
@@ -193,10 +194,12 @@ async function main() {
         delivered = (await ask<{ count: number }>(receiver, 'count')).count;
         const t = totals[mode];
         const serverMs = treeCpuMs(server.pid!) - before.server;
+        const mainMs = mainThreadCpuMs(server.pid!) - before.main;
         let postgresMs = 0;
         for (const [pid, ms] of backendCpuMs(name)) postgresMs += ms - (before.postgres.get(pid) ?? 0);
         const receiverMs = treeCpuMs(receiver.pid!) - before.receiver;
         t.server += serverMs;
+        t.main += mainMs;
         t.postgres += postgresMs;
         t.receiver += receiverMs;
         t.creates += count;
@@ -204,7 +207,7 @@ async function main() {
         t.errors += result.errors + result.timeouts + result.non2xx;
         rows.push(
           `round ${r + 1} ${mode.padEnd(3)} ${(count / result.duration).toFixed(0).padStart(5)}/s  CPU ms per create: ` +
-            `server ${perCreate(serverMs, count).toFixed(3)}, postgres ${perCreate(postgresMs, count).toFixed(3)}, ` +
+            `server ${perCreate(serverMs, count).toFixed(3)} (main thread ${perCreate(mainMs, count).toFixed(3)}), postgres ${perCreate(postgresMs, count).toFixed(3)}, ` +
             `receiver ${perCreate(receiverMs, count).toFixed(3)}`,
         );
         log(rows[rows.length - 1]!);
@@ -217,6 +220,7 @@ async function main() {
       const t = totals[mode];
       return {
         server: perCreate(t.server, t.creates),
+        main: perCreate(t.main, t.creates),
         postgres: perCreate(t.postgres, t.creates),
         receiver: perCreate(t.receiver, t.creates),
       };
@@ -228,19 +232,22 @@ async function main() {
       `webhook CPU bench: ${rate > 0 ? `${rate} creates/s` : 'flat out'}, ${rounds} rounds of ${seconds} s per mode, ` +
         `server ${serverDir === ROOT ? 'this checkout' : serverDir}`,
     );
-    console.log(`| mode | creates/s | server ms | postgres ms | receiver ms | server+postgres ms |`);
-    console.log(`|---|--:|--:|--:|--:|--:|`);
+    console.log(
+      `| mode | creates/s | server ms | server main thread ms | postgres ms | receiver ms | server+postgres ms |`,
+    );
+    console.log(`|---|--:|--:|--:|--:|--:|--:|`);
     for (const [mode, v] of [
       ['none', off],
       ['active', on],
     ] as const) {
       const t = totals[mode === 'none' ? 'off' : 'on'];
       console.log(
-        `| ${mode} | ${t.rate.toFixed(0)} | ${fmt(v.server)} | ${fmt(v.postgres)} | ${fmt(v.receiver)} | ${fmt(v.server + v.postgres)} |`,
+        `| ${mode} | ${t.rate.toFixed(0)} | ${fmt(v.server)} | ${fmt(v.main)} | ${fmt(v.postgres)} | ${fmt(v.receiver)} | ${fmt(v.server + v.postgres)} |`,
       );
     }
     console.log(
-      `extra per create: server ${fmt(on.server - off.server)} ms, postgres ${fmt(on.postgres - off.postgres)} ms, ` +
+      `extra per create: server ${fmt(on.server - off.server)} ms (main thread ${fmt(on.main - off.main)} ms, ` +
+        `ratio none/active ${(off.main / on.main).toFixed(3)}), postgres ${fmt(on.postgres - off.postgres)} ms, ` +
         `receiver ${fmt(on.receiver - off.receiver)} ms; CPU ratio none/active, server+postgres: ` +
         `${((off.server + off.postgres) / (on.server + on.postgres)).toFixed(3)}, with the receiver: ` +
         `${((off.server + off.postgres + off.receiver) / (on.server + on.postgres + on.receiver)).toFixed(3)}` +
