@@ -29,7 +29,7 @@
  * that wrote but whose claim is no longer its own (taken over meanwhile) finds nothing to mark and is
  * refused (409 IdempotencyKeyInProgressError) before it commits, so the request executes once.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import pg from 'pg';
 
 export interface KeyClaim {
@@ -146,15 +146,18 @@ type ConnectCallback = (
 
 /**
  * `pg.Pool` whose connection callbacks run in the async context of the caller: `pool.query` sends its
- * statement from such a callback, which the pool may otherwise call while serving another request.
+ * statement from such a callback, which the pool may otherwise call while serving another request
+ * (a connection released by one request is handed to the next waiting one from the releasing
+ * request's context). The whole context is restored (`AsyncResource.bind`), not only the marks'
+ * scope: anything else kept per request (the statement recorder's origin, for one) follows the
+ * statement too.
  */
 export class MarkingPool extends pg.Pool {
   override connect(): Promise<pg.PoolClient>;
   override connect(callback: ConnectCallback): void;
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
     if (!callback) return super.connect();
-    const scope = markScope.getStore();
-    super.connect((err, client, done) => markScope.run(scope, callback, err, client, done));
+    super.connect(AsyncResource.bind(callback));
   }
 }
 
