@@ -14,8 +14,8 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
-import { MarkingPool, markingClient, markPglite, needsMark } from './commit-marks.ts';
-import { ConnectionClient, failoverClient, parsePostgresUrl } from './failover.ts';
+import { type CommitResolver, MarkingPool, markingClient, markPglite, needsMark } from './commit-marks.ts';
+import { ConnectionClient, failoverClient, isUnavailableError, parsePostgresUrl } from './failover.ts';
 import { pgliteStatements } from './pglite-statements.ts';
 import * as schema from './schema/index.ts';
 import { activeRecorder, recordingClient, recordPglite } from './statement-log.ts';
@@ -83,8 +83,16 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   const following = parsed.hosts.length > 1 || parsed.targetSessionAttrs !== 'any';
   const record = activeRecorder();
   // Idempotent requests mark their commits (commit-marks.ts); a test may record the statements.
-  const Client = markingClient(record ? recordingClient(ConnectionClient, record) : ConnectionClient);
-  const pool = new MarkingPool({
+  // A commit cut off by a lost connection is resolved on another one (commit-marks.ts).
+  const resolver: CommitResolver = {
+    run: (text, values) => pool.query(text, values),
+    isUnavailable: isUnavailableError,
+  };
+  const Client = markingClient(
+    record ? recordingClient(ConnectionClient, record) : ConnectionClient,
+    () => resolver,
+  );
+  const pool: pg.Pool = new MarkingPool({
     connectionString: following ? parsed.singleHostUrl : url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
