@@ -158,7 +158,6 @@ describe.skipIf(!onServer)('commit marks', () => {
     // A connection that loses the answer of a COMMIT (sent and executed, or never sent).
     let cut: 'after' | 'before' | null = null;
     class CutOff extends pg.Client {
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
       override query(config: any, values?: any, callback?: any): any {
         const lost = () => Object.assign(new Error('Connection terminated unexpectedly'), {});
         const text: string = typeof config === 'string' ? config : (config?.text ?? '');
