@@ -8,7 +8,7 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../src/db/client.ts';
+import { type Database, openDatabase, queryRows } from '../../src/db/client.ts';
 import { isUnavailableError } from '../../src/db/failover.ts';
 
 const url = process.env.TEST_DATABASE_URL;
@@ -51,8 +51,8 @@ describe.skipIf(!url)('stall watch', () => {
   });
 
   it('leaves a slow statement of a server that answers the probe alone', async () => {
-    const rows = await database.db.execute(sql`select pg_sleep(2.5), 1 as one`);
-    expect(rows.rows[0]).toMatchObject({ one: 1 });
+    const rows = await queryRows(database.db, sql`select pg_sleep(2.5), 1 as one`);
+    expect(rows[0]).toMatchObject({ one: 1 });
   }, 15_000);
 
   it('fails a statement on a stalled server as a lost connection, within the bound', async () => {
@@ -66,7 +66,7 @@ describe.skipIf(!url)('stall watch', () => {
     expect(waited).toBeLessThan(6000);
     // Back: the pool connects again and answers.
     stalled = false;
-    const rows = await database.db.execute(sql`select 3 as three`);
-    expect(rows.rows[0]).toMatchObject({ three: 3 });
+    const rows = await queryRows(database.db, sql`select 3 as three`);
+    expect(rows[0]).toMatchObject({ three: 3 });
   }, 20_000);
 });
