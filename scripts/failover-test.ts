@@ -552,7 +552,17 @@ async function main(): Promise<void> {
   log(`primary ${a.name} on ${a.port}, synchronous standby ${b.name} on ${b.port} (PostgreSQL ${VERSION})`);
 
   const server = await startServer({ DATABASE_URL: databaseUrl(a, b), DB_POOL_SIZE: '10' });
-  const totals = { acknowledged: 0, replayed: 0, retried: 0, inDoubt: 0, lost: 0, slowest: 0, rounds: 0 };
+  const totals = {
+    acknowledged: 0,
+    replayed: 0,
+    retried: 0,
+    inDoubt: 0,
+    lost: 0,
+    slowest: 0,
+    rounds: 0,
+    unavailable: 0,
+    switches: [] as number[],
+  };
   let failure: string | null = null;
   try {
     const tenant = await setupTenant(server.port, 'Failover', random);
@@ -566,6 +576,8 @@ async function main(): Promise<void> {
       totals.inDoubt += r.stats.inDoubt;
       totals.lost += r.lost;
       totals.slowest = Math.max(totals.slowest, r.maxLatencyMs);
+      totals.unavailable += r.stats.outcomes.filter((o) => o.status === 503).length;
+      totals.switches.push(r.recoveredMs);
       const errors = [...r.errors.entries()].map(([k, v]) => `${v}× ${k}`).join(', ') || 'none';
       log(
         `round ${n}/${ROUNDS} ${primary.name.slice(-1)}→${standby.name.slice(-1)} (${r.order}): switch took ` +
@@ -596,8 +608,10 @@ async function main(): Promise<void> {
   }
   log(
     `${totals.rounds} failovers: acknowledged ${totals.acknowledged}, replayed ${totals.replayed}, ` +
-      `retried after 503 ${totals.retried}, in doubt ${totals.inDoubt}, lost ${totals.lost}; slowest request ` +
-      `${totals.slowest} ms; done in ${Math.round((Date.now() - started) / 1000)} s`,
+      `retried after 503 ${totals.retried}, in doubt ${totals.inDoubt}, lost ${totals.lost}; ` +
+      `${totals.unavailable}× 503; writing again ` +
+      `${totals.switches.join(', ')} ms after each switch began; slowest request ${totals.slowest} ms ` +
+      `(bound ${HANG_BOUND_MS} ms); done in ${Math.round((Date.now() - started) / 1000)} s`,
   );
   if (failure !== null || totals.lost > 0) {
     log(`server output (last 4000 characters):\n${server.output.join('').slice(-4000)}`);
