@@ -111,10 +111,9 @@ export async function createEntries(
   access: Access,
   input: BulkCreateInput,
 ): Promise<{ entries: JournalEntryRecord[] }> {
-  const stored = await createEntryRows(db, access, input);
-  return {
+  return createEntryRows(db, access, input, (stored) => ({
     entries: stored.map((p) => entryRecord(p.row, p.lines, p.company.functionalCurrency)),
-  };
+  }));
 }
 
 /**
@@ -122,10 +121,20 @@ export async function createEntries(
  * schema gives `createEntries`' answer (bulkAnswerJson), written straight from the stored rows.
  */
 export async function createEntriesJson(db: Db, access: Access, input: BulkCreateInput): Promise<string> {
-  return bulkAnswerJson(await createEntryRows(db, access, input));
+  return createEntryRows(db, access, input, bulkAnswerJson);
 }
 
-async function createEntryRows(db: Db, access: Access, input: BulkCreateInput): Promise<Prepared[]> {
+/**
+ * Checks and writes the entries in one transaction; `answer` turns their rows into the answer. It runs
+ * while the database writes them (the rows and numbers are final once drawn), so that the answer of a
+ * large request costs no time of its own after the commit.
+ */
+async function createEntryRows<T>(
+  db: Db,
+  access: Access,
+  input: BulkCreateInput,
+  answer: (stored: Prepared[]) => T,
+): Promise<T> {
   const post = input.postImmediately === true;
   const organizations = [...new Set(input.entries.map((e) => e.organizationId))];
   const settings = new Map<string, Awaited<ReturnType<typeof organizationSettings>>>();
@@ -139,46 +148,68 @@ async function createEntryRows(db: Db, access: Access, input: BulkCreateInput): 
   return inTransaction(db, async (tx) => {
     const prepared = await checkEntries(tx, access, input.entries, post, settings);
     await drawNumbers(tx, prepared);
-    for (const organizationId of organizations) {
-      const ofOrg =
-        organizations.length === 1
-          ? prepared
-          : prepared.filter((p) => p.row.organizationId === organizationId);
-      await insertRows(tx, ofOrg, post ? { closingEntryType: CLOSING_ENTRY_TYPE } : undefined);
-    }
-    const audit: AuditInput[] = prepared.flatMap(({ row }) => {
-      const base = {
-        organizationId: row.organizationId,
-        userId: access.userId,
-        entityType: 'JournalEntry' as const,
-      };
-      const create: AuditInput = { ...base, action: 'Create', entityId: row.id };
-      if (!post) return [create];
-      return [
-        create,
-        {
-          ...base,
-          action: 'Post',
-          entityId: row.id,
-          changes: { status: { from: INITIAL_STATUS, to: MOVES.post.to } },
-        },
-      ];
-    });
-    for (let i = 0; i < audit.length; i += 1000) await recordAudit(tx, audit.slice(i, i + 1000));
-    const events = prepared.flatMap(({ row }) =>
-      (post
-        ? (['JournalEntryCreated', 'JournalEntryPosted'] as const)
-        : (['JournalEntryCreated'] as const)
-      ).map((type) => ({
-        organizationId: row.organizationId,
-        entryId: row.id,
-        type,
-        actorId: access.userId,
-      })),
+    const written = writeEntries(tx, access, organizations, prepared, post);
+    // Handled below: a failed write must not count as unhandled while the answer is built.
+    written.catch(() => undefined);
+    const built = await new Promise<T>((resolve, reject) =>
+      // after the first statement has gone out (the microtasks that send it run first)
+      setImmediate(() => {
+        try {
+          resolve(answer(prepared));
+        } catch (err) {
+          reject(err as Error);
+        }
+      }),
     );
-    for (let i = 0; i < events.length; i += 1000) await recordJournalEvents(tx, events.slice(i, i + 1000));
-    return prepared;
+    await written;
+    return built;
   });
+}
+
+/** Headers, lines (and, posted, their balances), audit entries and events of the checked entries. */
+async function writeEntries(
+  tx: Tx,
+  access: Access,
+  organizations: string[],
+  prepared: Prepared[],
+  post: boolean,
+): Promise<void> {
+  for (const organizationId of organizations) {
+    const ofOrg =
+      organizations.length === 1 ? prepared : prepared.filter((p) => p.row.organizationId === organizationId);
+    await insertRows(tx, ofOrg, post ? { closingEntryType: CLOSING_ENTRY_TYPE } : undefined);
+  }
+  const audit: AuditInput[] = prepared.flatMap(({ row }) => {
+    const base = {
+      organizationId: row.organizationId,
+      userId: access.userId,
+      entityType: 'JournalEntry' as const,
+    };
+    const create: AuditInput = { ...base, action: 'Create', entityId: row.id };
+    if (!post) return [create];
+    return [
+      create,
+      {
+        ...base,
+        action: 'Post',
+        entityId: row.id,
+        changes: { status: { from: INITIAL_STATUS, to: MOVES.post.to } },
+      },
+    ];
+  });
+  for (let i = 0; i < audit.length; i += 1000) await recordAudit(tx, audit.slice(i, i + 1000));
+  const events = prepared.flatMap(({ row }) =>
+    (post
+      ? (['JournalEntryCreated', 'JournalEntryPosted'] as const)
+      : (['JournalEntryCreated'] as const)
+    ).map((type) => ({
+      organizationId: row.organizationId,
+      entryId: row.id,
+      type,
+      actorId: access.userId,
+    })),
+  );
+  for (let i = 0; i < events.length; i += 1000) await recordJournalEvents(tx, events.slice(i, i + 1000));
 }
 
 /**
