@@ -527,6 +527,39 @@ describe('bulk journal entries', () => {
     expect(next.body.entryNumber).toBe('JE-0001');
   });
 
+  it('refuses a line without a Spot rate, after the refusals of the lines before it', async () => {
+    const c = await createCompany(t, org.id);
+    const chf = (value: string) => ({ value, currency: 'CHF' });
+    const foreign = (rateOfFirstLine?: string) =>
+      entry(c, '3.00', {
+        lines: [
+          { accountId: c.accounts.cash, debitAmount: usd('3.00'), exchangeRate: rateOfFirstLine ?? null },
+          { accountId: c.accounts.receivable, debitAmount: chf('3.00') },
+          { accountId: c.accounts.revenue, creditAmount: usd('6.00') },
+        ],
+      });
+    const missing = await t.post(`${JE}/bulk`, {
+      token: member.token,
+      body: { entries: [entry(c, '1.00'), foreign()] },
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({
+      _tag: 'ExchangeRateNotFoundError',
+      entryIndex: 1,
+      fromCurrency: 'CHF',
+      toCurrency: 'USD',
+      date: '2026-04-10',
+    });
+    // A functional-currency line with a rate other than 1 comes first: its refusal is the answer.
+    const rateFirst = await t.post(`${JE}/bulk`, {
+      token: member.token,
+      body: { entries: [entry(c, '1.00'), entry(c, '2.00'), foreign('2')] },
+    });
+    expect(rateFirst.status).toBe(400);
+    expect(rateFirst.body.issues[0].path).toBe('/entries/2/lines/0/exchangeRate');
+    expect(await count('journal_entries', c)).toBe(0);
+  });
+
   it('posts immediately where approval is not required, and updates the balances', async () => {
     const org2 = await t.org(owner, { settings: { requireApproval: false } });
     const c = await createCompany(t, org2.id);
