@@ -181,18 +181,27 @@ class MoneyJson {
   }
 }
 
-function lineJson(l: LineRow, functionalCurrency: string, money: MoneyJson): string {
+/**
+ * A value of a uuid column as a JSON string. The answer is sent only once the rows are written, and
+ * PostgreSQL takes as uuid only hex digits, hyphens and braces: nothing to escape.
+ */
+const uuidText = (v: string): string => `"${v}"`;
+const uuidOrNull = (v: string | null): string => (v === null ? 'null' : `"${v}"`);
+
+/** A line as JSON; `entryPart` is the text of its entry's id property, the same for all its lines. */
+function lineJson(l: LineRow, entryPart: string, functionalCurrency: string, money: MoneyJson): string {
   return (
-    `{"id":${text(l.id)},"journalEntryId":${text(l.journalEntryId)},"lineNumber":${l.lineNumber},` +
-    `"accountId":${text(l.accountId)},"debitAmount":${money.of(l.debitAmount, l.currency)},` +
+    `{"id":${uuidText(l.id)},${entryPart},"lineNumber":${l.lineNumber},` +
+    `"accountId":${uuidText(l.accountId)},"debitAmount":${money.of(l.debitAmount, l.currency)},` +
     `"creditAmount":${money.of(l.creditAmount, l.currency)},` +
     `"functionalCurrencyDebitAmount":${money.of(l.functionalDebitAmount, functionalCurrency)},` +
     `"functionalCurrencyCreditAmount":${money.of(l.functionalCreditAmount, functionalCurrency)},` +
-    `"exchangeRate":${text(formatRate(l.exchangeRate))},"exchangeRateId":${textOrNull(l.exchangeRateId)},` +
+    `"exchangeRate":${l.exchangeRate === '1' ? '"1"' : text(formatRate(l.exchangeRate))},` +
+    `"exchangeRateId":${uuidOrNull(l.exchangeRateId)},` +
     `"exchangeRateLegIds":${l.exchangeRateLegIds?.length ? JSON.stringify(l.exchangeRateLegIds) : '[]'},` +
     `"memo":${textOrNull(l.memo)},` +
     `"dimensions":${l.dimensions == null ? 'null' : JSON.stringify(l.dimensions)},` +
-    `"intercompanyPartnerId":${textOrNull(l.intercompanyPartnerId)}}`
+    `"intercompanyPartnerId":${uuidOrNull(l.intercompanyPartnerId)}}`
   );
 }
 
@@ -210,6 +219,7 @@ export function bulkAnswerJson(
   const money = new MoneyJson();
   for (const { row, lines, company } of entries) {
     const fc = company.functionalCurrency;
+    const entryPart = `"journalEntryId":${uuidText(row.id)}`;
     parts.push(
       `{"id":${text(row.id)},"organizationId":${text(row.organizationId)},"companyId":${text(row.companyId)},` +
         `"entryNumber":${text(repo.formatEntryNumber(row.entryNumber))},` +
@@ -229,7 +239,7 @@ export function bulkAnswerJson(
         `"postedBy":${textOrNull(row.postedBy)},"postedAt":${isoOrNull(row.postedAt)},` +
         `"reversedBy":${textOrNull(row.reversedBy)},"reversedAt":${isoOrNull(row.reversedAt)},` +
         `"createdAt":"${row.createdAt.toISOString()}","updatedAt":"${row.updatedAt.toISOString()}","lines":[` +
-        lines.map((l) => lineJson(l, fc, money)).join(',') +
+        lines.map((l) => lineJson(l, entryPart, fc, money)).join(',') +
         ']}',
     );
   }
