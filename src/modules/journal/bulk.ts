@@ -50,9 +50,9 @@ import {
 import type { CreateEntryInput } from './entries.ts';
 import {
   type DerivedLine,
-  type DerivedRowFields,
   draftFromInput,
-  functionalRowFields,
+  functionalLineRows,
+  type LineRowsOf,
   partnerIdsOf,
   totalsOf,
 } from './lines.ts';
@@ -299,7 +299,14 @@ async function checkEntries(
       // R5, R6: without decimal arithmetic when every line is in the functional currency, else the
       // general derivation (a query only for a Spot rate not looked up yet)
       const entryId = entryIds[index]!;
-      let derived = functionalRowFields(drafts, effective, fc, minorUnits(fc));
+      const of: LineRowsOf = {
+        organizationId: input.organizationId,
+        journalEntryId: entryId,
+        companyId: company.id,
+        ids: lineIds,
+        firstId: nextLine,
+      };
+      let derived = functionalLineRows(drafts, effective, fc, minorUnits(fc), of);
       let multiCurrency = false;
       if (!derived) {
         const conversion = {
@@ -312,16 +319,10 @@ async function checkEntries(
         if (!known) rates.set(rateKey, (known = new Map()));
         if (needsRateLookUp(conversion, drafts, known)) await lookUpRates(tx, conversion, drafts, known);
         const lines = deriveLinesWith(conversion, drafts, effective, known);
-        derived = { lines: lines.map((l) => derivedRowFields(l, fc)), ...totalsOf(lines, fc) };
+        derived = { lines: lines.map((l, i) => derivedLineRow(l, fc, of, i)), ...totalsOf(lines, fc) };
         multiCurrency = isMultiCurrency(lines);
       }
-      const lines = derived.lines.map((l): LineRow => ({
-        id: lineIds[nextLine++]!,
-        organizationId: input.organizationId,
-        journalEntryId: entryId,
-        companyId: company.id,
-        ...l,
-      }));
+      nextLine += derived.lines.length;
       const row = entryRow(
         input,
         company,
@@ -334,7 +335,7 @@ async function checkEntries(
         now,
         settings,
       );
-      prepared.push({ index, input, company, row, lines });
+      prepared.push({ index, input, company, row, lines: derived.lines });
     } catch (err) {
       throw ofEntry(err, index);
     }
@@ -342,12 +343,16 @@ async function checkEntries(
   return prepared;
 }
 
-/** The row fields of a line derived by the general path, as a single create stores them. */
-function derivedRowFields(l: DerivedLine, fc: string): DerivedRowFields {
+/** The stored row of the `i`-th line derived by the general path, as a single create stores it. */
+function derivedLineRow(l: DerivedLine, fc: string, of: LineRowsOf, i: number): LineRow {
   const fa = l.functionalAmount.toFixed();
   const amount = dec(l.amount).toFixed();
   const debit = l.side === 'debit';
   return {
+    id: of.ids[of.firstId + i]!,
+    organizationId: of.organizationId,
+    journalEntryId: of.journalEntryId,
+    companyId: of.companyId,
     lineNumber: l.lineNumber,
     accountId: l.accountId,
     currency: l.currency,

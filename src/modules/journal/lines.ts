@@ -154,23 +154,15 @@ export function totalsOf(lines: DerivedLine[], fc: string) {
   };
 }
 
-/** The parts of a line's stored row that derivation decides. */
-export type DerivedRowFields = Pick<
-  LineRow,
-  | 'lineNumber'
-  | 'accountId'
-  | 'currency'
-  | 'debitAmount'
-  | 'creditAmount'
-  | 'functionalDebitAmount'
-  | 'functionalCreditAmount'
-  | 'exchangeRate'
-  | 'exchangeRateId'
-  | 'exchangeRateLegIds'
-  | 'memo'
-  | 'dimensions'
-  | 'intercompanyPartnerId'
->;
+/** What the stored rows of an entry's lines share, and where their ids come from. */
+export interface LineRowsOf {
+  organizationId: string;
+  journalEntryId: string;
+  companyId: string;
+  /** Ids drawn for the request's lines; this entry's start at `firstId`. */
+  ids: readonly string[];
+  firstId: number;
+}
 
 /** An amount as the request may give it: digits, at most 15 before the point. */
 const PLAIN_AMOUNT = /^(0|[1-9][0-9]{0,14})(?:\.([0-9]+))?$/;
@@ -197,19 +189,20 @@ function scaledText(scaled: number, minor: number): string {
  * (no rate, or a given rate of 1) with at most the currency's `minor` fraction digits. R5 then leaves
  * each amount as it is (rate 1, nothing to round) and R6 reduces to Σ debits = Σ credits, summed here
  * as integers of minor units. Returns the lines' row fields and the entry's totals as the general
- * derivation stores them, or null when the entry is not of this kind or does not balance — then the
+ * derivation stores them (ids in line order), or null when the entry is not of this kind or does not balance — then the
  * general derivation (checks.ts) runs and gives its answer or its refusal.
  */
-export function functionalRowFields(
+export function functionalLineRows(
   drafts: readonly DraftLine[],
   partners: ReadonlyMap<number, string | null>,
   functionalCurrency: string,
   minor: number,
-): { lines: DerivedRowFields[]; totalDebits: string; totalCredits: string } | null {
+  of: LineRowsOf,
+): { lines: LineRow[]; totalDebits: string; totalCredits: string } | null {
   const scale = 10 ** minor;
   let debits = 0;
   let credits = 0;
-  const lines: DerivedRowFields[] = [];
+  const lines: LineRow[] = [];
   for (const d of drafts) {
     if (d.currency !== functionalCurrency) return null;
     if (d.givenRate !== null && !RATE_ONE.test(d.givenRate)) return null;
@@ -226,6 +219,10 @@ export function functionalRowFields(
     if (debit) debits += scaled;
     else credits += scaled;
     lines.push({
+      id: of.ids[of.firstId + lines.length]!,
+      organizationId: of.organizationId,
+      journalEntryId: of.journalEntryId,
+      companyId: of.companyId,
       lineNumber: d.lineNumber,
       accountId: d.accountId,
       currency: d.currency,
