@@ -46,6 +46,21 @@ export interface RunLogger {
 class RunStopped extends Error {}
 
 /**
+ * Optional observer of a run's phases (loading, each engine step, the input digest, the final
+ * transaction) with their wall-clock milliseconds; used by the in-process bench, unset otherwise.
+ */
+export const runPhaseProbe: { mark?: (phase: string, ms: number) => void } = {};
+
+const probed = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
+  const mark = runPhaseProbe.mark;
+  if (!mark) return work();
+  const t = performance.now();
+  const value = await work();
+  mark(phase, performance.now() - t);
+  return value;
+};
+
+/**
  * Longest stretch (ms) a run computes before it lets the event loop serve other requests. A slice
  * of the engine is at most one selector list of one elimination rule, a few milliseconds at the
  * largest the rule bounds allow.
@@ -112,16 +127,18 @@ export async function executeRun(
     };
 
     current = 0;
-    const input = await loadRunInput(db, begun).catch((err: unknown) => {
-      throw new Error(`Could not load the run's data: ${err instanceof Error ? err.message : String(err)}`);
-    });
+    const input = await probed('load', () =>
+      loadRunInput(db, begun).catch((err: unknown) => {
+        throw new Error(`Could not load the run's data: ${err instanceof Error ? err.message : String(err)}`);
+      }),
+    );
     const execution = createConsolidationExecution(input);
     while (execution.nextStep !== null) {
       current = STEP_TYPES.indexOf(execution.nextStep);
       const stepStart = new Date();
       steps[current] = { ...steps[current]!, status: 'InProgress', startedAt: iso(stepStart) };
       await persistSteps();
-      const outcome = await inSlices(execution.runNextStepInSlices());
+      const outcome = await probed(execution.nextStep, () => inSlices(execution.runNextStepInSlices()));
       const stepEnd = new Date();
       const skipped = outcome.status === 'Skipped';
       steps[current] = {
@@ -145,18 +162,14 @@ export async function executeRun(
     });
     if (result.status === 'Completed') {
       const extras = {
-        inputDigest: await inSlices(inputDigestInSlices(input, result.exchangeRatesUsed)),
+        inputDigest: await probed('digest', () =>
+          inSlices(inputDigestInSlices(input, result.exchangeRatesUsed)),
+        ),
         eliminationEntries: execution.eliminationEntries(),
         adjustmentIds: (input.adjustments ?? []).map((a) => a.id),
       };
-      const done = await finishCompleted(
-        db,
-        begun,
-        steps,
-        result,
-        startedAt,
-        extras,
-        input.closing.intercompanyTransactions,
+      const done = await probed('finish', () =>
+        finishCompleted(db, begun, steps, result, startedAt, extras, input.closing.intercompanyTransactions),
       );
       if (done === 'vanished' || done === 'changed') {
         const last = STEP_TYPES.length - 1;
