@@ -16,6 +16,7 @@ import {
   type IntercompanyTransactionInput,
   STEP_TYPES,
 } from '../../domain/consolidation/index.ts';
+import type { StoredLineContributions } from '../../domain/consolidation/contributions.ts';
 import { dec } from '../../domain/money.ts';
 import { recordAudit } from '../audit/service.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
@@ -25,14 +26,17 @@ import { canTransition, failedSteps, isStepUnfinished } from '../../domain/conso
 import { inputDigestInSlices } from './runs.digest.ts';
 import { loadRunInput } from './runs.loader.ts';
 import {
+  contributionsDirectory,
   findRun,
   insertLineContributions,
   insertTrialBalances,
+  lockRunStatus,
   type RunRow,
   statusOf,
   type StepRecord,
   type StoredTrialBalance,
   storedSteps,
+  touchRun,
   updateRun,
 } from './runs.repo.ts';
 import { DEFAULT_RUN_LEASE_MS, EXECUTOR_ID, leaseUntil } from './runs.lease.ts';
@@ -88,14 +92,15 @@ const iso = (d: Date) => d.toISOString();
 
 /**
  * Executes a `Pending` run to its final status. Never throws: an unexpected error marks the run
- * `Failed` (when the database still answers) and is logged.
+ * `Failed` (when the database still answers) and is logged. Returns the run's row as its final
+ * transaction committed it when it completed here (so a caller need not read it again), else null.
  */
 export async function executeRun(
   db: Db,
   run: RunRow,
   log: RunLogger,
   leaseMs: number = DEFAULT_RUN_LEASE_MS,
-): Promise<void> {
+): Promise<RunRow | null> {
   const orgId = run.organizationId;
   const steps = storedSteps(run);
   let current = -1;
@@ -103,7 +108,7 @@ export async function executeRun(
   try {
     startedAt = new Date();
     const begun = await inTransaction(db, async (tx) => {
-      const locked = await findRun(tx, run.id, orgId, true);
+      const locked = await lockRunStatus(tx, orgId, run.id);
       if (!locked || !canTransition(statusOf(locked), 'InProgress')) return null;
       return updateRun(tx, orgId, run.id, {
         status: 'InProgress',
@@ -113,10 +118,10 @@ export async function executeRun(
         updatedAt: startedAt as Date,
       });
     });
-    if (!begun) return;
+    if (!begun) return null;
 
     const persistSteps = async () => {
-      const ok = await updateRun(
+      const ok = await touchRun(
         db,
         orgId,
         run.id,
@@ -166,6 +171,9 @@ export async function executeRun(
           inSlices(inputDigestInSlices(input, result.exchangeRatesUsed)),
         ),
         eliminationEntries: execution.eliminationEntries(),
+        contributions: await probed('contributions', async () =>
+          execution.storedContributions(contributionsDirectory(begun)),
+        ),
         adjustmentIds: (input.adjustments ?? []).map((a) => a.id),
       };
       const done = await probed('finish', () =>
@@ -182,7 +190,9 @@ export async function executeRun(
               : 'An intercompany transaction the run eliminates was changed or deleted during execution; start the run again',
         };
         await finishFailed(db, begun, steps, result.validationResult, steps[last]!.errorMessage!, startedAt);
+        return null;
       }
+      return done === 'stopped' ? null : done;
     } else {
       await finishFailed(
         db,
@@ -192,9 +202,10 @@ export async function executeRun(
         result.errorMessage ?? 'Failed',
         startedAt,
       );
+      return null;
     }
   } catch (err) {
-    if (err instanceof RunStopped) return;
+    if (err instanceof RunStopped) return null;
     const message = err instanceof Error ? err.message : String(err);
     try {
       const failed = failedSteps(steps, Math.max(current, 0), message, iso(new Date()));
@@ -203,6 +214,7 @@ export async function executeRun(
       log.error({ err: inner, runId: run.id }, 'could not record the failure of a consolidation run');
     }
     log.error({ err, runId: run.id }, 'consolidation run failed unexpectedly');
+    return null;
   }
 }
 
@@ -217,15 +229,20 @@ async function finishCompleted(
   steps: StepRecord[],
   result: ConsolidationResult,
   startedAt: Date | null,
-  extras: { inputDigest: string; eliminationEntries: EliminationEntry[]; adjustmentIds: string[] },
+  extras: {
+    inputDigest: string;
+    eliminationEntries: EliminationEntry[];
+    adjustmentIds: string[];
+    contributions: { closing: StoredLineContributions[]; opening: StoredLineContributions[] } | null;
+  },
   read: readonly IntercompanyTransactionInput[],
-): Promise<'done' | 'stopped' | 'vanished' | 'changed'> {
+): Promise<RunRow | 'stopped' | 'vanished' | 'changed'> {
   const orgId = run.organizationId;
   class Vanished extends Error {}
   class Changed extends Error {}
   try {
     return await inTransaction(db, async (tx) => {
-      const locked = await findRun(tx, run.id, orgId, true);
+      const locked = await lockRunStatus(tx, orgId, run.id);
       if (!locked || !canTransition(statusOf(locked), 'Completed')) return 'stopped';
       const legIds = [...new Set(result.exchangeRatesUsed.flatMap((u) => u.legIds))];
       const present = await lockRatesForUse(tx, orgId, legIds);
@@ -259,10 +276,10 @@ async function finishCompleted(
         });
       }
       await insertTrialBalances(tx, orgId, run.id, views);
-      if (result.contributions) {
+      if (extras.contributions) {
         await insertLineContributions(tx, run, [
-          { view: 'closing', lines: result.contributions.closing },
-          { view: 'opening', lines: result.contributions.opening },
+          { view: 'closing', lines: extras.contributions.closing },
+          { view: 'opening', lines: extras.contributions.opening },
         ]);
       }
       if (applied.length > 0) {
@@ -280,7 +297,7 @@ async function finishCompleted(
       if (!(await transactionsUnchanged(tx, orgId, result.eliminatedTransactionIds, read)))
         throw new Changed();
       await markTransactionsEliminated(tx, orgId, result.eliminatedTransactionIds, run.id);
-      await updateRun(tx, orgId, run.id, {
+      const completed = await updateRun(tx, orgId, run.id, {
         status: 'Completed',
         steps,
         validationResult: result.validationResult,
@@ -314,7 +331,7 @@ async function finishCompleted(
           totals: result.totals,
         }),
       );
-      return 'done' as const;
+      return completed!;
     });
   } catch (err) {
     if (err instanceof Vanished) return 'vanished';
