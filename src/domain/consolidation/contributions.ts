@@ -15,12 +15,7 @@ import {
   type CompanyDirectory,
   eliminationSourceCode,
   methodCode,
-  type PackedAdjustment,
-  type PackedCompany2,
   type PackedCompanyRef,
-  type PackedElimination,
-  type PackedItem2,
-  type PackedLine2,
   SOURCE_CODES,
 } from './contributions-codec.ts';
 import { scaledToString, toScaled } from './scaled.ts';
@@ -324,7 +319,6 @@ export function storedLineContributions(
   members: CompanyDirectory,
 ): StoredLineContributions[] {
   const minor = v.setup.minor;
-  const text = (units: bigint) => scaledToString(units, minor);
   const { lines, acc } = accumulate(v, adjustments);
   // Per company: its reference in the stored form (the member's index, or its facts) and currency.
   const companyById = new Map(v.setup.input.companies.map((c) => [c.companyId, c]));
@@ -349,87 +343,100 @@ export function storedLineContributions(
     }
     return ref;
   };
+  // The text is written directly, exactly as JSON.stringify writes the packed arrays (no spaces;
+  // decimal texts, being digits, '-' and '.', need no escaping; other texts go through JSON.stringify).
+  const J = JSON.stringify;
+  const quoted = new Map<string, string>();
+  const q = (t: string): string => {
+    let out = quoted.get(t);
+    if (out === undefined) {
+      out = J(t);
+      quoted.set(t, out);
+    }
+    return out;
+  };
+  const qn = (t: string | null): string => (t === null ? 'null' : q(t));
+  const amount = (units: bigint) => `"${scaledToString(units, minor)}"`;
+  const refTexts = new Map<string, string>();
+  const refText = (companyId: string): string => {
+    let t = refTexts.get(companyId);
+    if (t === undefined) {
+      const ref = refOf(companyId);
+      t = typeof ref === 'number' ? String(ref) : J(ref);
+      refTexts.set(companyId, t);
+    }
+    return t;
+  };
   const out: StoredLineContributions[] = new Array(lines.length);
   for (let n = 0; n < lines.length; n++) {
     const l = lines[n]!;
     const a = acc.get(l.id);
-    const rates: [string, string][] = [];
+    const rates: string[] = [];
     const rateIndex = new Map<string, number>();
     const rateRef = (r: { rate: string; appliedFor: string }) => {
       const key = `${r.rate}|${r.appliedFor}`;
       let i = rateIndex.get(key);
       if (i === undefined) {
         i = rates.length;
-        rates.push([r.rate, r.appliedFor]);
+        rates.push(`[${q(r.rate)},${q(r.appliedFor)}]`);
         rateIndex.set(key, i);
       }
       return i;
     };
     let companySum = 0n;
-    const companies: PackedCompany2[] = [];
+    let companies = '';
     if (a) {
       for (const [companyId, c] of [...a.companies.entries()].sort(byCompanyId)) {
         companySum += c.amount;
-        const items: PackedItem2[] = new Array(c.items.length);
+        let items = '';
         for (let k = 0; k < c.items.length; k++) {
           const item = c.items[k]!;
           const d = item.detail;
-          const cta = item.kind === 'cta';
-          items[k] = [
-            sourceCode(item, l.id),
-            item.key === l.key ? null : item.key,
-            cta || !d ? null : basisCode(d.basis),
-            d ? d.functional : null,
-            d ? d.rates.map(rateRef) : [],
-            d?.ratesOmitted ?? 0,
-            text(item.units),
-          ];
+          let refs = '';
+          if (d) {
+            for (let r = 0; r < d.rates.length; r++)
+              refs += r === 0 ? rateRef(d.rates[r]!) : `,${rateRef(d.rates[r]!)}`;
+          }
+          items +=
+            `${k === 0 ? '' : ','}[${sourceCode(item, l.id)},${item.key === l.key ? 'null' : q(item.key)},` +
+            `${item.kind === 'cta' || !d ? 'null' : basisCode(d.basis)},${d ? J(d.functional) : 'null'},` +
+            `[${refs}],${d?.ratesOmitted ?? 0},${amount(item.units)}]`;
         }
-        companies.push([refOf(companyId), c.weight, text(c.amount), items]);
+        companies += `${companies === '' ? '' : ','}[${refText(companyId)},${q(c.weight)},${amount(c.amount)},[${items}]]`;
       }
     }
     let eliminationSum = 0n;
-    const eliminations: PackedElimination[] = [];
+    let eliminations = '';
     for (const x of a?.eliminations ?? []) {
       if (x.units === 0n) continue;
       eliminationSum += x.units;
-      eliminations.push([
-        eliminationSourceCode(x.e.source),
-        x.e.eliminationRuleId,
-        x.e.ruleName,
-        x.e.companyId,
-        text(x.units),
-      ]);
+      eliminations +=
+        `${eliminations === '' ? '' : ','}[${eliminationSourceCode(x.e.source)},${qn(x.e.eliminationRuleId)},` +
+        `${x.e.ruleName === null ? 'null' : J(x.e.ruleName)},${qn(x.e.companyId)},${amount(x.units)}]`;
     }
     let adjustmentSum = 0n;
-    const adjustmentsOut: PackedAdjustment[] = [];
+    let adjustmentsOut = '';
     for (const x of a?.adjustments ?? []) {
       if (x.units === 0n) continue;
       adjustmentSum += x.units;
-      adjustmentsOut.push([x.adjustmentId, x.companyId, text(x.units)]);
+      adjustmentsOut += `${adjustmentsOut === '' ? '' : ','}[${q(x.adjustmentId)},${qn(x.companyId)},${amount(x.units)}]`;
     }
-    const nci = text(l.nci);
-    const packed: PackedLine2 = [
-      2,
-      l.lineType,
-      l.companyId,
-      [
-        text(l.aggregated),
-        text(l.elimination),
-        text(l.adjustment),
-        nci,
-        text(l.aggregated + l.elimination + l.adjustment + l.nci),
-        nci,
-        text(l.aggregated - companySum),
-        text(l.elimination - eliminationSum),
-        text(l.adjustment - adjustmentSum),
-      ],
-      companies,
-      eliminations,
-      adjustmentsOut,
-      rates,
-    ];
-    out[n] = { lineId: l.id, accountNumber: l.key, data: JSON.stringify(packed) };
+    const nci = amount(l.nci);
+    const amounts = [
+      amount(l.aggregated),
+      amount(l.elimination),
+      amount(l.adjustment),
+      nci,
+      amount(l.aggregated + l.elimination + l.adjustment + l.nci),
+      nci,
+      amount(l.aggregated - companySum),
+      amount(l.elimination - eliminationSum),
+      amount(l.adjustment - adjustmentSum),
+    ].join(',');
+    const data =
+      `[2,${q(l.lineType)},${qn(l.companyId)},[${amounts}],[${companies}],[${eliminations}],` +
+      `[${adjustmentsOut}],[${rates.join(',')}]]`;
+    out[n] = { lineId: l.id, accountNumber: l.key, data };
   }
   return out;
 }
