@@ -93,7 +93,6 @@ const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
-const sum = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0
@@ -189,7 +188,6 @@ async function main(): Promise<void> {
       );
     }
   }
-  void sum;
   const of = (label: string) => rows.filter((r) => r.label === label);
   const report: Record<string, unknown> = {};
   for (const label of ['10k', 'owned']) {
