@@ -1,5 +1,6 @@
 /** Account endpoints and account templates. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RouteApp } from '../../http/route-app.ts';
 import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
 import { isTemplateType, TEMPLATE_TYPES } from '../../domain/templates/index.ts';
 import { pageParams } from '../../http/pagination.ts';
@@ -128,6 +129,13 @@ const tags = ['Accounts'];
 const templateTags = ['Account templates'];
 
 export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  accountReadRoutes(app);
+  accountWriteRoutes(app);
+  accountTemplateRoutes(app);
+};
+
+/** Accounts of a company: list, get. */
+function accountReadRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
   app.get(
@@ -191,6 +199,11 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       service.getAccount(db, request.access, request.params.organizationId, request.params.id),
   );
+}
+
+/** Accounts: create, update, delete. */
+function accountWriteRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.post(
     '/api/v1/accounts',
@@ -279,6 +292,11 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+}
+
+/** Account templates: list, get, apply to a company. */
+function accountTemplateRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.get(
     '/api/v1/account-templates',
@@ -341,4 +359,4 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .code(201)
         .send(await service.applyAccountTemplate(db, request.access, request.params.type, request.body)),
   );
-};
+}

@@ -7,7 +7,7 @@
  */
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction, pgConstraint, pgErrorCode } from '../../db/client.ts';
+import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
 import { accounts, eliminationRules, journalLines } from '../../db/schema/index.ts';
 import {
   type AccountCategory,
@@ -331,6 +331,109 @@ export interface UpdateAccountInput {
 
 const IMMUTABLE = ['organizationId', 'companyId', 'accountNumber', 'accountType', 'accountCategory'] as const;
 
+type AccountRow = typeof accounts.$inferSelect;
+
+/** The fields a PUT may not change: sent with another value, each answers a validation issue. */
+function checkImmutable(input: UpdateAccountInput, row: AccountRow): void {
+  const immutableIssues: Issue[] = [];
+  for (const field of IMMUTABLE) {
+    const sent = input[field];
+    if (sent !== undefined && sent !== row[field]) {
+      immutableIssues.push({ path: `/${field}`, message: `${field} is immutable` });
+    }
+  }
+  if (immutableIssues.length > 0) throw new ValidationError(immutableIssues);
+}
+
+/** The account's fields after the update (PUT semantics: null restores the default or clears). */
+function nextAccountFields(input: UpdateAccountInput, row: AccountRow) {
+  const isIntercompany =
+    input.isIntercompany === undefined ? row.isIntercompany : (input.isIntercompany ?? false);
+  let intercompanyPartnerId =
+    input.intercompanyPartnerId === undefined ? row.intercompanyPartnerId : input.intercompanyPartnerId;
+  if (!isIntercompany && input.intercompanyPartnerId === undefined) intercompanyPartnerId = null;
+  return {
+    name: input.name ?? row.name,
+    description: input.description === undefined ? row.description : input.description,
+    parentAccountId: input.parentAccountId === undefined ? row.parentAccountId : input.parentAccountId,
+    isPostable: input.isPostable === undefined ? row.isPostable : (input.isPostable ?? true),
+    isActive: input.isActive === undefined ? row.isActive : (input.isActive ?? true),
+    isIntercompany,
+    intercompanyPartnerId,
+    cashFlowCategory: input.cashFlowCategory === undefined ? row.cashFlowCategory : input.cashFlowCategory,
+    isCashEquivalent:
+      input.isCashEquivalent === undefined ? row.isCashEquivalent : (input.isCashEquivalent ?? false),
+    isNonMonetary: input.isNonMonetary === undefined ? row.isNonMonetary : (input.isNonMonetary ?? false),
+  };
+}
+
+/**
+ * The level of an account moved under `parentAccountId` (null: a root). The parent must exist, be of
+ * the same company and type, not be the account or one of its descendants, and the moved subtree
+ * must stay within the depth limit.
+ */
+async function newHierarchyLevel(
+  tx: Tx,
+  organizationId: string,
+  row: AccountRow,
+  parentAccountId: string | null,
+): Promise<number> {
+  const accountId = row.id;
+  let level = 1;
+  if (parentAccountId !== null) {
+    const parent = await checkParent(
+      tx,
+      organizationId,
+      row.companyId,
+      row.accountType as AccountType,
+      parentAccountId,
+    );
+    if (parent.id === accountId || (await descendantIds(tx, organizationId, accountId)).includes(parent.id)) {
+      throw errors.CircularAccountReferenceError(
+        'The new parent is the account itself or one of its descendants',
+        { accountId, parentAccountId: parent.id },
+      );
+    }
+    level = parent.hierarchyLevel + 1;
+  }
+  if (level + (await subtreeHeight(tx, organizationId, accountId)) > MAX_HIERARCHY_LEVEL) throw tooDeep();
+  return level;
+}
+
+/** An account with active children cannot be deactivated (400 HasActiveChildAccountsError). */
+async function checkNoActiveChildren(tx: Tx, organizationId: string, accountId: string): Promise<void> {
+  const [c] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(accounts)
+    .where(
+      and(
+        eq(accounts.organizationId, organizationId),
+        eq(accounts.parentAccountId, accountId),
+        eq(accounts.isActive, true),
+      ),
+    );
+  const childCount = Number(c?.n ?? 0);
+  if (childCount > 0) {
+    throw errors.HasActiveChildAccountsError('The account has active child accounts', {
+      accountId,
+      childCount,
+    });
+  }
+}
+
+/** Moves the levels of an account's descendants by `delta` (the account itself moved). */
+async function shiftSubtreeLevels(tx: Tx, organizationId: string, accountId: string, delta: number) {
+  await tx.execute(sql`
+    with recursive sub(id, depth) as (
+      select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
+      union all
+      select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
+      where a.organization_id = ${organizationId} and sub.depth < 64
+    )
+    update accounts set hierarchy_level = hierarchy_level + ${delta}, updated_at = now()
+    where organization_id = ${organizationId} and id in (select id from sub)`);
+}
+
 export async function updateAccount(
   db: Db,
   access: Access,
@@ -349,37 +452,12 @@ export async function updateAccount(
     const company = await lockCompany(tx, organizationId, found.companyId, 'update');
     const row = await lockAccount(tx, organizationId, accountId);
 
-    const immutableIssues: Issue[] = [];
-    for (const field of IMMUTABLE) {
-      const sent = input[field];
-      if (sent !== undefined && sent !== row[field]) {
-        immutableIssues.push({ path: `/${field}`, message: `${field} is immutable` });
-      }
-    }
-    if (immutableIssues.length > 0) throw new ValidationError(immutableIssues);
+    checkImmutable(input, row);
 
     const currentRe = company?.retainedEarningsAccountId ?? null;
     const before = accountRecord(row, currentRe);
 
-    // The resulting record (PUT semantics: null restores the default or clears).
-    const isIntercompany =
-      input.isIntercompany === undefined ? row.isIntercompany : (input.isIntercompany ?? false);
-    let intercompanyPartnerId =
-      input.intercompanyPartnerId === undefined ? row.intercompanyPartnerId : input.intercompanyPartnerId;
-    if (!isIntercompany && input.intercompanyPartnerId === undefined) intercompanyPartnerId = null;
-    const next = {
-      name: input.name ?? row.name,
-      description: input.description === undefined ? row.description : input.description,
-      parentAccountId: input.parentAccountId === undefined ? row.parentAccountId : input.parentAccountId,
-      isPostable: input.isPostable === undefined ? row.isPostable : (input.isPostable ?? true),
-      isActive: input.isActive === undefined ? row.isActive : (input.isActive ?? true),
-      isIntercompany,
-      intercompanyPartnerId,
-      cashFlowCategory: input.cashFlowCategory === undefined ? row.cashFlowCategory : input.cashFlowCategory,
-      isCashEquivalent:
-        input.isCashEquivalent === undefined ? row.isCashEquivalent : (input.isCashEquivalent ?? false),
-      isNonMonetary: input.isNonMonetary === undefined ? row.isNonMonetary : (input.isNonMonetary ?? false),
-    };
+    const next = nextAccountFields(input, row);
     const wasRe = currentRe === accountId;
     const willBeRe = input.isRetainedEarnings === undefined ? wasRe : (input.isRetainedEarnings ?? false);
 
@@ -391,58 +469,17 @@ export async function updateAccount(
     });
     if (issues.length > 0) throw new ValidationError(issues);
 
-    // Parent: exists, same company and type, no cycle, depth.
-    let level = row.hierarchyLevel;
     const parentChanged = next.parentAccountId !== row.parentAccountId;
-    if (parentChanged) {
-      if (next.parentAccountId === null) {
-        level = 1;
-      } else {
-        const parent = await checkParent(
-          tx,
-          organizationId,
-          row.companyId,
-          row.accountType as AccountType,
-          next.parentAccountId,
-        );
-        if (
-          parent.id === accountId ||
-          (await descendantIds(tx, organizationId, accountId)).includes(parent.id)
-        ) {
-          throw errors.CircularAccountReferenceError(
-            'The new parent is the account itself or one of its descendants',
-            { accountId, parentAccountId: parent.id },
-          );
-        }
-        level = parent.hierarchyLevel + 1;
-      }
-      if (level + (await subtreeHeight(tx, organizationId, accountId)) > MAX_HIERARCHY_LEVEL) throw tooDeep();
-    }
+    const level = parentChanged
+      ? await newHierarchyLevel(tx, organizationId, row, next.parentAccountId)
+      : row.hierarchyLevel;
     if (next.intercompanyPartnerId !== null && next.intercompanyPartnerId !== row.intercompanyPartnerId) {
       await checkPartner(tx, organizationId, next.intercompanyPartnerId);
     }
     if (willBeRe && !wasRe && !isUsableRetainedEarningsAccount({ ...row, ...next })) {
       throw invalidRetainedEarningsAccount(accountId, row.accountType, row.accountCategory);
     }
-    if (row.isActive && !next.isActive) {
-      const [c] = await tx
-        .select({ n: sql<number>`count(*)::int` })
-        .from(accounts)
-        .where(
-          and(
-            eq(accounts.organizationId, organizationId),
-            eq(accounts.parentAccountId, accountId),
-            eq(accounts.isActive, true),
-          ),
-        );
-      const childCount = Number(c?.n ?? 0);
-      if (childCount > 0) {
-        throw errors.HasActiveChildAccountsError('The account has active child accounts', {
-          accountId,
-          childCount,
-        });
-      }
-    }
+    if (row.isActive && !next.isActive) await checkNoActiveChildren(tx, organizationId, accountId);
     if (wasRe && willBeRe && (!next.isActive || !next.isPostable)) {
       throw accountInUse(accountId, 'RetainedEarningsAccount');
     }
@@ -484,17 +521,7 @@ export async function updateAccount(
       .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)))
       .returning();
     const delta = level - row.hierarchyLevel;
-    if (parentChanged && delta !== 0) {
-      await tx.execute(sql`
-        with recursive sub(id, depth) as (
-          select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
-          union all
-          select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
-          where a.organization_id = ${organizationId} and sub.depth < 64
-        )
-        update accounts set hierarchy_level = hierarchy_level + ${delta}, updated_at = now()
-        where organization_id = ${organizationId} and id in (select id from sub)`);
-    }
+    if (parentChanged && delta !== 0) await shiftSubtreeLevels(tx, organizationId, accountId, delta);
     await recordAudit(tx, {
       organizationId,
       userId: access.userId,

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RouteApp } from '../../http/route-app.ts';
 import { invalid } from '../../domain/errors.ts';
 import { NoContent, responses } from '../../http/responses.ts';
 import { RoleSchema, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
@@ -28,6 +29,12 @@ const Provider = Type.Optional(Type.Literal('local'));
 const tags = ['Authentication'];
 
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  sessionRoutes(app);
+  currentUserRoutes(app);
+};
+
+/** Register, log in, log out, the current user. */
+function sessionRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
   app.post(
@@ -112,6 +119,11 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => auth.me(db, request.user!.id),
   );
+}
+
+/** The current user: update, refresh the session, change password. */
+function currentUserRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.put(
     '/api/auth/me',
@@ -163,4 +175,4 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
-};
+}

@@ -1,5 +1,6 @@
 /** Company endpoints. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RouteApp } from '../../http/route-app.ts';
 import { TEMPLATE_TYPES } from '../../domain/templates/index.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
@@ -117,6 +118,12 @@ const tags = ['Companies'];
 const byIdPath = '/api/v1/organizations/:organizationId/companies/:companyId';
 
 export const companyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  companyReadRoutes(app);
+  companyChangeRoutes(app);
+};
+
+/** Companies: list, get, create. */
+function companyReadRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
   app.get(
@@ -190,6 +197,11 @@ export const companyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       reply.code(201).send(await service.createCompany(db, request.access, request.body)),
   );
+}
+
+/** Companies: update, deactivate. */
+function companyChangeRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.put(
     byIdPath,
@@ -255,4 +267,4 @@ export const companyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
-};
+}

@@ -5,7 +5,14 @@
 import { nameKey } from '../../domain/text.ts';
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction, pgConstraint, pgErrorCode, type Queryable } from '../../db/client.ts';
+import {
+  type Db,
+  inTransaction,
+  pgConstraint,
+  pgErrorCode,
+  type Queryable,
+  type Tx,
+} from '../../db/client.ts';
 import { accounts, companies, fiscalYears } from '../../db/schema/index.ts';
 import { isUsableRetainedEarningsAccount } from '../../domain/accounts.ts';
 import { isJurisdictionCode } from '../../domain/codes.ts';
@@ -343,6 +350,167 @@ function unpostedError(companyId: string, unpostedEntryCount: number): DomainErr
   });
 }
 
+/** organizationId and functionalCurrency cannot change: sent with another value, a validation issue. */
+function checkImmutableCompany(input: UpdateCompanyInput, row: CompanyRow): void {
+  const issues: Issue[] = [];
+  if (input.organizationId !== undefined && input.organizationId !== row.organizationId) {
+    issues.push({ path: '/organizationId', message: 'organizationId is immutable' });
+  }
+  if (input.functionalCurrency !== undefined && input.functionalCurrency !== row.functionalCurrency) {
+    issues.push({ path: '/functionalCurrency', message: 'functionalCurrency is immutable' });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+}
+
+/** The record after the update: each field sent replaces the current one. */
+function updatedCompany(before: CompanyRecord, input: UpdateCompanyInput): CompanyRecord {
+  const after: CompanyRecord = { ...before };
+  if (input.name !== undefined) after.name = input.name;
+  if (input.legalName !== undefined) after.legalName = input.legalName;
+  if (input.jurisdiction !== undefined) after.jurisdiction = input.jurisdiction;
+  if (input.taxId !== undefined) after.taxId = input.taxId;
+  if (input.incorporationDate !== undefined) after.incorporationDate = input.incorporationDate;
+  if (input.registrationNumber !== undefined) after.registrationNumber = input.registrationNumber;
+  if (input.registeredAddress !== undefined)
+    after.registeredAddress = normalizeAddress(input.registeredAddress);
+  if (input.industryCode !== undefined) after.industryCode = input.industryCode;
+  if (input.companyType !== undefined) after.companyType = input.companyType;
+  if (input.incorporationJurisdiction !== undefined)
+    after.incorporationJurisdiction = input.incorporationJurisdiction;
+  if (input.reportingCurrency !== undefined) after.reportingCurrency = input.reportingCurrency;
+  if (input.fiscalYearEnd !== undefined) after.fiscalYearEnd = { ...input.fiscalYearEnd };
+  if (input.retainedEarningsAccountId !== undefined)
+    after.retainedEarningsAccountId = input.retainedEarningsAccountId;
+  if (input.unrealizedFxGainLossAccountId !== undefined)
+    after.unrealizedFxGainLossAccountId = input.unrealizedFxGainLossAccountId;
+  if (input.realizedFxGainLossAccountId !== undefined)
+    after.realizedFxGainLossAccountId = input.realizedFxGainLossAccountId;
+  if (input.isActive !== undefined) after.isActive = input.isActive ?? true;
+  return after;
+}
+
+/** An account of the company named by a setting, locked (404 AccountNotFoundError when missing). */
+async function settingAccount(
+  tx: Tx,
+  company: { organizationId: string; companyId: string },
+  accountId: string,
+  lock: 'update' | 'share',
+) {
+  const [account] = await tx
+    .select()
+    .from(accounts)
+    .where(
+      and(
+        eq(accounts.organizationId, company.organizationId),
+        eq(accounts.companyId, company.companyId),
+        eq(accounts.id, accountId),
+      ),
+    )
+    .for(lock);
+  if (!account) throw accountNotFound(accountId);
+  return account;
+}
+
+/** The update's business rules, in the order of the endpoint's Errors column. */
+async function checkCompanyUpdate(
+  tx: Tx,
+  row: CompanyRow,
+  before: CompanyRecord,
+  after: CompanyRecord,
+): Promise<void> {
+  const organizationId = row.organizationId;
+  const companyId = row.id;
+  if (companyNameKey(after.name) !== row.nameKey) {
+    const [taken] = await tx
+      .select({ id: companies.id })
+      .from(companies)
+      .where(
+        and(
+          eq(companies.organizationId, organizationId),
+          eq(companies.nameKey, companyNameKey(after.name)),
+          ne(companies.id, companyId),
+        ),
+      );
+    if (taken) throw nameTaken(after.name, organizationId);
+  }
+  if (
+    after.fiscalYearEnd.month !== before.fiscalYearEnd.month ||
+    after.fiscalYearEnd.day !== before.fiscalYearEnd.day
+  ) {
+    await checkNoFiscalYears(tx, organizationId, companyId);
+  }
+  if (
+    after.retainedEarningsAccountId !== null &&
+    after.retainedEarningsAccountId !== before.retainedEarningsAccountId
+  ) {
+    const accountId = after.retainedEarningsAccountId;
+    const account = await settingAccount(tx, { organizationId, companyId }, accountId, 'update');
+    if (!isUsableRetainedEarningsAccount(account)) {
+      throw invalidRetainedEarningsAccount(accountId, account.accountType, account.accountCategory);
+    }
+  }
+  for (const setting of ['unrealizedFxGainLossAccountId', 'realizedFxGainLossAccountId'] as const) {
+    const accountId = after[setting];
+    if (accountId === null || accountId === before[setting]) continue;
+    const account = await settingAccount(tx, { organizationId, companyId }, accountId, 'share');
+    if (!isUsableFxGainLossAccount(account)) {
+      throw errors.InvalidFxGainLossAccountError(
+        'An exchange gain/loss account must be an active, postable revenue or expense account',
+        { accountId, setting, accountType: account.accountType },
+      );
+    }
+  }
+  if (before.isActive && !after.isActive) {
+    const count = await unpostedEntryCount(tx, organizationId, companyId);
+    if (count > 0) throw unpostedError(companyId, count);
+  }
+}
+
+/** The fiscal year end cannot change while the company has fiscal years. */
+async function checkNoFiscalYears(tx: Tx, organizationId: string, companyId: string): Promise<void> {
+  const [c] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(fiscalYears)
+    .where(and(eq(fiscalYears.organizationId, organizationId), eq(fiscalYears.companyId, companyId)));
+  const fiscalYearCount = Number(c?.n ?? 0);
+  if (fiscalYearCount > 0) {
+    throw errors.FiscalYearEndChangeNotAllowedError(
+      'The fiscal year end cannot change while fiscal years exist',
+      { companyId, fiscalYearCount },
+    );
+  }
+}
+
+/** Writes the updated record. */
+async function storeCompany(tx: Tx, organizationId: string, companyId: string, after: CompanyRecord) {
+  const [updated] = await tx
+    .update(companies)
+    .set({
+      name: after.name,
+      nameKey: companyNameKey(after.name),
+      legalName: after.legalName,
+      jurisdiction: after.jurisdiction,
+      taxId: after.taxId,
+      incorporationDate: after.incorporationDate,
+      registrationNumber: after.registrationNumber,
+      registeredAddress: after.registeredAddress,
+      industryCode: after.industryCode,
+      companyType: after.companyType,
+      incorporationJurisdiction: after.incorporationJurisdiction,
+      reportingCurrency: after.reportingCurrency,
+      fiscalYearEndMonth: after.fiscalYearEnd.month,
+      fiscalYearEndDay: after.fiscalYearEnd.day,
+      retainedEarningsAccountId: after.retainedEarningsAccountId,
+      unrealizedFxGainLossAccountId: after.unrealizedFxGainLossAccountId,
+      realizedFxGainLossAccountId: after.realizedFxGainLossAccountId,
+      isActive: after.isActive,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)))
+    .returning();
+  return updated!;
+}
+
 export async function updateCompany(
   db: Db,
   access: Access,
@@ -359,147 +527,16 @@ export async function updateCompany(
         () => companyNotFound(companyId),
       );
       const before = companyRecord(row);
-
-      const issues: Issue[] = [];
-      if (input.organizationId !== undefined && input.organizationId !== row.organizationId) {
-        issues.push({ path: '/organizationId', message: 'organizationId is immutable' });
-      }
-      if (input.functionalCurrency !== undefined && input.functionalCurrency !== row.functionalCurrency) {
-        issues.push({ path: '/functionalCurrency', message: 'functionalCurrency is immutable' });
-      }
-      if (issues.length > 0) throw new ValidationError(issues);
-
-      const after: CompanyRecord = { ...before };
-      if (input.name !== undefined) after.name = input.name;
-      if (input.legalName !== undefined) after.legalName = input.legalName;
-      if (input.jurisdiction !== undefined) after.jurisdiction = input.jurisdiction;
-      if (input.taxId !== undefined) after.taxId = input.taxId;
-      if (input.incorporationDate !== undefined) after.incorporationDate = input.incorporationDate;
-      if (input.registrationNumber !== undefined) after.registrationNumber = input.registrationNumber;
-      if (input.registeredAddress !== undefined)
-        after.registeredAddress = normalizeAddress(input.registeredAddress);
-      if (input.industryCode !== undefined) after.industryCode = input.industryCode;
-      if (input.companyType !== undefined) after.companyType = input.companyType;
-      if (input.incorporationJurisdiction !== undefined)
-        after.incorporationJurisdiction = input.incorporationJurisdiction;
-      if (input.reportingCurrency !== undefined) after.reportingCurrency = input.reportingCurrency;
-      if (input.fiscalYearEnd !== undefined) after.fiscalYearEnd = { ...input.fiscalYearEnd };
-      if (input.retainedEarningsAccountId !== undefined)
-        after.retainedEarningsAccountId = input.retainedEarningsAccountId;
-      if (input.unrealizedFxGainLossAccountId !== undefined)
-        after.unrealizedFxGainLossAccountId = input.unrealizedFxGainLossAccountId;
-      if (input.realizedFxGainLossAccountId !== undefined)
-        after.realizedFxGainLossAccountId = input.realizedFxGainLossAccountId;
-      if (input.isActive !== undefined) after.isActive = input.isActive ?? true;
-
-      // Business rules, in the order of the endpoint's Errors column.
-      if (companyNameKey(after.name) !== row.nameKey) {
-        const [taken] = await tx
-          .select({ id: companies.id })
-          .from(companies)
-          .where(
-            and(
-              eq(companies.organizationId, organizationId),
-              eq(companies.nameKey, companyNameKey(after.name)),
-              ne(companies.id, companyId),
-            ),
-          );
-        if (taken) throw nameTaken(after.name, organizationId);
-      }
-      if (
-        after.fiscalYearEnd.month !== before.fiscalYearEnd.month ||
-        after.fiscalYearEnd.day !== before.fiscalYearEnd.day
-      ) {
-        const [c] = await tx
-          .select({ n: sql<number>`count(*)::int` })
-          .from(fiscalYears)
-          .where(and(eq(fiscalYears.organizationId, organizationId), eq(fiscalYears.companyId, companyId)));
-        const fiscalYearCount = Number(c?.n ?? 0);
-        if (fiscalYearCount > 0) {
-          throw errors.FiscalYearEndChangeNotAllowedError(
-            'The fiscal year end cannot change while fiscal years exist',
-            { companyId, fiscalYearCount },
-          );
-        }
-      }
-      if (
-        after.retainedEarningsAccountId !== null &&
-        after.retainedEarningsAccountId !== before.retainedEarningsAccountId
-      ) {
-        const accountId = after.retainedEarningsAccountId;
-        const [account] = await tx
-          .select()
-          .from(accounts)
-          .where(
-            and(
-              eq(accounts.organizationId, organizationId),
-              eq(accounts.companyId, companyId),
-              eq(accounts.id, accountId),
-            ),
-          )
-          .for('update');
-        if (!account) throw accountNotFound(accountId);
-        if (!isUsableRetainedEarningsAccount(account)) {
-          throw invalidRetainedEarningsAccount(accountId, account.accountType, account.accountCategory);
-        }
-      }
-      for (const setting of ['unrealizedFxGainLossAccountId', 'realizedFxGainLossAccountId'] as const) {
-        const accountId = after[setting];
-        if (accountId === null || accountId === before[setting]) continue;
-        const [account] = await tx
-          .select()
-          .from(accounts)
-          .where(
-            and(
-              eq(accounts.organizationId, organizationId),
-              eq(accounts.companyId, companyId),
-              eq(accounts.id, accountId),
-            ),
-          )
-          .for('share');
-        if (!account) throw accountNotFound(accountId);
-        if (!isUsableFxGainLossAccount(account)) {
-          throw errors.InvalidFxGainLossAccountError(
-            'An exchange gain/loss account must be an active, postable revenue or expense account',
-            { accountId, setting, accountType: account.accountType },
-          );
-        }
-      }
-      if (before.isActive && !after.isActive) {
-        const count = await unpostedEntryCount(tx, organizationId, companyId);
-        if (count > 0) throw unpostedError(companyId, count);
-      }
+      checkImmutableCompany(input, row);
+      const after = updatedCompany(before, input);
+      await checkCompanyUpdate(tx, row, before, after);
 
       const changes = diffChanges(
         before as unknown as Record<string, unknown>,
         after as unknown as Record<string, unknown>,
       );
       if (Object.keys(changes).length === 0) return before;
-      const [updated] = await tx
-        .update(companies)
-        .set({
-          name: after.name,
-          nameKey: companyNameKey(after.name),
-          legalName: after.legalName,
-          jurisdiction: after.jurisdiction,
-          taxId: after.taxId,
-          incorporationDate: after.incorporationDate,
-          registrationNumber: after.registrationNumber,
-          registeredAddress: after.registeredAddress,
-          industryCode: after.industryCode,
-          companyType: after.companyType,
-          incorporationJurisdiction: after.incorporationJurisdiction,
-          reportingCurrency: after.reportingCurrency,
-          fiscalYearEndMonth: after.fiscalYearEnd.month,
-          fiscalYearEndDay: after.fiscalYearEnd.day,
-          retainedEarningsAccountId: after.retainedEarningsAccountId,
-          unrealizedFxGainLossAccountId: after.unrealizedFxGainLossAccountId,
-          realizedFxGainLossAccountId: after.realizedFxGainLossAccountId,
-          isActive: after.isActive,
-          updatedAt: new Date(),
-        })
-        .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)))
-        .returning();
+      const updated = await storeCompany(tx, organizationId, companyId, after);
       await recordAudit(tx, {
         organizationId,
         userId: access.userId,
@@ -508,7 +545,7 @@ export async function updateCompany(
         entityId: companyId,
         changes,
       });
-      const record = companyRecord(updated!);
+      const record = companyRecord(updated);
       if (before.isActive && !record.isActive) {
         await recordEvent(tx, companyEvent('CompanyDeactivated', access.userId, record));
       }

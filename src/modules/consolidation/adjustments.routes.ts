@@ -1,5 +1,6 @@
 /** Routes of top-side adjustments of a consolidation group, with the journal's workflow as sub-paths. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RouteApp } from '../../http/route-app.ts';
 import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
@@ -145,9 +146,17 @@ const ACTIONS: {
   },
 ];
 
+const base = '/api/v1/consolidation/groups/:id/adjustments';
+
 export const adjustmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  adjustmentCreateRoutes(app);
+  adjustmentRecordRoutes(app);
+  adjustmentWorkflowRoutes(app);
+};
+
+/** Top-side adjustments: list, create. */
+function adjustmentCreateRoutes(app: RouteApp): void {
   const { db } = app.deps;
-  const base = '/api/v1/consolidation/groups/:id/adjustments';
 
   app.get(
     base,
@@ -223,6 +232,11 @@ export const adjustmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
         ),
   );
+}
+
+/** A top-side adjustment: get, update, delete. */
+function adjustmentRecordRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.get(
     `${base}/:adjustmentId`,
@@ -318,6 +332,11 @@ export const adjustmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+}
+
+/** The workflow moves of an adjustment. */
+function adjustmentWorkflowRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   for (const a of ACTIONS) {
     app.post(
@@ -344,4 +363,4 @@ export const adjustmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ),
     );
   }
-};
+}

@@ -1,5 +1,6 @@
 /** Routes of a group's chart of accounts, its account mappings and its intercompany-difference setting. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RouteApp } from '../../http/route-app.ts';
 import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
@@ -135,9 +136,20 @@ const MappingParams = Type.Object({ id: Type.String(), mappingId: Type.String() 
 const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 const tags = ['Group chart of accounts'];
 
+const base = '/api/v1/consolidation/groups/:id';
+
 export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  groupAccountListRoutes(app);
+  groupAccountBulkRoutes(app);
+  groupAccountChangeRoutes(app);
+  mappingRoutes(app);
+  mappingChangeRoutes(app);
+  intercompanyDifferenceRoutes(app);
+};
+
+/** The group chart: list its accounts, create one. */
+function groupAccountListRoutes(app: RouteApp): void {
   const { db } = app.deps;
-  const base = '/api/v1/consolidation/groups/:id';
 
   app.get(
     `${base}/accounts`,
@@ -202,6 +214,11 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
         ),
   );
+}
+
+/** Group accounts: create in bulk, get one. */
+function groupAccountBulkRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.post(
     `${base}/accounts/bulk`,
@@ -267,6 +284,11 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.query.organizationId,
       ),
   );
+}
+
+/** A group account: update, delete. */
+function groupAccountChangeRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.put(
     `${base}/accounts/:accountId`,
@@ -333,6 +355,11 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+}
+
+/** Account mappings: list, create. */
+function mappingRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.get(
     `${base}/mappings`,
@@ -401,6 +428,11 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
         ),
   );
+}
+
+/** Account mappings: delete, preview. */
+function mappingChangeRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.delete(
     `${base}/mappings/:mappingId`,
@@ -452,6 +484,11 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       mappings.previewMappings(db, request.access, request.params.id, request.query.organizationId),
   );
+}
+
+/** The intercompany-difference setting: get, set. */
+function intercompanyDifferenceRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.get(
     `${base}/intercompany-difference`,
@@ -508,4 +545,4 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.body,
       ),
   );
-};
+}

@@ -1,5 +1,6 @@
 /** Routes: consolidation groups and members. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
 import {
@@ -189,6 +190,14 @@ const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 const tags = ['Consolidation groups'];
 
 export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  groupRecordRoutes(app);
+  groupChangeRoutes(app);
+  memberAddRoutes(app);
+  memberChangeRoutes(app);
+};
+
+/** Groups: list, get, create. */
+function groupRecordRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
   app.get(
@@ -264,6 +273,11 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
     async (request, reply) =>
       reply.code(201).send(await groups.createGroup(db, request.access, request.body)),
   );
+}
+
+/** Groups: update, delete, activate and deactivate. */
+function groupChangeRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.put(
     '/api/v1/consolidation/groups/:id',
@@ -351,6 +365,11 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
         groups.setGroupActive(db, request.access, request.params.id, request.query.organizationId, active),
     );
   }
+}
+
+/** The ownership structure and adding a member. */
+function memberAddRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.get(
     '/api/v1/consolidation/groups/:id/structure',
@@ -410,6 +429,11 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
           ),
         ),
   );
+}
+
+/** Members: update, remove. */
+function memberChangeRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.put(
     '/api/v1/consolidation/groups/:id/members/:companyId',
@@ -480,4 +504,4 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
       return reply.code(204).send();
     },
   );
-};
+}

@@ -1,5 +1,6 @@
 /** Routes: elimination rules. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
 import {
@@ -135,6 +136,13 @@ const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 const tags = ['Elimination rules'];
 
 export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  ruleReadRoutes(app);
+  ruleWriteRoutes(app);
+  ruleStateRoutes(app);
+};
+
+/** Elimination rules: list, by type, get. */
+function ruleReadRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
   app.get(
@@ -219,6 +227,11 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => rules.getRule(db, request.access, request.params.id, request.query.organizationId),
   );
+}
+
+/** Elimination rules: create, create in bulk, update. */
+function ruleWriteRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.post(
     '/api/v1/elimination-rules',
@@ -302,6 +315,11 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       rules.updateRule(db, request.access, request.params.id, request.query.organizationId, request.body),
   );
+}
+
+/** Elimination rules: delete, activate and deactivate, priority. */
+function ruleStateRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.delete(
     '/api/v1/elimination-rules/:id',
@@ -375,4 +393,4 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.body.priority,
       ),
   );
-};
+}

@@ -1,5 +1,6 @@
 /** Exchange-rate endpoints. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RouteApp } from '../../http/route-app.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { RATE_SOURCES, RATE_TYPES } from '../../domain/rates.ts';
 import { pageParams } from '../../http/pagination.ts';
@@ -97,6 +98,13 @@ function checkBulk(body: {
 }
 
 export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  rateListRoutes(app);
+  ratePeriodRoutes(app);
+  rateWriteRoutes(app);
+};
+
+/** Rates: list, and the rate on a date, latest and closest. */
+function rateListRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
   app.get(
@@ -191,6 +199,11 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return rates.lookupClosest(db, request.access, request.query);
     },
   );
+}
+
+/** Rates of a fiscal period (average, closing) and one rate by id. */
+function ratePeriodRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.get(
     '/api/v1/exchange-rates/period-average',
@@ -253,6 +266,11 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => rates.getRate(db, request.access, request.params.id, request.query.organizationId),
   );
+}
+
+/** Rates: create, create in bulk, delete. */
+function rateWriteRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.post(
     '/api/v1/exchange-rates',
@@ -320,4 +338,4 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
-};
+}

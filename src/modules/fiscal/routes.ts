@@ -4,6 +4,7 @@
  * next to this plugin, reusing `FiscalYear`, `FiscalPeriod` and `fiscalPathIds` exported here.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { responses } from '../../http/responses.ts';
 import {
@@ -125,6 +126,13 @@ const tags = ['Fiscal years and periods'];
 const config = { pathIds: fiscalPathIds };
 
 export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  fiscalYearRoutes(app);
+  fiscalPeriodRoutes(app);
+  periodStatusRoutes(app);
+};
+
+/** Fiscal years: list, get, create, and the periods of one. */
+function fiscalYearRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
   app.get(
@@ -210,6 +218,11 @@ export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         pageParams(request.query),
       ),
   );
+}
+
+/** A fiscal period: get, close, open. */
+function fiscalPeriodRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.get(
     `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId`,
@@ -265,6 +278,11 @@ export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       service.openFiscalPeriod(db, request.access, request.params, request.body?.reason ?? null),
   );
+}
+
+/** Period reopen history, the status at a date, the summary of a company. */
+function periodStatusRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.get(
     `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId/reopen-history`,
@@ -314,4 +332,4 @@ export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => service.periodSummary(db, request.access, request.params),
   );
-};
+}

@@ -1,5 +1,6 @@
 /** Foreign-currency revaluation: open balances per currency and revaluation runs of a company. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RouteApp } from '../../http/route-app.ts';
 import { RATE_TYPES } from '../../domain/rates.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { responses } from '../../http/responses.ts';
@@ -104,6 +105,12 @@ const RunBody = Type.Object({
 });
 
 export const fxRevaluationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  revaluationRunRoutes(app);
+  revaluationRecordRoutes(app);
+};
+
+/** Open foreign-currency balances and running a revaluation. */
+function revaluationRunRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
   app.get(
@@ -178,6 +185,11 @@ export const fxRevaluationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => service.runRevaluation(db, request.access, request.params, request.body),
   );
+}
+
+/** Revaluation runs: list, get. */
+function revaluationRecordRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.get(
     `${BASE}/fx-revaluations`,
@@ -218,4 +230,4 @@ export const fxRevaluationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => service.getRevaluation(db, request.access, request.params),
   );
-};
+}

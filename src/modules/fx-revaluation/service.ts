@@ -12,7 +12,7 @@
  */
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction, type Queryable, queryRows } from '../../db/client.ts';
+import { type Db, inTransaction, type Queryable, queryRows, type Tx } from '../../db/client.ts';
 import { companies, fxRevaluations } from '../../db/schema/index.ts';
 import { addDays, type IsoDate, todayIn } from '../../domain/dates.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -255,6 +255,121 @@ const swap = (l: FxEntryLine): FxEntryLine => ({ ...l, side: l.side === 'debit' 
  * approval, else left as a `Draft`; with `autoReverse` its unrealised lines are reversed by a second
  * entry dated the next day (realised differences are final and are not reversed); the run is recorded.
  */
+
+type LockedCompany = Awaited<ReturnType<typeof lockCompany>>;
+
+/** What a dry run answers: the measured lines and totals, nothing written. */
+function dryRunRecord(
+  access: Access,
+  path: CompanyPath,
+  input: RunInput,
+  company: { functionalCurrency: string },
+  m: Measured,
+): FxRevaluationRecord {
+  const { organizationId, companyId } = path;
+  const autoReverse = input.autoReverse ?? true;
+  const reversalDate = autoReverse ? addDays(input.asOfDate, 1) : null;
+  const types = typesOf(input.rateType);
+  return {
+    id: null,
+    organizationId,
+    companyId,
+    asOfDate: input.asOfDate,
+    rateType: input.rateType ?? null,
+    rateTypes: types,
+    autoReverse,
+    dryRun: true,
+    entryId: null,
+    entryStatus: null,
+    reversalEntryId: null,
+    reversalDate,
+    functionalCurrency: company.functionalCurrency,
+    lines: balanceLines(m, company.functionalCurrency, true),
+    rates: ratesList(m),
+    totalUnrealized: money(totalOf(m.revalued, 'Unrealized'), company.functionalCurrency),
+    totalRealized: money(totalOf(m.revalued, 'Realized'), company.functionalCurrency),
+    createdBy: access.userId,
+    createdAt: null,
+  };
+}
+
+/**
+ * The rates the run used are locked for use (a rate deleted meanwhile answers 409
+ * ExchangeRateChangedError), and the gain/loss accounts the lines need are configured.
+ */
+async function checkRatesAndAccounts(tx: Tx, company: LockedCompany, m: Measured): Promise<void> {
+  const companyId = company.id;
+  const usedIds = [...new Set([...m.rates.values()].flatMap((r) => r.exchangeRateIds))];
+  const locked = await lockRatesForUse(tx, company.organizationId, usedIds);
+  if (locked.length < usedIds.length) {
+    throw errors.ExchangeRateChangedError('An exchange rate used by the run was deleted; retry', {
+      companyId,
+    });
+  }
+  const needsUnrealized = m.revalued.some((r) => r.kind === 'Unrealized' && !r.difference.isZero());
+  const needsRealized = m.revalued.some((r) => r.kind === 'Realized' && !r.difference.isZero());
+  if (needsUnrealized && !company.unrealizedFxGainLossAccountId) {
+    throw accountNotConfigured(companyId, 'unrealizedFxGainLossAccountId');
+  }
+  if (needsRealized && !company.realizedFxGainLossAccountId) {
+    throw accountNotConfigured(companyId, 'realizedFxGainLossAccountId');
+  }
+}
+
+/** The run's entry, and the reversal of its unrealised part the next day when asked. */
+async function postRevaluationEntries(
+  tx: Tx,
+  run: {
+    id: string;
+    access: Access;
+    company: LockedCompany;
+    asOfDate: string;
+    ref: { year: number; period: number };
+    reversalDate: string | null;
+    reversalRef: { year: number; period: number } | null;
+    settings: { requireApproval: boolean; defaultTimezone: string };
+  },
+  m: Measured,
+): Promise<{ entryId: string | null; entryStatus: string | null; reversalEntryId: string | null }> {
+  const { id, access, company, asOfDate, ref, reversalDate, reversalRef, settings } = run;
+  const byKind = revaluationEntryLines(m.revalued, {
+    unrealized: company.unrealizedFxGainLossAccountId ?? '',
+    realized: company.realizedFxGainLossAccountId ?? '',
+  });
+  const posted = !settings.requireApproval;
+  const insert = (args: Parameters<typeof insertSystemEntry>[1]) => insertSystemEntry(tx, args, posted);
+  const postingDate = todayIn(settings.defaultTimezone);
+  const all = [...byKind.Unrealized, ...byKind.Realized];
+  if (all.length === 0) return { entryId: null, entryStatus: null, reversalEntryId: null };
+  const entry = await insert({
+    company,
+    description: `Foreign-currency revaluation as of ${asOfDate}`,
+    transactionDate: asOfDate,
+    postingDate,
+    period: ref,
+    entryType: 'Adjusting',
+    sourceDocumentRef: refOf(id),
+    lines: all.map(toSystemLine),
+    userId: access.userId,
+  });
+  let reversalEntryId: string | null = null;
+  if (reversalDate && reversalRef && byKind.Unrealized.length > 0) {
+    const reversal = await insert({
+      company,
+      description: `Reversal of the unrealised foreign-currency revaluation as of ${asOfDate}`,
+      transactionDate: reversalDate,
+      postingDate,
+      period: reversalRef,
+      entryType: 'Reversing',
+      sourceDocumentRef: refOf(id),
+      lines: byKind.Unrealized.map(swap).map(toSystemLine),
+      userId: access.userId,
+    });
+    reversalEntryId = reversal.id;
+  }
+  return { entryId: entry.id, entryStatus: entry.status, reversalEntryId };
+}
+
 export async function runRevaluation(
   db: Db,
   access: Access,
@@ -272,27 +387,7 @@ export async function runRevaluation(
     const company = found;
     const m = await measure(db, company, input.asOfDate, types);
     if (m.missing.length > 0) throw missingRateError(m.missing[0]!, company, input.asOfDate, types);
-    return {
-      id: null,
-      organizationId,
-      companyId,
-      asOfDate: input.asOfDate,
-      rateType: input.rateType ?? null,
-      rateTypes: types,
-      autoReverse,
-      dryRun: true,
-      entryId: null,
-      entryStatus: null,
-      reversalEntryId: null,
-      reversalDate,
-      functionalCurrency: company.functionalCurrency,
-      lines: balanceLines(m, company.functionalCurrency, true),
-      rates: ratesList(m),
-      totalUnrealized: money(totalOf(m.revalued, 'Unrealized'), company.functionalCurrency),
-      totalRealized: money(totalOf(m.revalued, 'Realized'), company.functionalCurrency),
-      createdBy: access.userId,
-      createdAt: null,
-    };
+    return dryRunRecord(access, path, input, company, m);
   }
 
   const settings = await organizationSettings(db, organizationId, access);
@@ -315,63 +410,11 @@ export async function runRevaluation(
 
     const m = await measure(tx, company, input.asOfDate, types);
     if (m.missing.length > 0) throw missingRateError(m.missing[0]!, company, input.asOfDate, types);
-    const usedIds = [...new Set([...m.rates.values()].flatMap((r) => r.exchangeRateIds))];
-    const locked = await lockRatesForUse(tx, organizationId, usedIds);
-    if (locked.length < usedIds.length) {
-      throw errors.ExchangeRateChangedError('An exchange rate used by the run was deleted; retry', {
-        companyId,
-      });
-    }
-    const needsUnrealized = m.revalued.some((r) => r.kind === 'Unrealized' && !r.difference.isZero());
-    const needsRealized = m.revalued.some((r) => r.kind === 'Realized' && !r.difference.isZero());
-    if (needsUnrealized && !company.unrealizedFxGainLossAccountId) {
-      throw accountNotConfigured(companyId, 'unrealizedFxGainLossAccountId');
-    }
-    if (needsRealized && !company.realizedFxGainLossAccountId) {
-      throw accountNotConfigured(companyId, 'realizedFxGainLossAccountId');
-    }
-    const byKind = revaluationEntryLines(m.revalued, {
-      unrealized: company.unrealizedFxGainLossAccountId ?? '',
-      realized: company.realizedFxGainLossAccountId ?? '',
-    });
+    await checkRatesAndAccounts(tx, company, m);
 
     const id = uuidv7();
-    const posted = !settings.requireApproval;
-    const insert = (args: Parameters<typeof insertSystemEntry>[1]) => insertSystemEntry(tx, args, posted);
-    const postingDate = todayIn(settings.defaultTimezone);
-    const all = [...byKind.Unrealized, ...byKind.Realized];
-    let entryId: string | null = null;
-    let entryStatus: string | null = null;
-    let reversalEntryId: string | null = null;
-    if (all.length > 0) {
-      const entry = await insert({
-        company,
-        description: `Foreign-currency revaluation as of ${input.asOfDate}`,
-        transactionDate: input.asOfDate,
-        postingDate,
-        period: ref,
-        entryType: 'Adjusting',
-        sourceDocumentRef: refOf(id),
-        lines: all.map(toSystemLine),
-        userId: access.userId,
-      });
-      entryId = entry.id;
-      entryStatus = entry.status;
-      if (reversalDate && reversalRef && byKind.Unrealized.length > 0) {
-        const reversal = await insert({
-          company,
-          description: `Reversal of the unrealised foreign-currency revaluation as of ${input.asOfDate}`,
-          transactionDate: reversalDate,
-          postingDate,
-          period: reversalRef,
-          entryType: 'Reversing',
-          sourceDocumentRef: refOf(id),
-          lines: byKind.Unrealized.map(swap).map(toSystemLine),
-          userId: access.userId,
-        });
-        reversalEntryId = reversal.id;
-      }
-    }
+    const run = { id, access, company, asOfDate: input.asOfDate, ref, reversalDate, reversalRef, settings };
+    const { entryId, entryStatus, reversalEntryId } = await postRevaluationEntries(tx, run, m);
     const fc = company.functionalCurrency;
     const lines = balanceLines(m, fc, true);
     const rates = ratesList(m);

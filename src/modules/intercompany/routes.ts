@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RouteApp } from '../../http/route-app.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
@@ -118,6 +119,12 @@ const ListQuery = Type.Object({
 });
 
 export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  transactionRecordRoutes(app);
+  transactionMatchingRoutes(app);
+};
+
+/** Intercompany transactions: list, get, create, update. */
+function transactionRecordRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
   app.get(
@@ -206,6 +213,11 @@ export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       ic.updateTransaction(db, request.access, request.params.id, request.query.organizationId, request.body),
   );
+}
+
+/** Intercompany transactions: delete, matching status, linked entries. */
+function transactionMatchingRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.delete(
     '/api/v1/intercompany-transactions/:id',
@@ -296,4 +308,4 @@ export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ),
     );
   }
-};
+}

@@ -7,100 +7,48 @@
  * per-account differences and writes nothing. Every refusal of a row names the row and the column;
  * any refusal writes nothing.
  */
-import { and, count, desc, eq, sql } from 'drizzle-orm';
-import { v7 as uuidv7 } from 'uuid';
-import { pgArray, pgTokens, uuidv7Batch } from '../../db/bulk-params.ts';
-import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
-import { accounts, companies, trialBalanceImports } from '../../db/schema/index.ts';
-import { typeOfCategory } from '../../domain/accounts.ts';
-import { DomainError, ValidationError } from '../../domain/errors.ts';
-import { DEFAULT_SOURCE_MODULE, MOVES } from '../../domain/journal/workflow.ts';
-import { type Decimal, type Money, money, ZERO } from '../../domain/money.ts';
+import type { Db, Queryable } from '../../db/client.ts';
+import { inTransaction } from '../../db/client.ts';
+import { accounts } from '../../db/schema/index.ts';
+import type { DomainError } from '../../domain/errors.ts';
+import { type Decimal, money } from '../../domain/money.ts';
 import { figuresNet } from '../../domain/reports/index.ts';
 import {
-  balancedChunks,
-  type CategoryRule,
   categoryByRules,
   categoryRuleErrors,
   checkImportRows,
   compareAccountNumber,
-  type ImportMode,
-  type ImportRowInput,
   importDifferences,
   importTotals,
   type RowError,
 } from '../../domain/trial-balance-import.ts';
-import type { Access, Action } from '../../access/access.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
-import { type AuditInput, recordAudit } from '../audit/service.ts';
-import { type CompanyRow, companyNotFound } from '../companies/lookup.ts';
+import { and, eq } from 'drizzle-orm';
+import type { Access } from '../../access/access.ts';
+import { uuidv7Batch } from '../../db/bulk-params.ts';
+import type { CompanyRow } from '../companies/lookup.ts';
 import { aggregateBalances, all, onOrBefore } from '../ledger/report-figures.ts';
-import { recordJournalEvents } from '../events/record.ts';
-import { CLOSING_ENTRY_TYPE } from '../../domain/journal/rules.ts';
 import { organizationSettings } from '../organizations/service.ts';
-import { insertRows } from './bulk.ts';
-import { checkCompany, lockPeriod, resolveFiscalPeriod } from './checks.ts';
-import type { EntryRow, LineRow } from './repo.ts';
-import { todayIn } from '../../domain/dates.ts';
+import { checkCompany, resolveFiscalPeriod } from './checks.ts';
 import { errors as fail } from '../../domain/error-catalogue.ts';
+import type {
+  ImportDifference,
+  ImportDifferences,
+  ImportInput,
+  ImportResult,
+} from './trial-balance-import.records.ts';
+import { writeImport } from './trial-balance-import.write.ts';
 
-/** Lines per posted entry of an import (a larger trial balance is posted as several entries). */
-export const MAX_LINES_PER_ENTRY = 10_000;
-/** Accounts an import creates per statement. */
-const ACCOUNT_CHUNK = 10_000;
-
-export interface ImportInput {
-  asOfDate: string;
-  mode: ImportMode;
-  dryRun: boolean;
-  createMissingAccounts: boolean;
-  categoryRules: CategoryRule[];
-  rows: ImportRowInput[];
-  sourceFormat: 'csv' | 'json';
-  fileDigest: string;
-}
-
-export interface ImportRecord {
-  id: string;
-  organizationId: string;
-  companyId: string;
-  mode: string;
-  asOfDate: string;
-  sourceFormat: string;
-  fileDigest: string;
-  rowCount: number;
-  createdAccountCount: number;
-  totalDebits: Money;
-  totalCredits: Money;
-  journalEntryId: string | null;
-  journalEntryIds: string[];
-  createdBy: string;
-  createdAt: string;
-}
-
-export interface ImportPreviewLine {
-  accountId: string | null;
-  accountNumber: string;
-  debit: Money | null;
-  credit: Money | null;
-}
-
-export interface ImportDifference {
-  row: number | null;
-  accountId: string | null;
-  accountNumber: string;
-  currentBalance: Money;
-  importedBalance: Money;
-  difference: Money;
-}
-
-export interface ImportResult {
-  dryRun: boolean;
-  import: ImportRecord | null;
-  entry: { transactionDate: string; description: string; lines: ImportPreviewLine[] } | null;
-  differences: ImportDifference[];
-  accountsToCreate: { row: number; accountNumber: string; accountName: string; category: string }[];
-}
+export {
+  type ImportDifference,
+  type ImportInput,
+  type ImportPreviewLine,
+  type ImportRecord,
+  type ImportResult,
+  importOptions,
+  listImports,
+  locateCompany,
+} from './trial-balance-import.records.ts';
+export { MAX_LINES_PER_ENTRY } from './trial-balance-import.write.ts';
 
 /** `400 TrialBalanceImportError {errors: [{row, column, message}]}`: every problem of the file. */
 export function importRowsError(errors: RowError[]): DomainError {
@@ -108,55 +56,6 @@ export function importRowsError(errors: RowError[]): DomainError {
     errors: errors.slice(0, 1000),
     errorCount: errors.length,
   });
-}
-
-/**
- * The company addressed by id: with `organizationId`, that organization is entered first and the
- * company must be one of its (else 404); without, the company's own organization is checked.
- */
-export async function locateCompany(
-  db: Db,
-  access: Access,
-  companyId: string,
-  organizationId: string | undefined,
-  action: Action,
-): Promise<CompanyRow> {
-  return access.addressed(
-    organizationId,
-    action,
-    async (orgId) => {
-      const [row] = await db
-        .select()
-        .from(companies)
-        .where(
-          orgId === undefined
-            ? eq(companies.id, companyId)
-            : and(eq(companies.organizationId, orgId), eq(companies.id, companyId)),
-        );
-      return row;
-    },
-    () => companyNotFound(companyId),
-  );
-}
-
-function importRecord(r: typeof trialBalanceImports.$inferSelect, currency: string): ImportRecord {
-  return {
-    id: r.id,
-    organizationId: r.organizationId,
-    companyId: r.companyId,
-    mode: r.mode,
-    asOfDate: r.asOfDate,
-    sourceFormat: r.sourceFormat,
-    fileDigest: r.fileDigest,
-    rowCount: r.rowCount,
-    createdAccountCount: r.createdAccountCount,
-    totalDebits: money(r.totalDebits, currency),
-    totalCredits: money(r.totalCredits, currency),
-    journalEntryId: r.journalEntryId,
-    journalEntryIds: r.journalEntryIds ?? [],
-    createdBy: r.createdBy,
-    createdAt: r.createdAt.toISOString(),
-  };
 }
 
 interface AccountRef {
@@ -191,21 +90,22 @@ async function currentBalances(
   return new Map(at.map((f) => [f.accountId, figuresNet(f)]));
 }
 
-export async function importTrialBalance(
-  db: Db,
-  access: Access,
-  company: CompanyRow,
+type ToCreate = ImportResult['accountsToCreate'];
+type CheckedRows = ReturnType<typeof checkImportRows>['rows'];
+
+/**
+ * The problems of the rows' accounts, each naming its row: every account must exist, be active and
+ * postable, or be created (when asked, with a category from its row or the rules). Answers the
+ * accounts to create.
+ */
+function checkAccounts(
+  rows: CheckedRows,
+  byNumber: Map<string, AccountRef>,
   input: ImportInput,
-): Promise<ImportResult> {
-  const fc = company.functionalCurrency;
-  const checked = checkImportRows(input.rows, fc);
-  const errors = [...categoryRuleErrors(input.categoryRules), ...checked.errors];
-  if (input.rows.length === 0)
-    errors.push({ row: 0, column: 'accountNumber', message: 'The file has no rows' });
-  // Accounts: every row's account must exist, be active and postable (or be created).
-  const byNumber = await companyAccounts(db, company);
-  const toCreate: ImportResult['accountsToCreate'] = [];
-  for (const r of checked.rows) {
+  errors: RowError[],
+): ToCreate {
+  const toCreate: ToCreate = [];
+  for (const r of rows) {
     const a = byNumber.get(r.accountNumber);
     if (a) {
       if (!a.isActive)
@@ -247,11 +147,12 @@ export async function importTrialBalance(
       category,
     });
   }
-  if (errors.length > 0) {
-    errors.sort((a, b) => a.row - b.row);
-    throw importRowsError(errors);
-  }
-  const totals = importTotals(checked.rows);
+  return toCreate;
+}
+
+/** Debits must equal credits (400 UnbalancedTrialBalanceError otherwise); answers the totals. */
+function checkBalanced(rows: CheckedRows, fc: string): ReturnType<typeof importTotals> {
+  const totals = importTotals(rows);
   if (!totals.debit.equals(totals.credit)) {
     throw fail.UnbalancedTrialBalanceError('Total debits and total credits differ', {
       totalDebits: money(totals.debit, fc),
@@ -259,6 +160,27 @@ export async function importTrialBalance(
       difference: money(totals.debit.minus(totals.credit), fc),
     });
   }
+  return totals;
+}
+
+export async function importTrialBalance(
+  db: Db,
+  access: Access,
+  company: CompanyRow,
+  input: ImportInput,
+): Promise<ImportResult> {
+  const fc = company.functionalCurrency;
+  const checked = checkImportRows(input.rows, fc);
+  const errors = [...categoryRuleErrors(input.categoryRules), ...checked.errors];
+  if (input.rows.length === 0)
+    errors.push({ row: 0, column: 'accountNumber', message: 'The file has no rows' });
+  const byNumber = await companyAccounts(db, company);
+  const toCreate = checkAccounts(checked.rows, byNumber, input, errors);
+  if (errors.length > 0) {
+    errors.sort((a, b) => a.row - b.row);
+    throw importRowsError(errors);
+  }
+  const totals = checkBalanced(checked.rows, fc);
   // R1 and R4 on the entry, as a create checks them.
   checkCompany(company.id, company);
   const ref = resolveFiscalPeriod(company, input.asOfDate, null, '/asOfDate');
@@ -289,226 +211,24 @@ export async function importTrialBalance(
   }
 
   const settings = await organizationSettings(db, company.organizationId, access);
-  return inTransaction(db, async (tx) => {
-    const now = new Date();
-    await lockPeriod(tx, {
-      organizationId: company.organizationId,
-      company,
-      ref,
-      userId: access.userId,
-      requireOpen: true,
-    });
-    const audit: AuditInput[] = [];
-    if (toCreate.length > 0) {
-      // One statement per batch of accounts, each column bound as one array parameter.
-      for (let i = 0; i < toCreate.length; i += ACCOUNT_CHUNK) {
-        const batch = toCreate.slice(i, i + ACCOUNT_CHUNK);
-        const col = (f: (c: (typeof toCreate)[number], k: number) => string) => pgTokens(batch.map(f));
-        await tx.execute(
-          sql`insert into accounts (id, organization_id, company_id, account_number, name, account_type,
-                account_category, created_at, updated_at)
-              select a.id, ${company.organizationId}, ${company.id}, a.account_number, a.name,
-                a.account_type, a.account_category, ${now.toISOString()}::timestamptz,
-                ${now.toISOString()}::timestamptz
-              from unnest(${col((_, k) => createdIds[i + k]!)}::uuid[], ${col((c) => c.accountNumber)}::text[],
-                ${pgArray(batch.map((c) => c.accountName))}::text[],
-                ${col((c) => typeOfCategory(c.category as never))}::text[], ${col((c) => c.category)}::text[])
-              as a(id, account_number, name, account_type, account_category)`,
-        );
-      }
-      for (const c of toCreate) {
-        audit.push({
-          organizationId: company.organizationId,
-          userId: access.userId,
-          action: 'Create',
-          entityType: 'Account',
-          entityId: created.get(c.accountNumber)!,
-        });
-      }
-    }
-    const differences = (await plan(tx)).filter((d) => !d.difference.isZero());
-    const importId = uuidv7();
-    const chunks = balancedChunks(
-      [...differences]
-        .sort((a, b) => compareAccountNumber(numberOf.get(a.accountKey)!, numberOf.get(b.accountKey)!))
-        .map((d) => ({ key: d.accountKey, amount: d.difference })),
-      MAX_LINES_PER_ENTRY,
-    ).filter((c) => c.length > 0);
-    const entryIds: string[] = [];
-    if (chunks.length > 0) {
-      const [counter] = (
-        (await tx.execute(
-          sql`insert into entry_counters as ec (organization_id, company_id, last_number)
-              values (${company.organizationId}, ${company.id}, ${chunks.length})
-              on conflict (organization_id, company_id) do update set last_number = ec.last_number + ${chunks.length}
-              returning last_number::int as n`,
-        )) as unknown as { rows: { n: number }[] }
-      ).rows;
-      const first = Number(counter!.n) - chunks.length + 1;
-      const postingDate = todayIn(settings.defaultTimezone);
-      const lineIds = uuidv7Batch(chunks.reduce((n, c) => n + c.length, 0));
-      let nextLine = 0;
-      const stored = chunks.map((chunk, k) => {
-        const entryId = uuidv7();
-        entryIds.push(entryId);
-        const total = chunk.reduce((s, l) => (l.amount.greaterThan(0) ? s.plus(l.amount) : s), ZERO);
-        const row = bookedRow({
-          id: entryId,
-          company,
-          entryNumber: first + k,
-          description: chunks.length === 1 ? description : `${description} (${k + 1} of ${chunks.length})`,
-          date: input.asOfDate,
-          ref,
-          total: total.toFixed(),
-          userId: access.userId,
-          now,
-          postingDate,
-          sourceDocumentRef: `trial-balance-import:${importId}`,
-        });
-        const lines: LineRow[] = chunk.map((l, i) => {
-          const v = l.amount.abs().toFixed();
-          const debit = l.amount.greaterThan(0);
-          return {
-            id: lineIds[nextLine++]!,
-            organizationId: company.organizationId,
-            journalEntryId: entryId,
-            companyId: company.id,
-            lineNumber: i + 1,
-            accountId: l.key,
-            currency: fc,
-            debitAmount: debit ? v : null,
-            creditAmount: debit ? null : v,
-            functionalDebitAmount: debit ? v : null,
-            functionalCreditAmount: debit ? null : v,
-            exchangeRate: '1',
-            exchangeRateId: null,
-            exchangeRateLegIds: [],
-            memo: null,
-            dimensions: null,
-            intercompanyPartnerId: null,
-          };
-        });
-        return { row, lines };
-      });
-      await insertRows(tx, stored, { closingEntryType: CLOSING_ENTRY_TYPE });
-      await recordJournalEvents(
-        tx,
-        entryIds.flatMap((entryId) =>
-          (['JournalEntryCreated', 'JournalEntryPosted'] as const).map((type) => ({
-            organizationId: company.organizationId,
-            entryId,
-            type,
-            actorId: access.userId,
-          })),
-        ),
-      );
-      for (const entryId of entryIds) {
-        audit.push(
-          {
-            organizationId: company.organizationId,
-            userId: access.userId,
-            action: 'Create',
-            entityType: 'JournalEntry',
-            entityId: entryId,
-          },
-          {
-            organizationId: company.organizationId,
-            userId: access.userId,
-            action: 'Post',
-            entityType: 'JournalEntry',
-            entityId: entryId,
-            changes: { status: { from: null, to: MOVES.post.to } },
-          },
-        );
-      }
-    }
-    const [stored] = await tx
-      .insert(trialBalanceImports)
-      .values({
-        id: importId,
-        organizationId: company.organizationId,
-        companyId: company.id,
-        mode: input.mode,
-        asOfDate: input.asOfDate,
-        sourceFormat: input.sourceFormat,
-        fileDigest: input.fileDigest,
-        rowCount: input.rows.length,
-        createdAccountCount: toCreate.length,
-        totalDebits: totals.debit.toFixed(),
-        totalCredits: totals.credit.toFixed(),
-        journalEntryId: entryIds[0] ?? null,
-        journalEntryIds: entryIds,
-        createdBy: access.userId,
-        createdAt: now,
-      })
-      .returning();
-    await recordAudit(tx, audit);
-    return {
-      dryRun: false,
-      import: importRecord(stored!, fc),
-      entry: null,
-      differences: [],
-      accountsToCreate: toCreate,
-    };
-  });
-}
-
-function bookedRow(a: {
-  id: string;
-  company: CompanyRow;
-  entryNumber: number;
-  description: string;
-  date: string;
-  ref: { year: number; period: number };
-  total: string;
-  userId: string;
-  now: Date;
-  postingDate: string;
-  sourceDocumentRef: string;
-}): EntryRow {
-  return {
-    id: a.id,
-    organizationId: a.company.organizationId,
-    companyId: a.company.id,
-    entryNumber: a.entryNumber,
-    referenceNumber: null,
-    description: a.description,
-    transactionDate: a.date,
-    documentDate: null,
-    postingDate: a.postingDate,
-    fiscalYear: a.ref.year,
-    fiscalPeriod: a.ref.period,
-    entryType: 'Standard',
-    sourceModule: DEFAULT_SOURCE_MODULE,
-    sourceDocumentRef: a.sourceDocumentRef,
-    isMultiCurrency: false,
-    status: MOVES.post.to,
-    isReversing: false,
-    reversedEntryId: null,
-    reversingEntryId: null,
-    totalDebits: a.total,
-    totalCredits: a.total,
-    createdBy: a.userId,
-    submittedBy: null,
-    submittedAt: null,
-    approvedBy: null,
-    approvedAt: null,
-    rejectedBy: null,
-    rejectedAt: null,
-    rejectionReason: null,
-    postedBy: a.userId,
-    postedAt: a.now,
-    reversedBy: null,
-    reversedAt: null,
-    createdAt: a.now,
-    updatedAt: a.now,
+  const write = {
+    access,
+    company,
+    input,
+    ref,
+    description,
+    defaultTimezone: settings.defaultTimezone,
+    toCreate,
+    createdIds,
+    numberOf,
+    totals,
+    plan,
   };
+  return inTransaction(db, (tx) => writeImport(tx, write));
 }
-
-type Differences = ReturnType<typeof importDifferences>;
 
 function entryPreview(
-  differences: Differences,
+  differences: ImportDifferences,
   numberOf: Map<string, string>,
   created: Map<string, string>,
   date: string,
@@ -529,7 +249,7 @@ function entryPreview(
 }
 
 function differenceRecords(
-  differences: Differences,
+  differences: ImportDifferences,
   rowOf: Map<string, { row: number }>,
   numberOf: Map<string, string>,
   created: Map<string, string>,
@@ -544,64 +264,4 @@ function differenceRecords(
     importedBalance: money(d.imported, fc),
     difference: money(d.difference, fc),
   }));
-}
-
-/** The imports of a company, newest first. */
-export async function listImports(db: Db, company: CompanyRow, page: PageParams) {
-  const where = and(
-    eq(trialBalanceImports.organizationId, company.organizationId),
-    eq(trialBalanceImports.companyId, company.id),
-  );
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(trialBalanceImports)
-      .where(where)
-      .orderBy(desc(trialBalanceImports.createdAt), desc(trialBalanceImports.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ n: count() }).from(trialBalanceImports).where(where),
-  ]);
-  return paged(
-    'imports',
-    rows.map((r) => importRecord(r, company.functionalCurrency)),
-    Number(total?.n ?? 0),
-    page,
-  );
-}
-
-/** The options of an import: the body's, else the query string's (CSV uploads). */
-export function importOptions(
-  body: Partial<
-    Pick<ImportInput, 'asOfDate' | 'mode' | 'dryRun' | 'createMissingAccounts' | 'categoryRules'>
-  >,
-  query: Partial<Pick<ImportInput, 'asOfDate' | 'mode' | 'dryRun' | 'createMissingAccounts'>> & {
-    categoryRules?: string | undefined;
-  },
-): Pick<ImportInput, 'asOfDate' | 'mode' | 'dryRun' | 'createMissingAccounts' | 'categoryRules'> {
-  const asOfDate = body.asOfDate ?? query.asOfDate;
-  const mode = body.mode ?? query.mode;
-  const issues = [];
-  if (asOfDate === undefined) issues.push({ path: '/asOfDate', message: 'Required (body or query string)' });
-  if (mode === undefined) issues.push({ path: '/mode', message: 'Required (body or query string)' });
-  let rules = body.categoryRules ?? [];
-  if (body.categoryRules === undefined && query.categoryRules !== undefined) {
-    rules = [];
-    for (const part of query.categoryRules.split(',').filter((p) => p.trim() !== '')) {
-      const m = /^\s*(\d+)\s*-\s*(\d+)\s*:\s*([A-Za-z]+)\s*$/.exec(part);
-      if (!m) {
-        issues.push({ path: '/query/categoryRules', message: 'Rules are from-to:Category, comma-separated' });
-        break;
-      }
-      rules.push({ from: m[1]!, to: m[2]!, category: m[3]! });
-    }
-  }
-  if (issues.length > 0) throw new ValidationError(issues);
-  return {
-    asOfDate: asOfDate!,
-    mode: mode!,
-    dryRun: body.dryRun ?? query.dryRun ?? false,
-    createMissingAccounts: body.createMissingAccounts ?? query.createMissingAccounts ?? false,
-    categoryRules: rules,
-  };
 }

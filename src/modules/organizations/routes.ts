@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RouteApp } from '../../http/route-app.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
 import { NoContent, responses } from '../../http/responses.ts';
 import {
@@ -89,6 +90,15 @@ const memberPath = {
 const tags = ['Organizations'];
 
 export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  organizationReadRoutes(app);
+  organizationChangeRoutes(app);
+  memberReadRoutes(app);
+  memberChangeRoutes(app);
+  auditLogRoutes(app);
+};
+
+/** Organizations: list, get, create. */
+function organizationReadRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
   app.get(
@@ -145,6 +155,11 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       reply.code(201).send(await orgs.createOrganization(db, request.user!.id, request.body)),
   );
+}
+
+/** Organizations: update, delete. */
+function organizationChangeRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.put(
     '/api/v1/organizations/:id',
@@ -192,6 +207,11 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+}
+
+/** Members of an organization: list, add. */
+function memberReadRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.get(
     '/api/v1/organizations/:organizationId/members',
@@ -243,6 +263,11 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .code(201)
         .send(await orgs.addMember(db, request.access, request.params.organizationId, request.body)),
   );
+}
+
+/** Members: change a role, remove. */
+function memberChangeRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.put(
     '/api/v1/organizations/:organizationId/members/:userId',
@@ -302,6 +327,11 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+}
+
+/** The audit log of an organization. */
+function auditLogRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   app.get(
     '/api/v1/audit-log',
@@ -336,4 +366,4 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       );
     },
   );
-};
+}
