@@ -398,6 +398,20 @@ interface RoundReport {
   lost: number;
 }
 
+/**
+ * The commits the server found cut off by a lost connection and resolved on the new primary (it logs
+ * each one with its outcome), counted in its output so far.
+ */
+function resolvedCommits(server: Server): Record<'committed' | 'not committed' | 'unknown', number> {
+  const text = server.output.join('');
+  const count = (outcome: string) => text.split(`"outcome":"${outcome}"`).length - 1;
+  return {
+    committed: count('committed'),
+    'not committed': count('not committed'),
+    unknown: count('unknown'),
+  };
+}
+
 function databaseUrl(a: Cluster, b: Cluster): string {
   return `postgres://postgres@127.0.0.1:${a.port},127.0.0.1:${b.port}/${DATABASE}?target_session_attrs=read-write`;
 }
@@ -606,6 +620,12 @@ async function main(): Promise<void> {
   } finally {
     await kill(server, 'SIGTERM');
   }
+  const resolved = resolvedCommits(server);
+  log(
+    `commits cut off by the switch and resolved on the new primary: ${resolved.committed} had committed ` +
+      `(answered 2xx, replayed), ${resolved['not committed']} had not (answered 503, executed on retry), ` +
+      `${resolved.unknown} unresolved`,
+  );
   log(
     `${totals.rounds} failovers: acknowledged ${totals.acknowledged}, replayed ${totals.replayed}, ` +
       `retried after 503 ${totals.retried}, in doubt ${totals.inDoubt}, lost ${totals.lost}; ` +

@@ -44,12 +44,16 @@ async function start(): Promise<void> {
     return;
   }
 
+  // Commits cut off by a lost connection and resolved on the server that took over are logged once
+  // the app (and its logger) exists.
+  let onCommitResolved = (_outcome: string): void => {};
   const database = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,
     pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
     poolSize: config.dbPoolSize,
     stallTimeoutMs: config.dbStallTimeoutMs,
+    onCommitResolved: (outcome) => onCommitResolved(outcome),
   });
   if (!multi) await database.migrate();
   const app = await buildApp({
@@ -71,6 +75,8 @@ async function start(): Promise<void> {
     runLeaseMs: config.runLeaseSeconds * 1000,
     idempotencyLeaseMs: config.idempotencyLeaseSeconds * 1000,
   });
+  onCommitResolved = (outcome) =>
+    app.log.warn({ outcome }, 'a commit cut off by a lost connection was resolved on the primary');
   const shutdown = async () => {
     await app.close();
     await database.close();

@@ -57,6 +57,8 @@ export interface OpenOptions {
   pgliteSharedBuffersMb?: number;
   /** PostgreSQL only: the stall watch's timeout (`DB_STALL_TIMEOUT_MS`, see `StallWatch`); 0: off. */
   stallTimeoutMs?: number;
+  /** PostgreSQL only: hears of each COMMIT cut off by a lost connection and what it was found to be. */
+  onCommitResolved?: (outcome: 'committed' | 'not committed' | 'unknown') => void;
 }
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -89,6 +91,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   const resolver: CommitResolver = {
     run: (text, values) => pool.query(text, values),
     isUnavailable: isUnavailableError,
+    ...(options.onCommitResolved ? { onResolved: options.onCommitResolved } : {}),
   };
   const Client = markingClient(
     record ? recordingClient(ConnectionClient, record) : ConnectionClient,

@@ -130,8 +130,9 @@ export async function claimKey(
       idempotencyKey: key,
     });
   }
-  // `running`, or `committed` without a stored response: still running, or its response was lost
-  // when the database failed over as it committed (it executed; it will not execute again).
+  // `running`, or `committed` without a stored response: still running (a COMMIT cut off by a
+  // failover is being resolved on the new primary, db/commit-marks.ts), or — when no server answered
+  // in time to resolve it — its response was lost (it executed; it will not execute again).
   if (row.state !== 'done') {
     throw errors.IdempotencyKeyInProgressError('A request with this Idempotency-Key is running', {
       idempotencyKey: key,
