@@ -7,7 +7,7 @@
  */
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
+import { type Db, inTransaction, pgConstraint, pgErrorCode } from '../../db/client.ts';
 import { accounts, eliminationRules, journalLines } from '../../db/schema/index.ts';
 import {
   type AccountCategory,
@@ -32,17 +32,18 @@ import {
   findAccount,
   loadAccountRecord,
   MAX_HIERARCHY_LEVEL,
+  type AccountRow,
 } from './records.ts';
 import {
+  checkNoActiveChildren,
   checkParent,
   checkPartner,
-  descendantIds,
   lockAccount,
   lockCompany,
+  newHierarchyLevel,
   setCompanyRetainedEarnings,
-  subtreeHeight,
+  shiftSubtreeLevels,
 } from './hierarchy.ts';
-import { errors } from '../../domain/error-catalogue.ts';
 
 export {
   accountRecord,
@@ -331,8 +332,6 @@ export interface UpdateAccountInput {
 
 const IMMUTABLE = ['organizationId', 'companyId', 'accountNumber', 'accountType', 'accountCategory'] as const;
 
-type AccountRow = typeof accounts.$inferSelect;
-
 /** The fields a PUT may not change: sent with another value, each answers a validation issue. */
 function checkImmutable(input: UpdateAccountInput, row: AccountRow): void {
   const immutableIssues: Issue[] = [];
@@ -365,73 +364,6 @@ function nextAccountFields(input: UpdateAccountInput, row: AccountRow) {
       input.isCashEquivalent === undefined ? row.isCashEquivalent : (input.isCashEquivalent ?? false),
     isNonMonetary: input.isNonMonetary === undefined ? row.isNonMonetary : (input.isNonMonetary ?? false),
   };
-}
-
-/**
- * The level of an account moved under `parentAccountId` (null: a root). The parent must exist, be of
- * the same company and type, not be the account or one of its descendants, and the moved subtree
- * must stay within the depth limit.
- */
-async function newHierarchyLevel(
-  tx: Tx,
-  organizationId: string,
-  row: AccountRow,
-  parentAccountId: string | null,
-): Promise<number> {
-  const accountId = row.id;
-  let level = 1;
-  if (parentAccountId !== null) {
-    const parent = await checkParent(
-      tx,
-      organizationId,
-      row.companyId,
-      row.accountType as AccountType,
-      parentAccountId,
-    );
-    if (parent.id === accountId || (await descendantIds(tx, organizationId, accountId)).includes(parent.id)) {
-      throw errors.CircularAccountReferenceError(
-        'The new parent is the account itself or one of its descendants',
-        { accountId, parentAccountId: parent.id },
-      );
-    }
-    level = parent.hierarchyLevel + 1;
-  }
-  if (level + (await subtreeHeight(tx, organizationId, accountId)) > MAX_HIERARCHY_LEVEL) throw tooDeep();
-  return level;
-}
-
-/** An account with active children cannot be deactivated (400 HasActiveChildAccountsError). */
-async function checkNoActiveChildren(tx: Tx, organizationId: string, accountId: string): Promise<void> {
-  const [c] = await tx
-    .select({ n: sql<number>`count(*)::int` })
-    .from(accounts)
-    .where(
-      and(
-        eq(accounts.organizationId, organizationId),
-        eq(accounts.parentAccountId, accountId),
-        eq(accounts.isActive, true),
-      ),
-    );
-  const childCount = Number(c?.n ?? 0);
-  if (childCount > 0) {
-    throw errors.HasActiveChildAccountsError('The account has active child accounts', {
-      accountId,
-      childCount,
-    });
-  }
-}
-
-/** Moves the levels of an account's descendants by `delta` (the account itself moved). */
-async function shiftSubtreeLevels(tx: Tx, organizationId: string, accountId: string, delta: number) {
-  await tx.execute(sql`
-    with recursive sub(id, depth) as (
-      select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
-      union all
-      select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
-      where a.organization_id = ${organizationId} and sub.depth < 64
-    )
-    update accounts set hierarchy_level = hierarchy_level + ${delta}, updated_at = now()
-    where organization_id = ${organizationId} and id in (select id from sub)`);
 }
 
 export async function updateAccount(
