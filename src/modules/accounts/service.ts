@@ -7,7 +7,7 @@
  */
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction, pgConstraint, pgErrorCode } from '../../db/client.ts';
+import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
 import { accounts, eliminationRules, journalLines } from '../../db/schema/index.ts';
 import {
   type AccountCategory,
@@ -206,14 +206,10 @@ export interface CreateAccountInput {
   isNonMonetary?: boolean | undefined;
 }
 
-export async function createAccount(
-  db: Db,
-  access: Access,
-  input: CreateAccountInput,
-): Promise<AccountRecord> {
-  const { organizationId, companyId } = input;
-  const state = {
-    companyId,
+/** The flags of a new account, with their defaults. */
+function newAccountFlags(input: CreateAccountInput) {
+  return {
+    companyId: input.companyId,
     accountType: input.accountType,
     accountCategory: input.accountCategory,
     isPostable: input.isPostable ?? true,
@@ -223,6 +219,15 @@ export async function createAccount(
     isCashEquivalent: input.isCashEquivalent ?? false,
     isNonMonetary: input.isNonMonetary ?? false,
   };
+}
+
+export async function createAccount(
+  db: Db,
+  access: Access,
+  input: CreateAccountInput,
+): Promise<AccountRecord> {
+  const { organizationId, companyId } = input;
+  const state = newAccountFlags(input);
   const issues = accountFlagIssues(state);
   if (issues.length > 0) throw new ValidationError(issues);
   await access.authorize(organizationId, 'account:manage');
@@ -366,6 +371,35 @@ function nextAccountFields(input: UpdateAccountInput, row: AccountRow) {
   };
 }
 
+/** Writes an account's updated fields. */
+async function storeAccountUpdate(
+  tx: Tx,
+  organizationId: string,
+  accountId: string,
+  fields: ReturnType<typeof nextAccountFields> & { hierarchyLevel: number; deactivatedAt: Date | null },
+): Promise<AccountRow> {
+  const [updated] = await tx
+    .update(accounts)
+    .set({
+      name: fields.name,
+      description: fields.description,
+      parentAccountId: fields.parentAccountId,
+      hierarchyLevel: fields.hierarchyLevel,
+      isPostable: fields.isPostable,
+      isActive: fields.isActive,
+      isIntercompany: fields.isIntercompany,
+      intercompanyPartnerId: fields.intercompanyPartnerId,
+      cashFlowCategory: fields.cashFlowCategory,
+      isCashEquivalent: fields.isCashEquivalent,
+      isNonMonetary: fields.isNonMonetary,
+      deactivatedAt: fields.deactivatedAt,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)))
+    .returning();
+  return updated!;
+}
+
 export async function updateAccount(
   db: Db,
   access: Access,
@@ -433,25 +467,11 @@ export async function updateAccount(
     );
     if (Object.keys(changes).length === 0) return before;
 
-    const [updated] = await tx
-      .update(accounts)
-      .set({
-        name: next.name,
-        description: next.description,
-        parentAccountId: next.parentAccountId,
-        hierarchyLevel: level,
-        isPostable: next.isPostable,
-        isActive: next.isActive,
-        isIntercompany: next.isIntercompany,
-        intercompanyPartnerId: next.intercompanyPartnerId,
-        cashFlowCategory: next.cashFlowCategory,
-        isCashEquivalent: next.isCashEquivalent,
-        isNonMonetary: next.isNonMonetary,
-        deactivatedAt,
-        updatedAt: new Date(),
-      })
-      .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)))
-      .returning();
+    const updated = await storeAccountUpdate(tx, organizationId, accountId, {
+      ...next,
+      hierarchyLevel: level,
+      deactivatedAt,
+    });
     const delta = level - row.hierarchyLevel;
     if (parentChanged && delta !== 0) await shiftSubtreeLevels(tx, organizationId, accountId, delta);
     await recordAudit(tx, {
@@ -474,7 +494,7 @@ export async function updateAccount(
         retainedEarningsAccountId,
       );
     }
-    return accountRecord(updated!, retainedEarningsAccountId);
+    return accountRecord(updated, retainedEarningsAccountId);
   });
 }
 
