@@ -8,6 +8,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     timeout?: number;
+    /** Requests per second over all connections (default: as fast as the server answers). */
+    overallRate?: number;
   }
   interface Histogram {
     average: number;

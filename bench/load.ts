@@ -55,15 +55,23 @@ export function treeRssKb(pid: number): number {
 }
 
 /** CPU time (user + system) of one process, in ms; 0 when it is gone. */
-function cpuMs(pid: number): number {
+function cpuMs(pid: number, path = `/proc/${pid}/stat`): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     // fields after the command name (which may contain spaces): state is field 3, utime 14, stime 15
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // clock ticks of 10 ms (CLK_TCK 100)
   } catch {
     return 0;
   }
+}
+
+/**
+ * CPU time of a process's main thread, in ms: for a Node.js server, its event loop (which serves the
+ * requests), without its worker threads and V8's helper threads.
+ */
+export function mainThreadCpuMs(pid: number): number {
+  return cpuMs(pid, `/proc/${pid}/task/${pid}/stat`);
 }
 
 /** CPU time of a process and all its descendants, in ms. */

@@ -1,8 +1,9 @@
 /**
- * `npm run bench [-- --db postgres] [--quick] [--workers N] [--big-lines N] [--only a,b] [--record-sql FILE]`
+ * `npm run bench [-- --db postgres] [--quick] [--workers N] [--big-lines N] [--only a,b] [--record-sql FILE]
+ * [--db-prefix NAME]`
  *
  * Prepares a fresh database (a temporary PGlite data directory, or a new PostgreSQL database
- * `groupbook_bench_<ts>` on the server of DATABASE_URL, default postgres://postgres@127.0.0.1:5432),
+ * `groupbook_bench_<ts>` (or `<--db-prefix>_<ts>`) on the server of DATABASE_URL, default postgres://postgres@127.0.0.1:5432),
  * generates two organizations (10 k and 1 M posted lines, 50 companies × 200 accounts in 3 currencies
  * each) and a third with an ownership structure (200 companies × 300 accounts in 4 currencies, three
  * tiers of holders, every member with acquisition data), measures cold start, starts the server as a separate process (`node dist/server.mjs`, the
@@ -11,7 +12,7 @@
  * results are also written as JSON to bench/results/.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -30,6 +31,7 @@ import {
   Client,
   cannon,
   loop,
+  mainThreadCpuMs,
   type Measurement,
   percentile,
   round,
@@ -70,6 +72,9 @@ const nodeArgs = option('node-args')?.split(' ').filter(Boolean) ?? [];
 const wants = (name: string) => !only || only.some((o) => name.startsWith(o));
 /** Records the server's SQL statements to this file (GROUPBOOK_RECORD_SQL) for scripts/check-routing.ts. */
 const recordSql = option('record-sql');
+/** Name prefix of the PostgreSQL bench database (several checkouts benching on one server). */
+const dbPrefix = option('db-prefix') ?? 'groupbook_bench';
+if (!/^[a-z_][a-z0-9_]*$/.test(dbPrefix)) throw new Error(`--db-prefix: not a plain identifier: ${dbPrefix}`);
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -94,7 +99,7 @@ async function prepareTarget(): Promise<Target> {
     };
   }
   const base = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
-  const name = `groupbook_bench_${Date.now()}`;
+  const name = `${dbPrefix}_${Date.now()}`;
   const admin = new URL(base);
   admin.pathname = '/postgres';
   const adminClient = new pg.Client({ connectionString: admin.toString() });
@@ -408,12 +413,13 @@ async function webhookScenario(
     const runs: Record<'off' | 'on', Measurement[]> = { off: [], on: [] };
     // CPU time spent per create, by process (from /proc), over the run and its catch-up: a figure that
     // other work on the machine disturbs much less than the rates
-    const cpu: Record<'off' | 'on', { server: number; postgres: number; bench: number }> = {
-      off: { server: 0, postgres: 0, bench: 0 },
-      on: { server: 0, postgres: 0, bench: 0 },
+    const cpu: Record<'off' | 'on', { server: number; main: number; postgres: number; bench: number }> = {
+      off: { server: 0, main: 0, postgres: 0, bench: 0 },
+      on: { server: 0, main: 0, postgres: 0, bench: 0 },
     };
     const snapshot = () => ({
       server: treeCpuMs(server.pid),
+      main: mainThreadCpuMs(server.pid),
       postgres: database ? backendCpuMs(database) : new Map<number, number>(),
       bench: process.cpuUsage(),
     });
@@ -432,6 +438,7 @@ async function webhookScenario(
       }
       const after = snapshot();
       cpu[mode].server += after.server - before.server;
+      cpu[mode].main += after.main - before.main;
       for (const [pid, ms] of after.postgres) cpu[mode].postgres += ms - (before.postgres.get(pid) ?? 0);
       const bench = process.cpuUsage(before.bench);
       cpu[mode].bench += (bench.user + bench.system) / 1000;
@@ -450,7 +457,8 @@ async function webhookScenario(
         rssMb: Math.max(a.rssMb ?? 0, b.rssMb ?? 0),
         note:
           `mean of 2 runs of ${s} s, taken in turn; CPU ms per create: ` +
-          `server ${perCreate(cpu[mode].server, a.count + b.count)}, ` +
+          `server ${perCreate(cpu[mode].server, a.count + b.count)} ` +
+          `(its main thread ${perCreate(cpu[mode].main, a.count + b.count)}), ` +
           (database ? `PostgreSQL backends ${perCreate(cpu[mode].postgres, a.count + b.count)}, ` : '') +
           `bench process ${perCreate(cpu[mode].bench, a.count + b.count)}`,
       });
@@ -1045,7 +1053,10 @@ async function main(): Promise<void> {
           );
         }
       }
-      if (wants('bulk')) results.push(await bulkCreate(server, small));
+      if (wants('bulk')) {
+        const database = target.env.DATABASE_URL ? new URL(target.env.DATABASE_URL).pathname.slice(1) : null;
+        results.push(await bulkCreate(server, small, database));
+      }
       if (wants('tbimport')) results.push(await trialBalanceImport(server, small));
       if (wants('export')) results.push(await journalExport(server, big, bigLabel));
       if (wants('fx') && fx) {
@@ -1187,8 +1198,13 @@ async function post(url: string, token: string, body: string, contentType = 'app
   return JSON.parse(text) as Record<string, unknown>;
 }
 
-/** 1,000 entries of 10 lines in one request, three times: lines/s of the best and the median. */
-async function bulkCreate(server: Server, ds: Dataset): Promise<Measurement> {
+/**
+ * 1,000 entries of 10 lines in one request, three times: lines/s of the best and the median. The note
+ * gives the CPU time per request of the server and of the PostgreSQL backends (from /proc: a figure
+ * that other work on the machine disturbs much less than the wall clock) and, with `--record-sql`,
+ * the statements one request sends.
+ */
+async function bulkCreate(server: Server, ds: Dataset, database: string | null): Promise<Measurement> {
   const company = 2;
   const accounts = ds.entryAccounts[company]!;
   const currency = ds.companyCurrencies[company]!;
@@ -1206,25 +1222,42 @@ async function bulkCreate(server: Server, ds: Dataset): Promise<Measurement> {
         ),
       })),
     });
-  return measured(
+  const statementsSent = () =>
+    recordSql && existsSync(recordSql) ? readFileSync(recordSql, 'utf8').split('\n').length - 1 : 0;
+  let cpu = '';
+  const m = await measured(
     server,
     BULK,
     1,
     async () => {
       const times: number[] = [];
+      const s0 = statementsSent();
       await post(`${server.url}/api/v1/journal-entries/bulk`, ds.tokens.clerk, body()); // warm-up
+      const statements = statementsSent() - s0;
+      const serverBefore = treeCpuMs(server.pid);
+      const postgresBefore = database ? backendCpuMs(database) : new Map<number, number>();
       for (let r = 0; r < 3; r++) {
         const text = body();
         const t0 = performance.now();
         await post(`${server.url}/api/v1/journal-entries/bulk`, ds.tokens.clerk, text);
         times.push(performance.now() - t0);
       }
+      const serverMs = (treeCpuMs(server.pid) - serverBefore) / 3;
+      let postgresMs = 0;
+      if (database) {
+        for (const [pid, ms] of backendCpuMs(database)) postgresMs += ms - (postgresBefore.get(pid) ?? 0);
+      }
+      cpu =
+        `; CPU ms per request: server ${round(serverMs)}` +
+        (database ? `, PostgreSQL backends ${round(postgresMs / 3)}` : '') +
+        (recordSql ? `; ${statements} statements per request` : '');
       times.sort((a, b) => a - b);
       const lines = BULK_ENTRIES * BULK_LINES_PER_ENTRY;
       return { rate: lines / (times[0]! / 1000), p50: times[1]!, p99: times[2]!, errors: 0, count: 3 };
     },
     'one request of 1,000 entries × 10 lines (one transaction); req/s = lines/s of the fastest of 3, p50/p99 = median/slowest ms',
   );
+  return { ...m, note: `${m.note!}${cpu}` };
 }
 
 /** A 50,000-row trial balance (CSV) imported as Opening into a new company, its accounts created. */

@@ -2,7 +2,7 @@
  * Service configuration, read from the environment only. Invalid values stop start-up with one clear
  * line (see main.ts), never a stack trace.
  */
-import { PGLITE_SHARED_BUFFERS_MB } from './db/client.ts';
+import { DEFAULT_STALL_TIMEOUT_MS, PGLITE_SHARED_BUFFERS_MB } from './db/client.ts';
 
 export interface Config {
   port: number;
@@ -16,6 +16,11 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Connection-pool size for a PostgreSQL server. */
   dbPoolSize: number;
+  /**
+   * A statement that has waited this long while the PostgreSQL server answered nothing, and a probe of
+   * the server finds it stalled, fails as a lost connection does (DB_STALL_TIMEOUT_MS; 0 turns it off).
+   */
+  dbStallTimeoutMs: number;
   /** Worker processes (node:cluster) when a PostgreSQL server is used; PGlite always runs one. */
   workers: number;
   /** Optional per-client rate limit in requests per minute; 0 disables it. */
@@ -75,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pgliteSharedBuffersMb: integer(env, 'PGLITE_SHARED_BUFFERS_MB', PGLITE_SHARED_BUFFERS_MB, 1, 4096),
     logLevel,
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 500),
+    dbStallTimeoutMs: integer(env, 'DB_STALL_TIMEOUT_MS', DEFAULT_STALL_TIMEOUT_MS, 0, 3_600_000),
     workers: integer(env, 'WORKERS', 1, 1, 64),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 0, 0, 10_000_000),
     webhookAllowHttp: flag(env, 'WEBHOOK_ALLOW_HTTP', false),

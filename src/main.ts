@@ -49,6 +49,7 @@ async function start(): Promise<void> {
     dataDir: config.dataDir,
     pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
     poolSize: config.dbPoolSize,
+    stallTimeoutMs: config.dbStallTimeoutMs,
   });
   if (!multi) await database.migrate();
   const app = await buildApp({

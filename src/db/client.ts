@@ -14,8 +14,8 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
-import { MarkingPool, markingClient, markPglite, needsMark } from './commit-marks.ts';
-import { ConnectionClient, failoverClient, parsePostgresUrl } from './failover.ts';
+import { type CommitResolver, MarkingPool, markingClient, markPglite, needsMark } from './commit-marks.ts';
+import { ConnectionClient, failoverClient, isUnavailableError, parsePostgresUrl } from './failover.ts';
 import { pgliteStatements } from './pglite-statements.ts';
 import * as schema from './schema/index.ts';
 import { activeRecorder, recordingClient, recordPglite } from './statement-log.ts';
@@ -55,6 +55,8 @@ export interface OpenOptions {
   snapshot?: Blob;
   /** PGlite only: its shared buffers in MB (default `PGLITE_SHARED_BUFFERS_MB`). */
   pgliteSharedBuffersMb?: number;
+  /** PostgreSQL only: the stall watch's timeout (`DB_STALL_TIMEOUT_MS`, see `StallWatch`); 0: off. */
+  stallTimeoutMs?: number;
 }
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -83,8 +85,16 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   const following = parsed.hosts.length > 1 || parsed.targetSessionAttrs !== 'any';
   const record = activeRecorder();
   // Idempotent requests mark their commits (commit-marks.ts); a test may record the statements.
-  const Client = markingClient(record ? recordingClient(ConnectionClient, record) : ConnectionClient);
-  const pool = new MarkingPool({
+  // A commit cut off by a lost connection is resolved on another one (commit-marks.ts).
+  const resolver: CommitResolver = {
+    run: (text, values) => pool.query(text, values),
+    isUnavailable: isUnavailableError,
+  };
+  const Client = markingClient(
+    record ? recordingClient(ConnectionClient, record) : ConnectionClient,
+    () => resolver,
+  );
+  const pool: pg.Pool = new MarkingPool({
     connectionString: following ? parsed.singleHostUrl : url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -101,6 +111,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   // error alike); a connection that broke, or a server that stopped answering, does not get there.
   const answers = new AnswerClock();
   pool.on('connect', (client) => client.connection.on('readyForQuery', () => answers.stamp()));
+  const stallWatch = new StallWatch(pool, answers, options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS);
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   pools.set(db, { pool, max: options.poolSize ?? 10, distributed: null });
   runners.set(db, async (statement, params) => {
@@ -122,8 +133,116 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     },
     ping: (timeoutMs = 2000) => pingWithTimeout(db, timeoutMs),
     answeredWithin: (windowMs) => answers.within(windowMs),
-    close: () => pool.end(),
+    close: async () => {
+      stallWatch.close();
+      await pool.end();
+    },
   };
+}
+
+/** Default of `DB_STALL_TIMEOUT_MS`. */
+export const DEFAULT_STALL_TIMEOUT_MS = 5000;
+/** How long the stall watch's probe of the server may take before the server counts as stalled. */
+const STALL_PROBE_TIMEOUT_MS = 2000;
+
+/**
+ * The stall watch: a server that stops answering without closing its connections (a primary gone
+ * with its machine or network, so that no TCP reset arrives) leaves statements waiting for as long as
+ * the operating system keeps the connection — minutes. Once a second the watch looks for statements
+ * that have waited longer than the timeout while no connection of the pool got any answer in that
+ * time; it then probes the server (a new connection and `select 1`, at most 2 s). A server that
+ * answers the probe is only slow, and its statements go on (a long report is not cut short); one that
+ * does not answer is stalled: the waiting connections are destroyed, their statements fail as a lost
+ * connection does (answered 503 with Retry-After) and the pool connects again, to whichever server
+ * accepts writes by then. A statement on a stalled server therefore fails after at most the timeout,
+ * one second and the probe.
+ */
+class StallWatch {
+  private readonly clients = new Set<pg.PoolClient>();
+  /** The statement each connection was executing at the last look, and since when. */
+  private readonly seen = new Map<pg.PoolClient, { query: unknown; since: number }>();
+  private readonly timer: NodeJS.Timeout | null = null;
+  private probing = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly answers: AnswerClock,
+    private readonly timeoutMs: number,
+  ) {
+    if (timeoutMs <= 0) return;
+    pool.on('connect', (client) => this.clients.add(client));
+    pool.on('remove', (client) => {
+      this.clients.delete(client);
+      this.seen.delete(client);
+    });
+    this.timer = setInterval(() => this.look(), Math.min(1000, timeoutMs));
+    this.timer.unref();
+  }
+
+  private look(): void {
+    const now = performance.now();
+    const waiting: pg.PoolClient[] = [];
+    for (const client of this.clients) {
+      const query = (client as unknown as { _activeQuery: unknown })._activeQuery;
+      if (!query) {
+        this.seen.delete(client);
+        continue;
+      }
+      const last = this.seen.get(client);
+      if (last?.query !== query) this.seen.set(client, { query, since: now });
+      else if (now - last.since >= this.timeoutMs) waiting.push(client);
+    }
+    if (waiting.length === 0 || this.probing || this.answers.within(this.timeoutMs)) return;
+    this.probing = true;
+    void this.probe(waiting[0]!)
+      .then((answered) => {
+        if (answered) {
+          this.answers.stamp();
+          return;
+        }
+        for (const client of waiting) {
+          this.seen.delete(client);
+          (
+            client as unknown as { connection: { stream: { destroy(err?: Error): void } } }
+          ).connection.stream.destroy(
+            Object.assign(new Error('Connection terminated: the database stopped answering (stall watch)'), {
+              code: 'ETIMEDOUT',
+            }),
+          );
+        }
+      })
+      .finally(() => {
+        this.probing = false;
+      });
+  }
+
+  /** Whether the server of `client` answers a new connection's `select 1` within the probe timeout. */
+  private async probe(client: pg.PoolClient): Promise<boolean> {
+    const { host, port, user, database, password } = client as unknown as pg.ClientConfig & { host: string };
+    const probe = new pg.Client({
+      host,
+      port,
+      user,
+      database,
+      ...(typeof password === 'string' ? { password } : {}),
+      connectionTimeoutMillis: STALL_PROBE_TIMEOUT_MS,
+      query_timeout: STALL_PROBE_TIMEOUT_MS,
+    });
+    probe.on('error', () => {});
+    try {
+      await probe.connect();
+      await probe.query('select 1');
+      return true;
+    } catch {
+      return false;
+    } finally {
+      void probe.end().catch(() => {});
+    }
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
 }
 
 /**

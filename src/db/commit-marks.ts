@@ -18,6 +18,15 @@
  *   `begin; statement; mark; commit` — the same single-statement transaction, with the mark.
  *
  * The mark is written only when the transaction wrote (`pg_current_xact_id_if_assigned()`, asked first).
+ *
+ * The mark also carries a token of its transaction (`commit_token`, a random UUID). A COMMIT whose
+ * connection breaks on the way (the primary stops as it commits) may or may not have happened; the
+ * client then asks the server that took over, on another connection, for that token — for up to
+ * `COMMIT_RESOLUTION_MS` while no server answers. Found: the commit happened (it reached the
+ * synchronous standby that is now the primary), and the request goes on as if the COMMIT had
+ * answered, so its response is sent and stored. Not found: nothing of it committed; the request answers
+ * 503 and its key is released for the retry. Only when no server answers in time does the commit stay
+ * in doubt (the key then says `committed` or `running`, and a retry is told the request is in progress).
  * Requests without an Idempotency-Key cost one AsyncLocalStorage look-up per statement. The pool
  * (`MarkingPool`) hands its connections to `pool.query` in the caller's async context, so that a
  * statement is never attributed to another request's scope. The embedded database (PGlite) is marked
@@ -29,7 +38,8 @@
  * that wrote but whose claim is no longer its own (taken over meanwhile) finds nothing to mark and is
  * refused (409 IdempotencyKeyInProgressError) before it commits, so the request executes once.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 
 export interface KeyClaim {
@@ -51,7 +61,7 @@ const WRITE_RE =
   /\binsert\s+into\b|\bdelete\s+from\b|\bmerge\s+into\b|\bupdate\s+(?:only\s+)?[\w".]+(?:\s+(?:as\s+)?\w+)?\s+set\b/i;
 const COMMIT_RE = /^\s*(commit|end)\s*;?\s*$/i;
 const MARK_SQL = `with marked as (
-    update idempotency_keys set state = 'committed'
+    update idempotency_keys set state = 'committed', commit_token = $4
     where state in ('running', 'committed')
       and (user_id, key, created_at) in (select * from unnest($1::uuid[], $2::text[], $3::timestamptz[]))
     returning 1)
@@ -62,11 +72,71 @@ const MARK_SQL = `with marked as (
  */
 const WROTE_SQL = `select pg_current_xact_id_if_assigned() is not null as wrote`;
 
-const markParams = (claims: KeyClaim[]) => [
+const markParams = (claims: KeyClaim[], token: string) => [
   claims.map((c) => c.userId),
   claims.map((c) => c.key),
   claims.map((c) => c.claimedAt),
+  token,
 ];
+
+/** Whether the transaction that wrote `token` with its mark committed, on the server now answering. */
+const COMMITTED_SQL = `select count(*)::int as n from idempotency_keys
+  where (user_id, key) in (select * from unnest($1::uuid[], $2::text[])) and commit_token = $3`;
+
+/** Sends one statement on a connection other than the one that broke (the pool's `query`). */
+export type QueryRunner = (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
+
+/**
+ * How long a request whose COMMIT was cut off waits to learn whether it happened: the server that
+ * took over is asked for the transaction's commit token until it answers or this much time has passed.
+ */
+export const COMMIT_RESOLUTION_MS = 10_000;
+const RESOLUTION_RETRY_MS = 250;
+
+/**
+ * Whether the transaction marked with `token` committed: true or false once a server accepting writes
+ * answers, null when none answered within `forMs` (the commit stays in doubt). `isUnavailable` tells a
+ * connection failure (asked again) from any other error (thrown).
+ */
+export async function commitHappened(
+  run: QueryRunner,
+  claims: KeyClaim[],
+  token: string,
+  isUnavailable: (err: unknown) => boolean,
+  forMs: number = COMMIT_RESOLUTION_MS,
+): Promise<boolean | null> {
+  const until = Date.now() + forMs;
+  for (;;) {
+    try {
+      const { rows } = await run(COMMITTED_SQL, [
+        claims.map((c) => c.userId),
+        claims.map((c) => c.key),
+        token,
+      ]);
+      return ((rows[0] as { n: number } | undefined)?.n ?? 0) > 0;
+    } catch (err) {
+      if (!isUnavailable(err)) throw err;
+      if (Date.now() + RESOLUTION_RETRY_MS > until) return null;
+      await new Promise((resolve) => setTimeout(resolve, RESOLUTION_RETRY_MS));
+    }
+  }
+}
+
+/** What a COMMIT found to have happened answers (the connection it was sent on is gone). */
+const COMMITTED_RESULT = { command: 'COMMIT', rowCount: null, oid: 0, rows: [], fields: [] };
+
+/**
+ * Resolves a commit that failed: when the connection broke while the COMMIT was on its way
+ * (`isUnavailable`), the server that took over tells whether the transaction's token is there — if so
+ * the commit happened and the request goes on as if the COMMIT had answered; otherwise (or when no
+ * server answered in time) the original error stands and the request answers 503.
+ */
+export interface CommitResolver {
+  run: QueryRunner;
+  isUnavailable: (err: unknown) => boolean;
+  /** Hears of every commit in doubt and what became of it. */
+  onResolved?: (outcome: 'committed' | 'not committed' | 'unknown') => void;
+}
 
 /** The error of a transaction whose claim was taken over: it must not commit. */
 export class ClaimLostError extends Error {
@@ -84,8 +154,14 @@ function checkMark(rows: Array<{ marked: number }>, claims: KeyClaim[]): void {
 type QueryCallback = (err: Error | null, result?: pg.QueryResult) => void;
 type QueryArg = string | pg.QueryConfig;
 
-/** A `pg` client class that adds the commit marks to the statements of scoped requests. */
-export function markingClient(Base: typeof pg.Client = pg.Client): typeof pg.Client {
+/**
+ * A `pg` client class that adds the commit marks to the statements of scoped requests; with a
+ * `resolver`, a COMMIT of such a request cut off by a lost connection is resolved (see above).
+ */
+export function markingClient(
+  Base: typeof pg.Client = pg.Client,
+  resolver?: () => CommitResolver | undefined,
+): typeof pg.Client {
   class MarkingClient extends Base {
     // pg's overloads are many; this one signature covers the forms the pool and Drizzle use.
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -107,20 +183,36 @@ export function markingClient(Base: typeof pg.Client = pg.Client): typeof pg.Cli
       }
       const send = (q: QueryArg, v?: unknown[]) => super.query(q as string, v) as Promise<pg.QueryResult>;
       const claims = [...scope.claims];
+      const token = randomUUID();
+      let marked = false;
       const mark = async () => {
         const wrote = await send(WROTE_SQL);
         if (!(wrote.rows[0] as { wrote: boolean } | undefined)?.wrote) return;
-        const marked = await send(MARK_SQL, markParams(claims));
-        checkMark(marked.rows as Array<{ marked: number }>, claims);
+        const result = await send(MARK_SQL, markParams(claims, token));
+        checkMark(result.rows as Array<{ marked: number }>, claims);
+        marked = true;
+      };
+      // The COMMIT itself: when its connection breaks on the way, whether it happened is asked.
+      const commitNow = async (q: QueryArg, v?: unknown[]) => {
+        try {
+          return await send(q, v);
+        } catch (err) {
+          const r = marked ? resolver?.() : undefined;
+          if (!r || !r.isUnavailable(err)) throw err;
+          const happened = await commitHappened(r.run, claims, token, r.isUnavailable).catch(() => null);
+          r.onResolved?.(happened === null ? 'unknown' : happened ? 'committed' : 'not committed');
+          if (happened) return COMMITTED_RESULT as unknown as pg.QueryResult;
+          throw err;
+        }
       };
       const running = commit
-        ? mark().then(() => send(config, vals))
+        ? mark().then(() => commitNow(config, vals))
         : (async () => {
             await send('begin');
             try {
               const result = await send(config, vals);
               await mark();
-              await send('commit');
+              await commitNow('commit');
               return result;
             } catch (err) {
               await send('rollback').catch(() => {});
@@ -146,15 +238,18 @@ type ConnectCallback = (
 
 /**
  * `pg.Pool` whose connection callbacks run in the async context of the caller: `pool.query` sends its
- * statement from such a callback, which the pool may otherwise call while serving another request.
+ * statement from such a callback, which the pool may otherwise call while serving another request
+ * (a connection released by one request is handed to the next waiting one from the releasing
+ * request's context). The whole context is restored (`AsyncResource.bind`), not only the marks'
+ * scope: anything else kept per request (the statement recorder's origin, for one) follows the
+ * statement too.
  */
 export class MarkingPool extends pg.Pool {
   override connect(): Promise<pg.PoolClient>;
   override connect(callback: ConnectCallback): void;
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
     if (!callback) return super.connect();
-    const scope = markScope.getStore();
-    super.connect((err, client, done) => markScope.run(scope, callback, err, client, done));
+    super.connect(AsyncResource.bind(callback));
   }
 }
 
@@ -191,7 +286,7 @@ export function markPglite(client: PgliteLike): void {
   const mark = async (tx: PgliteTx, claims: KeyClaim[]) => {
     const wrote = await tx.query<{ wrote: boolean }>(WROTE_SQL);
     if (!wrote.rows[0]?.wrote) return;
-    const result = await tx.query<{ marked: number }>(MARK_SQL, markParams(claims));
+    const result = await tx.query<{ marked: number }>(MARK_SQL, markParams(claims, randomUUID()));
     checkMark(result.rows, claims);
   };
   client.transaction = (<T>(callback: (tx: PgliteTx) => Promise<T>): Promise<T> => {

@@ -7,12 +7,23 @@
  * The mark is a fence: a transaction whose claim was taken over is refused before it commits. Then, on
  * either database, how a claimed key is completed or released according to its state.
  */
+import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { type Db, inTransaction, queryRows, run, statement } from '../../src/db/client.ts';
 import { Combiner } from '../../src/db/combiner.ts';
-import { ClaimLostError, type KeyClaim, markScope } from '../../src/db/commit-marks.ts';
+import {
+  ClaimLostError,
+  type CommitResolver,
+  commitHappened,
+  type KeyClaim,
+  markingClient,
+  markScope,
+} from '../../src/db/commit-marks.ts';
+import { isUnavailableError } from '../../src/db/failover.ts';
 import type { FastifyReply } from 'fastify';
 import { claimKey, completeKey } from '../../src/http/idempotency.ts';
 import { createTestContext, openTestDatabase, TestContext, uniq } from '../helpers/app.ts';
@@ -134,6 +145,67 @@ describe.skipIf(!onServer)('commit marks', () => {
       'committed',
       'committed',
     ]);
+  });
+
+  it('resolves a COMMIT whose answer was lost by its token, on another connection', async () => {
+    const pool = (db() as unknown as { $client: pg.Pool }).$client;
+    const resolver: CommitResolver = {
+      run: (text, values) => pool.query(text, values),
+      isUnavailable: isUnavailableError,
+    };
+    const outcomes: string[] = [];
+    resolver.onResolved = (o) => outcomes.push(o);
+    // A connection that loses the answer of a COMMIT (sent and executed, or never sent).
+    let cut: 'after' | 'before' | null = null;
+    class CutOff extends pg.Client {
+      override query(config: any, values?: any, callback?: any): any {
+        const lost = () => Object.assign(new Error('Connection terminated unexpectedly'), {});
+        const text: string = typeof config === 'string' ? config : (config?.text ?? '');
+        if (cut && /^commit$/i.test(text.trim())) {
+          if (cut === 'before') return Promise.reject(lost());
+          return (super.query(config, values) as Promise<unknown>).then(() => Promise.reject(lost()));
+        }
+        return super.query(config, values, callback);
+      }
+    }
+    const cutting = new pg.Pool({ ...pool.options, Client: markingClient(CutOff, () => resolver), max: 2 });
+    const cdb = drizzlePg(cutting) as unknown as Db;
+    try {
+      const writeIn = (c: KeyClaim, row: string) =>
+        inScope([c], () =>
+          inTransaction(cdb, (tx) => tx.execute(sql`insert into mark_probe values (${row})`)),
+        );
+      // Committed, answer lost: the request goes on as if the COMMIT had answered.
+      cut = 'after';
+      const committed = await claim();
+      const row = uniq('row');
+      await writeIn(committed, row);
+      expect(await state(committed)).toBe('committed');
+      const found = await queryRows(db(), sql`select 1 from mark_probe where id = ${row}`);
+      expect(found).toHaveLength(1);
+      // Never committed: the original error, and nothing written.
+      cut = 'before';
+      const lostOne = await claim();
+      const row2 = uniq('row');
+      const error = await writeIn(lostOne, row2).catch((err: unknown) => err);
+      expect(isUnavailableError(error)).toBe(true);
+      expect(await state(lostOne)).toBe('running');
+      expect(await queryRows(db(), sql`select 1 from mark_probe where id = ${row2}`)).toHaveLength(0);
+      expect(outcomes).toEqual(['committed', 'not committed']);
+    } finally {
+      cut = null;
+      await cutting.end();
+    }
+    // No server answering: in doubt after the bound; other errors are not retried.
+    const down = () =>
+      Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    const c = await claim();
+    const started = Date.now();
+    expect(await commitHappened(down, [c], randomUUID(), isUnavailableError, 600)).toBeNull();
+    expect(Date.now() - started).toBeLessThan(2000);
+    await expect(
+      commitHappened(() => Promise.reject(new Error('syntax')), [c], randomUUID(), isUnavailableError),
+    ).rejects.toThrow('syntax');
   });
 });
 

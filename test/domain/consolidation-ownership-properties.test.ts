@@ -24,6 +24,7 @@ import {
   type ConsolidationResult,
   type EquityRow,
   contributionsAddUp,
+  createConsolidationExecution,
   runConsolidation,
   type TrialBalanceView,
 } from '../../src/domain/consolidation/index.ts';
@@ -333,9 +334,21 @@ describe('ownership-driven consolidation properties', () => {
     fc.assert(
       fc.property(groupArb, (g) => {
         const input = buildGroup(g);
-        const result = runConsolidation(input);
+        const execution = createConsolidationExecution(input);
+        while (execution.nextStep !== null) execution.runNextStep();
+        const result = execution.result();
         if (result.status !== 'Completed') return;
         const members = new CompanyDirectory(input.companies);
+        // the stored form the run writes is packed directly, to the same text
+        const stored = execution.storedContributions(members)!;
+        for (const view of ['closing', 'opening'] as const) {
+          expect(stored[view].map((s) => s.data)).toEqual(
+            result.contributions![view].map((c) => JSON.stringify(packLine(c, g.reporting, members))),
+          );
+          expect(stored[view].map((s) => [s.lineId, s.accountNumber])).toEqual(
+            result.contributions![view].map((c) => [c.lineId, c.accountNumber]),
+          );
+        }
         const minor = DIGITS[g.reporting]!;
         for (const view of ['closing', 'opening'] as const) {
           const tb = view === 'closing' ? result.closingTrialBalance! : result.openingTrialBalance!;

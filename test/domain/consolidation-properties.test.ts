@@ -17,6 +17,7 @@ import {
   buildConsolidatedIncomeStatement,
   contributionsAddUp,
   type ConsolidationMethod,
+  createConsolidationExecution,
   type EliminationRuleInput,
   type EquityRow,
   type IntercompanyTransactionInput,
@@ -427,9 +428,18 @@ describe('contributions of consolidated lines', () => {
     fc.assert(
       fc.property(groupArb, (g) => {
         const input = buildGroup(g);
-        const result = runConsolidation(input);
+        const execution = createConsolidationExecution(input);
+        while (execution.nextStep !== null) execution.runNextStep();
+        const result = execution.result();
         expect(result.status).toBe('Completed');
         const members = new CompanyDirectory(input.companies);
+        // the stored form the run writes is packed directly, to the same text
+        const stored = execution.storedContributions(members)!;
+        for (const view of ['closing', 'opening'] as const) {
+          expect(stored[view].map((s) => s.data)).toEqual(
+            result.contributions![view].map((c) => JSON.stringify(packLine(c, g.reporting, members))),
+          );
+        }
         const minor = DIGITS[g.reporting]!;
         for (const view of ['closing', 'opening'] as const) {
           const tb = view === 'closing' ? result.closingTrialBalance! : result.openingTrialBalance!;

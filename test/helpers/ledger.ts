@@ -157,7 +157,7 @@ export async function fiscalYearId(t: TestContext, company: Company, year: numbe
 /** Sets a period's status directly (the period close endpoint belongs to another module). */
 export async function setPeriodStatus(
   t: TestContext,
-  company: Company,
+  company: Pick<Company, 'id' | 'organizationId'>,
   year: number,
   period: number,
   status: 'Open' | 'Closed',

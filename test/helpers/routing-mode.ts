@@ -50,7 +50,9 @@ export async function recordWhileOpening<T>(
           const verdict = routing.checkStatement(s.text, s.params, kinds);
           for (const p of verdict.problems)
             problems.push(`${p}\n      ${s.text.replace(/\s+/g, ' ').slice(0, 600)}`);
-          transactions.set(s.tx, [...(transactions.get(s.tx) ?? []), { text: s.text, verdict }]);
+          const tx = transactions.get(s.tx);
+          if (tx) tx.push({ text: s.text, verdict });
+          else transactions.set(s.tx, [{ text: s.text, verdict }]);
         }
         for (const statements of transactions.values())
           problems.push(...routing.checkTransaction(statements));

@@ -6,9 +6,12 @@
  */
 import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
+import { Type } from '../../src/http/schemas.ts';
+import { JournalEntry } from '../../src/modules/journal/routes.ts';
 import { createTestContext, type TestContext, type TestUser } from '../helpers/app.ts';
 import {
   balanceMismatches,
@@ -353,6 +356,18 @@ function entry(c: Company, amount: string, overrides: Record<string, unknown> = 
 }
 
 describe('bulk journal entries', () => {
+  /** The 201 schema's serializer: the bulk answer, written from the rows, must be its bytes. */
+  const schemaBytes = SerializerSelector()({}, {})({
+    schema: Type.Object({ entries: Type.Array(JournalEntry) }),
+    method: 'POST',
+    url: `${JE}/bulk`,
+    httpStatus: '201',
+  }) as (data: unknown) => string;
+  const expectSchemaBytes = (res: { raw: { body: string }; headers: Record<string, unknown> }) => {
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.raw.body).toBe(schemaBytes(JSON.parse(res.raw.body)));
+  };
+
   it('creates every entry with consecutive numbers in request order', async () => {
     const c = await createCompany(t, org.id);
     const res = await t.post(`${JE}/bulk`, {
@@ -367,6 +382,7 @@ describe('bulk journal entries', () => {
     ]);
     const one = await t.get(`${JE}/${res.body.entries[1].id}`, { token: viewer.token });
     expect(one.body).toEqual(res.body.entries[1]);
+    expectSchemaBytes(res);
   });
 
   it('writes every field as a single create does (rates looked up or given, memos, dimensions)', async () => {
@@ -408,6 +424,7 @@ describe('bulk journal entries', () => {
     expect(single.status, JSON.stringify(single.body)).toBe(201);
     const bulk = await t.post(`${JE}/bulk`, { token: member.token, body: { entries: [full] } });
     expect(bulk.status, JSON.stringify(bulk.body)).toBe(201);
+    expectSchemaBytes(bulk);
     const read = await t.get(`${JE}/${bulk.body.entries[0].id}`, { token: viewer.token });
     expect(read.body).toEqual(bulk.body.entries[0]);
     const comparable = (e: any) => ({
@@ -420,6 +437,51 @@ describe('bulk journal entries', () => {
     });
     expect(comparable(read.body)).toEqual(comparable(single.body));
     expect(read.body.lines[0].exchangeRateId).toBe(rate.body.id);
+  });
+
+  it('stores functional-currency amounts of any precision as a single create does', async () => {
+    const c = await createCompany(t, org.id);
+    // Whole amounts, fewer fraction digits than the currency's, a given rate of 1, and amounts too
+    // large for integers of cents (left to the decimal path).
+    const shapes = [
+      ['7', '0.5', '7.50'],
+      ['12.30', '0.05', '12.35'],
+      ['999999999999.99', '0.01', '1000000000000'],
+      ['999999999999999.98', '0.01', '999999999999999.99'],
+    ];
+    for (const [a, b, total] of shapes) {
+      const body = entry(c, total!, {
+        lines: [
+          { accountId: c.accounts.cash, debitAmount: usd(a!), exchangeRate: '1.000' },
+          { accountId: c.accounts.receivable, debitAmount: usd(b!), memo: 'second ✓ 😀 «é»' },
+          { accountId: c.accounts.revenue, creditAmount: usd(total!) },
+        ],
+      });
+      const single = await t.post(JE, { token: member.token, body });
+      const bulk = await t.post(`${JE}/bulk`, { token: member.token, body: { entries: [body] } });
+      expect([single.status, bulk.status], JSON.stringify([single.body, bulk.body])).toEqual([201, 201]);
+      expectSchemaBytes(bulk);
+      const read = await t.get(`${JE}/${bulk.body.entries[0].id}`, { token: viewer.token });
+      expect(read.body).toEqual(bulk.body.entries[0]);
+      const comparable = (e: any) => ({
+        ...e,
+        id: undefined,
+        entryNumber: undefined,
+        createdAt: undefined,
+        updatedAt: undefined,
+        lines: e.lines.map((l: any) => ({ ...l, id: undefined, journalEntryId: undefined })),
+      });
+      expect(comparable(read.body)).toEqual(comparable(single.body));
+    }
+    const stored = await queryRows<{ debit: string | null; credit: string | null }>(
+      t.database.db,
+      sql`select debit_amount::text as debit, credit_amount::text as credit from journal_lines
+          where company_id = ${c.id} order by journal_entry_id, line_number`,
+    );
+    // Each single create and its bulk twin store the same texts.
+    for (let i = 0; i < stored.length; i += 6) {
+      expect(stored.slice(i + 3, i + 6)).toEqual(stored.slice(i, i + 3));
+    }
   });
 
   it('writes nothing when one entry is refused, naming its index', async () => {
@@ -465,6 +527,39 @@ describe('bulk journal entries', () => {
     expect(next.body.entryNumber).toBe('JE-0001');
   });
 
+  it('refuses a line without a Spot rate, after the refusals of the lines before it', async () => {
+    const c = await createCompany(t, org.id);
+    const chf = (value: string) => ({ value, currency: 'CHF' });
+    const foreign = (rateOfFirstLine?: string) =>
+      entry(c, '3.00', {
+        lines: [
+          { accountId: c.accounts.cash, debitAmount: usd('3.00'), exchangeRate: rateOfFirstLine ?? null },
+          { accountId: c.accounts.receivable, debitAmount: chf('3.00') },
+          { accountId: c.accounts.revenue, creditAmount: usd('6.00') },
+        ],
+      });
+    const missing = await t.post(`${JE}/bulk`, {
+      token: member.token,
+      body: { entries: [entry(c, '1.00'), foreign()] },
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({
+      _tag: 'ExchangeRateNotFoundError',
+      entryIndex: 1,
+      fromCurrency: 'CHF',
+      toCurrency: 'USD',
+      date: '2026-04-10',
+    });
+    // A functional-currency line with a rate other than 1 comes first: its refusal is the answer.
+    const rateFirst = await t.post(`${JE}/bulk`, {
+      token: member.token,
+      body: { entries: [entry(c, '1.00'), entry(c, '2.00'), foreign('2')] },
+    });
+    expect(rateFirst.status).toBe(400);
+    expect(rateFirst.body.issues[0].path).toBe('/entries/2/lines/0/exchangeRate');
+    expect(await count('journal_entries', c)).toBe(0);
+  });
+
   it('posts immediately where approval is not required, and updates the balances', async () => {
     const org2 = await t.org(owner, { settings: { requireApproval: false } });
     const c = await createCompany(t, org2.id);
@@ -474,6 +569,7 @@ describe('bulk journal entries', () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.entries.every((e: any) => e.status === 'Posted' && e.postedBy === owner.id)).toBe(true);
+    expectSchemaBytes(res);
     expect(await balanceMismatches(t, org2.id)).toEqual([]);
     const tb = await t.get('/api/v1/reports/trial-balance', {
       token: owner.token,

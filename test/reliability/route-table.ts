@@ -14,6 +14,8 @@ import { webhookDeliveries, webhookEndpoints } from '../../src/db/schema/index.t
 import { addDays } from '../../src/domain/dates.ts';
 import type { Action, Role } from '../../src/access/access.ts';
 import { PASSWORD, type TestContext, type TestUser, uniq } from '../helpers/app.ts';
+import { insertRun } from '../helpers/consolidation-db.ts';
+import { setPeriodStatus } from '../helpers/ledger.ts';
 import type { Operation } from './openapi.ts';
 import type { World } from './world.ts';
 
@@ -22,6 +24,8 @@ export interface Req {
   query?: Record<string, string | number | boolean>;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Sent with this bearer token instead of the caller's (a request made for another user). */
+  token?: string;
 }
 
 export interface Ctx {
@@ -55,6 +59,12 @@ export interface RouteSpec {
   listAll?: boolean;
   /** The request revokes the presented token (logout, refresh): send it with a throwaway session. */
   killsToken?: boolean;
+  /**
+   * A request the route accepts (2xx), for routes whose `req` is refused once the role check has
+   * passed (a wrong password, a year that cannot close): the distribution check sends both, so that
+   * the statements of the route's success are checked too.
+   */
+  success?: (c: Ctx) => Req | Promise<Req>;
   /** Further role rows of the same route (section 2.2 rows that depend on the body or target). */
   variants?: Array<{
     label: string;
@@ -403,6 +413,25 @@ const fyParams = (w: World) => ({
 });
 const periodParams = (w: World) => ({ ...fyParams(w), periodId: w.periodId });
 const coParams = (w: World) => ({ organizationId: w.orgId, companyId: w.companyId });
+const fillFy = (c: Ctx, fiscalYearId: string) =>
+  `/api/v1/organizations/${c.w.orgId}/companies/${c.w.companyId}/fiscal-years/${fiscalYearId}`;
+
+/** A new fiscal year of A's company, without entries, whose year-end close may proceed. */
+async function closableYear(c: Ctx): Promise<string> {
+  const base = `/api/v1/organizations/${c.w.orgId}/companies/${c.w.companyId}/fiscal-years`;
+  const year = await must(
+    c.t.post(base, { token: c.w.owner.token, body: { year: 2030 + (++counter % 900) } }),
+    'fiscal year',
+  );
+  await setPeriodStatus(
+    c.t,
+    { id: c.w.companyId, organizationId: c.w.orgId },
+    year.year as number,
+    13,
+    'Closed',
+  );
+  return year.id as string;
+}
 
 /** A recorded revaluation run of tenant A's company (made once, by its owner). */
 const revaluations = new WeakMap<World, Promise<string>>();
@@ -441,6 +470,7 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/auth/login': {
     req: (c) => ({ body: { email: c.w.owner.email, password: 'Wrong-pass1' } }),
     swap: 'no-leak',
+    success: (c) => ({ body: { email: c.w.owner.email, password: PASSWORD } }),
   },
   'POST /api/auth/logout': { req: () => ({}), swap: 'no-leak', killsToken: true },
   'GET /api/auth/me': { req: () => ({}), swap: 'no-leak' },
@@ -449,6 +479,14 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/auth/change-password': {
     req: () => ({ body: { currentPassword: 'Not-the-one1', newPassword: 'Another-pass9' } }),
     swap: 'no-leak',
+    success: async (c) => {
+      const { email } = await c.fresh.registered();
+      const login = await c.t.post('/api/auth/login', { body: { email, password: PASSWORD } });
+      return {
+        body: { currentPassword: PASSWORD, newPassword: 'Another-pass9' },
+        token: login.body.token as string,
+      };
+    },
   },
   'GET /api/v1/account-templates': { req: () => ({}), swap: 'no-leak' },
   'GET /api/v1/account-templates/{type}': {
@@ -488,6 +526,13 @@ export const ROUTES: Record<string, RouteSpec> = {
   'DELETE /api/v1/organizations/{id}': {
     req: (c) => ({ params: { id: c.w.orgId } }),
     swap: 'no-leak',
+    success: async (c) => {
+      const org = await c.t.post('/api/v1/organizations', {
+        token: c.w.owner.token,
+        body: { name: uniq('Disposable'), reportingCurrency: 'USD' },
+      });
+      return { params: { id: org.body.id as string } };
+    },
   },
   'GET /api/v1/organizations/{organizationId}/members': {
     req: (c) => ({ params: { organizationId: c.w.orgId } }),
@@ -689,10 +734,17 @@ export const ROUTES: Record<string, RouteSpec> = {
   [`POST ${FY}/{fiscalYearId}/close`]: {
     req: (c) => ({ params: fyParams(c.w) }),
     swap: 'CompanyNotFoundError',
+    success: async (c) => ({ params: { ...coParams(c.w), fiscalYearId: await closableYear(c) } }),
   },
   [`POST ${FY}/{fiscalYearId}/reopen`]: {
     req: (c) => ({ params: fyParams(c.w), body: {} }),
     swap: 'CompanyNotFoundError',
+    success: async (c) => {
+      const fiscalYearId = await closableYear(c);
+      const url = `${fillFy(c, fiscalYearId)}/close`;
+      await must(c.t.post(url, { token: c.w.owner.token }), 'close');
+      return { params: { ...coParams(c.w), fiscalYearId }, body: { reason: 'routing check' } };
+    },
   },
 
   // Journal entries
@@ -1209,11 +1261,17 @@ export const ROUTES: Record<string, RouteSpec> = {
     req: async (c) => ({ params: { id: await c.fresh.run() } }),
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
+    success: async (c) => ({
+      params: { id: await insertRun(c.t, c.w.orgId, c.w.groupId, 'Pending', c.w.owner.id) },
+    }),
   },
   'DELETE /api/v1/consolidation/runs/{id}': {
     req: async (c) => ({ params: { id: await c.fresh.run() } }),
     swap: 'ConsolidationRunNotFoundError',
     addOrg: 'query',
+    success: async (c) => ({
+      params: { id: await insertRun(c.t, c.w.orgId, c.w.groupId, 'Pending', c.w.owner.id) },
+    }),
   },
   'GET /api/v1/consolidation/runs/{id}/trial-balance': {
     req: (c) => ({ params: { id: c.w.runId! } }),

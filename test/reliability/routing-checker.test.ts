@@ -118,6 +118,24 @@ describe('statements the checker accepts', () => {
       'caller-organizations',
     );
     expect(check('select organization_id from journal_entries where id = $1', [ID]).spanning).toBe('by-id');
+    // Several ids: the access look-ups of concurrent requests combined into one statement.
+    const ID2 = '01a2c000-0000-7000-8000-00000000000d';
+    for (const [text, params] of [
+      ['select organization_id from journal_entries where id = any($1::uuid[])', [[ID, ID2]]],
+      ['select organization_id from journal_entries where id in ($1, $2)', [ID, ID2]],
+      [
+        `select r.ord, e.organization_id from unnest($1::text[], $2::uuid[]) with ordinality as r(token, entry_id, ord)
+         left join journal_entries e on e.id = r.entry_id`,
+        [
+          ['t1', 't2'],
+          [ID, ID2],
+        ],
+      ],
+    ] as const) {
+      const v = check(text, [...params]);
+      expect(v.problems, text).toEqual([]);
+      expect(v.spanning, text).toBe('by-id');
+    }
     const alternatives = `select * from journal_lines where (organization_id = $1 and journal_entry_id in ($2))
       or (organization_id = $3 and journal_entry_id in ($4))`;
     expect(check(alternatives, [A, ID, B, ID], [A, B]).spanning).toBe('caller-organizations');
@@ -174,6 +192,10 @@ describe('statements the checker refuses, with the reason', () => {
     expect(check('update journal_entries set status = $1 where id = $2', ['Posted', ID]).problems).toEqual([
       'journal_entries journal_entries is not restricted to one organization',
     ]);
+    expect(
+      check('update journal_entries set status = $1 where id = any($2::uuid[])', ['Posted', [ID, A]])
+        .problems,
+    ).toEqual(['journal_entries journal_entries is not restricted to one organization']);
     expect(
       check(
         'delete from exchange_rates where organization_id in (select organization_id from memberships where user_id = $1)',

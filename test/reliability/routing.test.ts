@@ -75,9 +75,12 @@ afterAll(async () => {
 
 async function send(label: string, key: string, req: Req, killsToken?: boolean): Promise<void> {
   current = 'harness';
-  const token = killsToken
-    ? (await t.post('/api/auth/login', { body: { email: ctx.w.owner.email, password: PASSWORD } })).body.token
-    : ctx.w.owner.token;
+  const token =
+    req.token ??
+    (killsToken
+      ? (await t.post('/api/auth/login', { body: { email: ctx.w.owner.email, password: PASSWORD } })).body
+          .token
+      : ctx.w.owner.token);
   current = label;
   const res = await sendReq(t, key, req, token);
   current = 'harness';
@@ -112,6 +115,11 @@ describe('distribution by organization', () => {
         await send(`${op.key} (organizationId)`, op.key, await withOrganization(spec.req, 'query'));
       if (spec.addOrg === 'body')
         await send(`${op.key} (organizationId)`, op.key, await withOrganization(spec.req, 'body'));
+      // A route whose request above is refused after the role check: also a request it accepts.
+      if (spec.success) {
+        current = 'harness';
+        await send(`${op.key} (accepted)`, op.key, await spec.success(ctx));
+      }
     }
     // Background work (asynchronous consolidation runs) finishes before the statements are judged.
     await waitForRuns();
@@ -159,6 +167,11 @@ describe('distribution by organization', () => {
     expect(missing).toEqual([]);
     const failed = [...answered].filter(([, statuses]) => statuses.some((s) => s >= 500));
     expect(failed).toEqual([]);
+    // …and every route succeeded at least once (2xx), so its writes were checked, not only a refusal.
+    const neverSucceeded = [...answered]
+      .filter(([, statuses]) => !statuses.some((s) => s >= 200 && s < 300))
+      .map(([key, statuses]) => `${key}: ${statuses.join(', ')}`);
+    expect(neverSucceeded, 'routes that answered no 2xx').toEqual([]);
     // The two documented exceptions were met (so the check of them ran).
     expect([...spanning.keys()].sort()).toEqual(['by-id', 'caller-organizations']);
   }, 180_000);

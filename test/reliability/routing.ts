@@ -18,8 +18,9 @@
  *   - `caller-organizations`: the lists that span the caller's own organizations, as
  *     `organization_id IN (SELECT organization_id FROM memberships …)` or as a list of ids that are all
  *     organizations of the caller (when the check is told them);
- *   - `by-id`: an occurrence tied to no organization but to one row by its `id` (the look-ups by id
- *     that find the organization of a resource named without one).
+ *   - `by-id`: an occurrence tied to no organization but to rows named by their `id` (the look-ups by
+ *     id that find the organization of a resource named without one) — one id, or a list of them
+ *     (`= ANY`, `IN`, a join on an `unnest` of ids: the look-ups of several requests combined).
  * Rule for a transaction: all its statements that are tied to organizations are tied to the same one,
  * and it contains no spanning statement unless it writes nothing.
  */
@@ -664,8 +665,10 @@ class Analysis {
         spanning ??= 'caller-organizations';
         continue;
       }
+      // A look-up by id may name several ids (`id = any($1)`, `id in (…)`, a join on an `unnest` of
+      // ids: the access checks of several requests combined); each row is found by its own id.
       const ids = this.values.get(this.find(o.id)) ?? new Set<string>();
-      if (ids.size === 1 && !this.writes) {
+      if (ids.size >= 1 && !this.writes) {
         spanning ??= 'by-id';
         continue;
       }

@@ -90,6 +90,12 @@ export const idempotencyKeys = pgTable(
      * would have marked it `committed`), so the key may be claimed again. Null on older rows.
      */
     leaseExpiresAt: ts('lease_expires_at'),
+    /**
+     * Written with the commit mark, in the same transaction as the request's writes: a token of that
+     * transaction (db/commit-marks.ts). When the connection is lost while its COMMIT is on the way, the
+     * process asks the server that took over for this token to learn whether the commit happened.
+     */
+    commitToken: id('commit_token'),
   },
   (t) => [primaryKey({ columns: [t.userId, t.key] }), index('idempotency_expires_idx').on(t.expiresAt)],
 );

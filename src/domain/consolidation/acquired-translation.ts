@@ -45,10 +45,31 @@ export interface AcquiredTranslation {
 
 const ONE: ScaledValue = { coef: 1n, scale: 0 };
 
+type LedgerCuts = NonNullable<ViewComputation['data']['cuts']>;
+
+/** A view's ledger cuts grouped by company (computed once per view, not scanned per member). */
+const cutsByCompany = new WeakMap<LedgerCuts, Map<string, LedgerCuts[number][]>>();
+
+function cutsOf(v: ViewComputation, companyId: string): readonly LedgerCuts[number][] {
+  const all = v.data.cuts;
+  if (!all) return [];
+  let grouped = cutsByCompany.get(all);
+  if (!grouped) {
+    grouped = new Map();
+    for (const cut of all) {
+      const list = grouped.get(cut.companyId);
+      if (list) list.push(cut);
+      else grouped.set(cut.companyId, [cut]);
+    }
+    cutsByCompany.set(all, grouped);
+  }
+  return grouped.get(companyId) ?? [];
+}
+
 function parseCuts(v: ViewComputation, c: CompanyInput, cuts: string[], scale: number) {
   const byCut = new Map<string, Map<string, bigint>>();
-  for (const cut of v.data.cuts ?? []) {
-    if (cut.companyId !== c.companyId || !cuts.includes(cut.cutDate)) continue;
+  for (const cut of cutsOf(v, c.companyId)) {
+    if (!cuts.includes(cut.cutDate)) continue;
     const figures = byCut.get(cut.cutDate) ?? new Map<string, bigint>();
     for (const f of cut.figures) {
       const units = toScaled(f.amount, scale);

@@ -46,21 +46,26 @@ type PackedCompany = [
   amount: string,
   items: PackedItem[],
 ];
-type PackedElimination = [
+export type PackedElimination = [
   source: number,
   ruleId: string | null,
   ruleName: string | null,
   companyId: string | null,
   amount: string,
 ];
-type PackedAdjustment = [adjustmentId: string, companyId: string | null, amount: string];
+export type PackedAdjustment = [adjustmentId: string, companyId: string | null, amount: string];
 
 /** Version 2 of a company: its index in the run's members, or its facts when they differ from them. */
-type PackedCompanyRef =
+export type PackedCompanyRef =
   number | [companyId: string, companyName: string, method: number, functionalCurrency: string];
-type PackedCompany2 = [company: PackedCompanyRef, weight: string, amount: string, items: PackedItem2[]];
+export type PackedCompany2 = [
+  company: PackedCompanyRef,
+  weight: string,
+  amount: string,
+  items: PackedItem2[],
+];
 /** Version 2 of an item: the account number is null when it is the line's own. */
-type PackedItem2 = [
+export type PackedItem2 = [
   source: number,
   accountNumber: string | null,
   basis: number | null,
@@ -136,6 +141,18 @@ export type PackedLine2 = [
 ];
 
 export type PackedLine = PackedLine1 | PackedLine2;
+
+/** Codes of the stored form, for writers that pack without the API form (contributions.ts). */
+export const SOURCE_CODES = {
+  Account: 0,
+  PriorYearResults: 1,
+  YearResults: 2,
+  TranslationDifference: 3,
+} as const satisfies Record<(typeof SOURCES)[number], number>;
+export const basisCode = (basis: (typeof BASES)[number]): number => code(BASES, basis);
+export const methodCode = (method: ConsolidationMethod): number => code(METHODS, method);
+export const eliminationSourceCode = (source: (typeof ELIMINATION_SOURCES)[number]): number =>
+  code(ELIMINATION_SOURCES, source);
 
 function code<T extends string>(list: readonly T[], value: T): number {
   const i = list.indexOf(value);

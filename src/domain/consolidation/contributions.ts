@@ -10,7 +10,15 @@
  * every run whose members carry no acquisition data).
  */
 import { dec, type Money, roundTo } from '../money.ts';
-import { toScaled } from './scaled.ts';
+import {
+  basisCode,
+  type CompanyDirectory,
+  eliminationSourceCode,
+  methodCode,
+  type PackedCompanyRef,
+  SOURCE_CODES,
+} from './contributions-codec.ts';
+import { scaledToString, toScaled } from './scaled.ts';
 import type { AdjustmentInput, ConsolidationMethod, LineType } from './types.ts';
 import type { LineAcc, TranslatedItem, TranslationDetail, ViewComputation } from './view.ts';
 
@@ -81,25 +89,33 @@ export interface LineContributions {
   unattributed: { aggregated: Money; elimination: Money; adjustment: Money };
 }
 
-/**
- * The contributions to every line of a view, after its trial balance was generated (the lines are
- * final then). `adjustments`: the top-side adjustments the view included (closing view).
- */
-export function lineContributions(
-  v: ViewComputation,
-  adjustments: readonly AdjustmentInput[] = [],
-): LineContributions[] {
+/** What the contributions of the lines of a view are built from (one pass over the view). */
+interface Accumulated {
+  lines: LineAcc[];
+  acc: Map<string, LinePieces>;
+}
+interface CompanyAcc {
+  items: TranslatedItem[];
+  amount: bigint;
+  weight: string;
+}
+interface LinePieces {
+  companies: Map<string, CompanyAcc>;
+  eliminations: { e: Omit<EliminationContribution, 'amount'>; units: bigint }[];
+  adjustments: { adjustmentId: string; companyId: string | null; units: bigint }[];
+}
+
+function accumulate(v: ViewComputation, adjustments: readonly AdjustmentInput[]): Accumulated {
   const { minor } = v.setup;
-  const money = (units: bigint) => v.money(units);
   const lines = [...v.lines.values()].filter(
     (l) => l.aggregated !== 0n || l.elimination !== 0n || l.adjustment !== 0n || l.nci !== 0n,
   );
   const live = new Set(lines.map((l) => l.id));
   const byKey = new Map<string, LineAcc[]>();
   for (const l of lines) {
-    const list = byKey.get(l.key) ?? [];
-    list.push(l);
-    byKey.set(l.key, list);
+    const list = byKey.get(l.key);
+    if (list) list.push(l);
+    else byKey.set(l.key, [l]);
   }
   const reKey = v.setup.reKey;
   // The line an amount booked on `key` (for `companyId`) ended on: the key's own line, the company's
@@ -114,13 +130,8 @@ export function lineContributions(
     return null;
   };
 
-  interface Acc {
-    companies: Map<string, { items: ContributionItem[]; amount: bigint; weight: string }>;
-    eliminations: { e: Omit<EliminationContribution, 'amount'>; units: bigint }[];
-    adjustments: { adjustmentId: string; companyId: string | null; units: bigint }[];
-  }
-  const acc = new Map<string, Acc>();
-  const accOf = (id: string): Acc => {
+  const acc = new Map<string, LinePieces>();
+  const accOf = (id: string): LinePieces => {
     let a = acc.get(id);
     if (!a) {
       a = { companies: new Map(), eliminations: [], adjustments: [] };
@@ -152,7 +163,7 @@ export function lineContributions(
     for (const item of tc.items) {
       const id = resolve(item.key, c.companyId);
       if (id === null) continue;
-      companyOf(id, c.companyId, weight).items.push(itemOf(item, id, money, c.functionalCurrency));
+      companyOf(id, c.companyId, weight).items.push(item);
     }
   }
   // Equity-method investees: their share of net assets and results on their own lines (the income
@@ -218,23 +229,38 @@ export function lineContributions(
       }
     }
   }
+  return { lines, acc };
+}
 
+const byCompanyId = ([x]: [string, CompanyAcc], [y]: [string, CompanyAcc]) => (x < y ? -1 : x > y ? 1 : 0);
+
+/**
+ * The contributions to every line of a view, after its trial balance was generated (the lines are
+ * final then). `adjustments`: the top-side adjustments the view included (closing view).
+ */
+export function lineContributions(
+  v: ViewComputation,
+  adjustments: readonly AdjustmentInput[] = [],
+): LineContributions[] {
+  const money = (units: bigint) => v.money(units);
+  const { lines, acc } = accumulate(v, adjustments);
   const companyById = new Map(v.setup.input.companies.map((c) => [c.companyId, c]));
   return lines.map((l): LineContributions => {
-    const a = acc.get(l.id) ?? { companies: new Map(), eliminations: [], adjustments: [] };
+    const a: LinePieces = acc.get(l.id) ?? { companies: new Map(), eliminations: [], adjustments: [] };
     let companySum = 0n;
     const companies = [...a.companies.entries()]
-      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+      .sort(byCompanyId)
       .map(([companyId, c]): CompanyContribution => {
         companySum += c.amount;
         const info = companyById.get(companyId);
+        const functionalCurrency = info?.functionalCurrency ?? v.setup.G;
         return {
           companyId,
           companyName: info?.companyName ?? '',
           consolidationMethod: info?.consolidationMethod ?? 'FullConsolidation',
-          functionalCurrency: info?.functionalCurrency ?? v.setup.G,
+          functionalCurrency,
           weight: c.weight,
-          items: c.items,
+          items: c.items.map((item) => itemOf(item, l.id, money, functionalCurrency)),
           amount: money(c.amount),
         };
       });
@@ -273,6 +299,156 @@ export function lineContributions(
       },
     };
   });
+}
+
+/** A line's contributions in their stored form (`packLine`'s JSON text), with the line's ids. */
+export interface StoredLineContributions {
+  lineId: string;
+  accountNumber: string;
+  data: string;
+}
+
+/**
+ * The contributions to every line of a view directly in their stored form: the same text as
+ * `JSON.stringify(packLine(l, G, members))` for each line `l` of `lineContributions(v, adjustments)`,
+ * without building the API form first. `members`: the run's members, in the order the run stores them.
+ */
+export function storedLineContributions(
+  v: ViewComputation,
+  adjustments: readonly AdjustmentInput[],
+  members: CompanyDirectory,
+): StoredLineContributions[] {
+  const minor = v.setup.minor;
+  const { lines, acc } = accumulate(v, adjustments);
+  // Per company: its reference in the stored form (the member's index, or its facts) and currency.
+  const companyById = new Map(v.setup.input.companies.map((c) => [c.companyId, c]));
+  const refs = new Map<string, PackedCompanyRef>();
+  const refOf = (companyId: string): PackedCompanyRef => {
+    let ref = refs.get(companyId);
+    if (ref === undefined) {
+      const info = companyById.get(companyId);
+      const entry = {
+        companyId,
+        companyName: info?.companyName ?? '',
+        consolidationMethod: info?.consolidationMethod ?? 'FullConsolidation',
+        functionalCurrency: info?.functionalCurrency ?? v.setup.G,
+      };
+      ref = members.refOf(entry) ?? [
+        companyId,
+        entry.companyName,
+        methodCode(entry.consolidationMethod),
+        entry.functionalCurrency,
+      ];
+      refs.set(companyId, ref);
+    }
+    return ref;
+  };
+  // The text is written directly, exactly as JSON.stringify writes the packed arrays (no spaces;
+  // decimal texts, being digits, '-' and '.', need no escaping; other texts go through JSON.stringify).
+  const J = JSON.stringify;
+  const quoted = new Map<string, string>();
+  const q = (t: string): string => {
+    let out = quoted.get(t);
+    if (out === undefined) {
+      out = J(t);
+      quoted.set(t, out);
+    }
+    return out;
+  };
+  const qn = (t: string | null): string => (t === null ? 'null' : q(t));
+  const amount = (units: bigint) => `"${scaledToString(units, minor)}"`;
+  const refTexts = new Map<string, string>();
+  const refText = (companyId: string): string => {
+    let t = refTexts.get(companyId);
+    if (t === undefined) {
+      const ref = refOf(companyId);
+      t = typeof ref === 'number' ? String(ref) : J(ref);
+      refTexts.set(companyId, t);
+    }
+    return t;
+  };
+  const out: StoredLineContributions[] = new Array(lines.length);
+  for (let n = 0; n < lines.length; n++) {
+    const l = lines[n]!;
+    const a = acc.get(l.id);
+    const rates: string[] = [];
+    const rateIndex = new Map<string, number>();
+    const rateRef = (r: { rate: string; appliedFor: string }) => {
+      const key = `${r.rate}|${r.appliedFor}`;
+      let i = rateIndex.get(key);
+      if (i === undefined) {
+        i = rates.length;
+        rates.push(`[${q(r.rate)},${q(r.appliedFor)}]`);
+        rateIndex.set(key, i);
+      }
+      return i;
+    };
+    let companySum = 0n;
+    let companies = '';
+    if (a) {
+      for (const [companyId, c] of [...a.companies.entries()].sort(byCompanyId)) {
+        companySum += c.amount;
+        let items = '';
+        for (let k = 0; k < c.items.length; k++) {
+          const item = c.items[k]!;
+          const d = item.detail;
+          let refs = '';
+          if (d) {
+            for (let r = 0; r < d.rates.length; r++)
+              refs += r === 0 ? rateRef(d.rates[r]!) : `,${rateRef(d.rates[r]!)}`;
+          }
+          items +=
+            `${k === 0 ? '' : ','}[${sourceCode(item, l.id)},${item.key === l.key ? 'null' : q(item.key)},` +
+            `${item.kind === 'cta' || !d ? 'null' : basisCode(d.basis)},${d ? J(d.functional) : 'null'},` +
+            `[${refs}],${d?.ratesOmitted ?? 0},${amount(item.units)}]`;
+        }
+        companies += `${companies === '' ? '' : ','}[${refText(companyId)},${q(c.weight)},${amount(c.amount)},[${items}]]`;
+      }
+    }
+    let eliminationSum = 0n;
+    let eliminations = '';
+    for (const x of a?.eliminations ?? []) {
+      if (x.units === 0n) continue;
+      eliminationSum += x.units;
+      eliminations +=
+        `${eliminations === '' ? '' : ','}[${eliminationSourceCode(x.e.source)},${qn(x.e.eliminationRuleId)},` +
+        `${x.e.ruleName === null ? 'null' : J(x.e.ruleName)},${qn(x.e.companyId)},${amount(x.units)}]`;
+    }
+    let adjustmentSum = 0n;
+    let adjustmentsOut = '';
+    for (const x of a?.adjustments ?? []) {
+      if (x.units === 0n) continue;
+      adjustmentSum += x.units;
+      adjustmentsOut += `${adjustmentsOut === '' ? '' : ','}[${q(x.adjustmentId)},${qn(x.companyId)},${amount(x.units)}]`;
+    }
+    const nci = amount(l.nci);
+    const amounts = [
+      amount(l.aggregated),
+      amount(l.elimination),
+      amount(l.adjustment),
+      nci,
+      amount(l.aggregated + l.elimination + l.adjustment + l.nci),
+      nci,
+      amount(l.aggregated - companySum),
+      amount(l.elimination - eliminationSum),
+      amount(l.adjustment - adjustmentSum),
+    ].join(',');
+    const data =
+      `[2,${q(l.lineType)},${qn(l.companyId)},[${amounts}],[${companies}],[${eliminations}],` +
+      `[${adjustmentsOut}],[${rates.join(',')}]]`;
+    out[n] = { lineId: l.id, accountNumber: l.key, data };
+  }
+  return out;
+}
+
+function sourceCode(item: TranslatedItem, lineId: string): number {
+  return item.kind === 'cta'
+    ? SOURCE_CODES.TranslationDifference
+    : item.kind === 'priorYear'
+      ? SOURCE_CODES.PriorYearResults
+      : item.key !== lineId && (item.accountType === 'Revenue' || item.accountType === 'Expense')
+        ? SOURCE_CODES.YearResults
+        : SOURCE_CODES.Account;
 }
 
 function itemOf(

@@ -6,7 +6,13 @@
  */
 import { dec, formatPercentage, ZERO } from '../money.ts';
 import { acquisitionIssues } from './acquisition.ts';
-import { type LineContributions, lineContributions } from './contributions.ts';
+import {
+  type LineContributions,
+  lineContributions,
+  type StoredLineContributions,
+  storedLineContributions,
+} from './contributions.ts';
+import type { CompanyDirectory } from './contributions-codec.ts';
 import { applyGroupChart, ruleGroupAccountIssues } from './group-chart.ts';
 import { preparedView } from './ledger.ts';
 import {
@@ -52,6 +58,14 @@ export interface ConsolidationExecution {
    * acquisitions); empty unless the run completed.
    */
   eliminationEntries(): EliminationEntry[];
+  /**
+   * The contributions to every line of both views in their stored form (the same text as packing
+   * `result().contributions`, without building that first); null unless the run completed.
+   * `members`: the run's members in the order the run stores them.
+   */
+  storedContributions(
+    members: CompanyDirectory,
+  ): { closing: StoredLineContributions[]; opening: StoredLineContributions[] } | null;
 }
 
 class StepFailure extends Error {}
@@ -115,10 +129,21 @@ function runMembers(input: ConsolidationInput, notYetAcquired: ReadonlySet<strin
 export function validationIssues(setup: Setup): ValidationIssue[] {
   const { input } = setup;
   const issues: ValidationIssue[] = [];
-  // ACCOUNT_TYPE_CONFLICT
-  const types = new Map<string, Map<string, string[]>>();
+  // ACCOUNT_TYPE_CONFLICT: one pass finds the numbers with more than one type (usually none); only
+  // those are gathered again with the companies that name each type.
+  const firstType = new Map<string, string>();
+  const conflicting = new Set<string>();
   for (const c of setup.included) {
     for (const a of setup.accounts.get(c.companyId)!.values()) {
+      const t = firstType.get(a.accountNumber);
+      if (t === undefined) firstType.set(a.accountNumber, a.accountType);
+      else if (t !== a.accountType) conflicting.add(a.accountNumber);
+    }
+  }
+  const types = new Map<string, Map<string, string[]>>();
+  for (const c of conflicting.size === 0 ? [] : setup.included) {
+    for (const a of setup.accounts.get(c.companyId)!.values()) {
+      if (!conflicting.has(a.accountNumber)) continue;
       const byType = types.get(a.accountNumber) ?? new Map<string, string[]>();
       const names = byType.get(a.accountType) ?? [];
       names.push(c.companyName);
@@ -268,6 +293,8 @@ class Execution implements ConsolidationExecution {
   private closing: ViewComputation | null = null;
   private closingTb: TrialBalanceView | null = null;
   private openingTb: TrialBalanceView | null = null;
+  /** The final views, kept for their contributions (computed only when asked for). */
+  private traced: { closing: ViewComputation; opening: ViewComputation } | null = null;
   private contributions: { closing: LineContributions[]; opening: LineContributions[] } | null = null;
 
   private readonly input: ConsolidationInput;
@@ -435,10 +462,7 @@ class Execution implements ConsolidationExecution {
         this.openingTb = opening.trialBalance();
         this.closingTb = this.view.trialBalance();
         this.closingTb.statementFacts = cashFlowFacts(this.view, opening);
-        this.contributions = {
-          closing: lineContributions(this.view, this.input.adjustments ?? []),
-          opening: lineContributions(opening),
-        };
+        this.traced = { closing: this.view, opening };
         return ok(
           `Generated the closing trial balance (${plural(this.closingTb.lineItems.length, 'line', 'lines')}) and the ` +
             `opening trial balance (${plural(this.openingTb.lineItems.length, 'line', 'lines')})`,
@@ -464,6 +488,25 @@ class Execution implements ConsolidationExecution {
   private retainedEarningsLine(): string {
     const parent = this.input.companies.find((c) => c.role === 'Parent');
     return parent?.retainedEarningsAccountNumber ?? 'RETAINED_EARNINGS';
+  }
+
+  private lineContributions(): { closing: LineContributions[]; opening: LineContributions[] } | null {
+    if (!this.traced) return null;
+    this.contributions ??= {
+      closing: lineContributions(this.traced.closing, this.input.adjustments ?? []),
+      opening: lineContributions(this.traced.opening),
+    };
+    return this.contributions;
+  }
+
+  storedContributions(
+    members: CompanyDirectory,
+  ): { closing: StoredLineContributions[]; opening: StoredLineContributions[] } | null {
+    if (!this.traced || !this.closingTb) return null;
+    return {
+      closing: storedLineContributions(this.traced.closing, this.input.adjustments ?? [], members),
+      opening: storedLineContributions(this.traced.opening, [], members),
+    };
   }
 
   eliminationEntries(): EliminationEntry[] {
@@ -513,7 +556,7 @@ class Execution implements ConsolidationExecution {
       };
     }
     const tb = this.closingTb;
-    return {
+    const done: ConsolidationResult = {
       status: 'Completed',
       errorMessage: null,
       steps,
@@ -535,8 +578,16 @@ class Execution implements ConsolidationExecution {
       eliminatedTransactionIds: this.closing.eliminatedTransactionIds,
       acquisitionAnalysis: this.closing.acquisitions.map((a) => a.analysis),
       retainedEarningsLine: this.setup.reKey,
-      ...(this.contributions ? { contributions: this.contributions } : {}),
     };
+    // The contributions are computed when first read (a run stores them in their packed form instead).
+    if (this.traced) {
+      Object.defineProperty(done, 'contributions', {
+        enumerable: true,
+        configurable: true,
+        get: () => this.lineContributions(),
+      });
+    }
+    return done;
   }
 }
 

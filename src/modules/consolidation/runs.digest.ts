@@ -65,9 +65,13 @@ function* hashView(h: Hash, view: ViewData): Generator<void, void, void> {
     const rows: string[] = [];
     const cols = l.columns;
     if (cols) {
-      const up = 10n ** BigInt(DIGEST_SCALE - Math.min(cols.scale, DIGEST_SCALE));
+      // units × 10^k as text: the units' digits and k zeros (no bigint product per figure)
+      const zeros = '0'.repeat(DIGEST_SCALE - Math.min(cols.scale, DIGEST_SCALE));
       for (let i = 0; i < cols.units.length; i++) {
-        rows.push(`${cols.accountNumbers[i]}|${cols.dates[i] ?? ''}|${cols.units[i]! * up}`);
+        const units = cols.units[i]!;
+        rows.push(
+          `${cols.accountNumbers[i]}|${cols.dates[i] ?? ''}|${units === 0n ? '0' : `${units}${zeros}`}`,
+        );
       }
     } else {
       for (const f of l.figures) {

@@ -16,6 +16,7 @@ import {
   type IntercompanyTransactionInput,
   STEP_TYPES,
 } from '../../domain/consolidation/index.ts';
+import type { StoredLineContributions } from '../../domain/consolidation/contributions.ts';
 import { dec } from '../../domain/money.ts';
 import { recordAudit } from '../audit/service.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
@@ -25,14 +26,17 @@ import { canTransition, failedSteps, isStepUnfinished } from '../../domain/conso
 import { inputDigestInSlices } from './runs.digest.ts';
 import { loadRunInput } from './runs.loader.ts';
 import {
+  contributionsDirectory,
   findRun,
   insertLineContributions,
   insertTrialBalances,
+  lockRunStatus,
   type RunRow,
   statusOf,
   type StepRecord,
   type StoredTrialBalance,
   storedSteps,
+  touchRun,
   updateRun,
 } from './runs.repo.ts';
 import { DEFAULT_RUN_LEASE_MS, EXECUTOR_ID, leaseUntil } from './runs.lease.ts';
@@ -44,6 +48,21 @@ export interface RunLogger {
 }
 
 class RunStopped extends Error {}
+
+/**
+ * Optional observer of a run's phases (loading, each engine step, the input digest, the final
+ * transaction) with their wall-clock milliseconds; used by the in-process bench, unset otherwise.
+ */
+export const runPhaseProbe: { mark?: (phase: string, ms: number) => void } = {};
+
+const probed = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
+  const mark = runPhaseProbe.mark;
+  if (!mark) return work();
+  const t = performance.now();
+  const value = await work();
+  mark(phase, performance.now() - t);
+  return value;
+};
 
 /**
  * Longest stretch (ms) a run computes before it lets the event loop serve other requests. A slice
@@ -73,14 +92,15 @@ const iso = (d: Date) => d.toISOString();
 
 /**
  * Executes a `Pending` run to its final status. Never throws: an unexpected error marks the run
- * `Failed` (when the database still answers) and is logged.
+ * `Failed` (when the database still answers) and is logged. Returns the run's row as its final
+ * transaction committed it when it completed here (so a caller need not read it again), else null.
  */
 export async function executeRun(
   db: Db,
   run: RunRow,
   log: RunLogger,
   leaseMs: number = DEFAULT_RUN_LEASE_MS,
-): Promise<void> {
+): Promise<RunRow | null> {
   const orgId = run.organizationId;
   const steps = storedSteps(run);
   let current = -1;
@@ -88,7 +108,7 @@ export async function executeRun(
   try {
     startedAt = new Date();
     const begun = await inTransaction(db, async (tx) => {
-      const locked = await findRun(tx, run.id, orgId, true);
+      const locked = await lockRunStatus(tx, orgId, run.id);
       if (!locked || !canTransition(statusOf(locked), 'InProgress')) return null;
       return updateRun(tx, orgId, run.id, {
         status: 'InProgress',
@@ -98,10 +118,10 @@ export async function executeRun(
         updatedAt: startedAt as Date,
       });
     });
-    if (!begun) return;
+    if (!begun) return null;
 
     const persistSteps = async () => {
-      const ok = await updateRun(
+      const ok = await touchRun(
         db,
         orgId,
         run.id,
@@ -112,16 +132,18 @@ export async function executeRun(
     };
 
     current = 0;
-    const input = await loadRunInput(db, begun).catch((err: unknown) => {
-      throw new Error(`Could not load the run's data: ${err instanceof Error ? err.message : String(err)}`);
-    });
+    const input = await probed('load', () =>
+      loadRunInput(db, begun).catch((err: unknown) => {
+        throw new Error(`Could not load the run's data: ${err instanceof Error ? err.message : String(err)}`);
+      }),
+    );
     const execution = createConsolidationExecution(input);
     while (execution.nextStep !== null) {
       current = STEP_TYPES.indexOf(execution.nextStep);
       const stepStart = new Date();
       steps[current] = { ...steps[current]!, status: 'InProgress', startedAt: iso(stepStart) };
       await persistSteps();
-      const outcome = await inSlices(execution.runNextStepInSlices());
+      const outcome = await probed(execution.nextStep, () => inSlices(execution.runNextStepInSlices()));
       const stepEnd = new Date();
       const skipped = outcome.status === 'Skipped';
       steps[current] = {
@@ -145,18 +167,17 @@ export async function executeRun(
     });
     if (result.status === 'Completed') {
       const extras = {
-        inputDigest: await inSlices(inputDigestInSlices(input, result.exchangeRatesUsed)),
+        inputDigest: await probed('digest', () =>
+          inSlices(inputDigestInSlices(input, result.exchangeRatesUsed)),
+        ),
         eliminationEntries: execution.eliminationEntries(),
+        contributions: await probed('contributions', async () =>
+          execution.storedContributions(contributionsDirectory(begun)),
+        ),
         adjustmentIds: (input.adjustments ?? []).map((a) => a.id),
       };
-      const done = await finishCompleted(
-        db,
-        begun,
-        steps,
-        result,
-        startedAt,
-        extras,
-        input.closing.intercompanyTransactions,
+      const done = await probed('finish', () =>
+        finishCompleted(db, begun, steps, result, startedAt, extras, input.closing.intercompanyTransactions),
       );
       if (done === 'vanished' || done === 'changed') {
         const last = STEP_TYPES.length - 1;
@@ -169,7 +190,9 @@ export async function executeRun(
               : 'An intercompany transaction the run eliminates was changed or deleted during execution; start the run again',
         };
         await finishFailed(db, begun, steps, result.validationResult, steps[last]!.errorMessage!, startedAt);
+        return null;
       }
+      return done === 'stopped' ? null : done;
     } else {
       await finishFailed(
         db,
@@ -179,9 +202,10 @@ export async function executeRun(
         result.errorMessage ?? 'Failed',
         startedAt,
       );
+      return null;
     }
   } catch (err) {
-    if (err instanceof RunStopped) return;
+    if (err instanceof RunStopped) return null;
     const message = err instanceof Error ? err.message : String(err);
     try {
       const failed = failedSteps(steps, Math.max(current, 0), message, iso(new Date()));
@@ -190,6 +214,7 @@ export async function executeRun(
       log.error({ err: inner, runId: run.id }, 'could not record the failure of a consolidation run');
     }
     log.error({ err, runId: run.id }, 'consolidation run failed unexpectedly');
+    return null;
   }
 }
 
@@ -204,15 +229,20 @@ async function finishCompleted(
   steps: StepRecord[],
   result: ConsolidationResult,
   startedAt: Date | null,
-  extras: { inputDigest: string; eliminationEntries: EliminationEntry[]; adjustmentIds: string[] },
+  extras: {
+    inputDigest: string;
+    eliminationEntries: EliminationEntry[];
+    adjustmentIds: string[];
+    contributions: { closing: StoredLineContributions[]; opening: StoredLineContributions[] } | null;
+  },
   read: readonly IntercompanyTransactionInput[],
-): Promise<'done' | 'stopped' | 'vanished' | 'changed'> {
+): Promise<RunRow | 'stopped' | 'vanished' | 'changed'> {
   const orgId = run.organizationId;
   class Vanished extends Error {}
   class Changed extends Error {}
   try {
     return await inTransaction(db, async (tx) => {
-      const locked = await findRun(tx, run.id, orgId, true);
+      const locked = await lockRunStatus(tx, orgId, run.id);
       if (!locked || !canTransition(statusOf(locked), 'Completed')) return 'stopped';
       const legIds = [...new Set(result.exchangeRatesUsed.flatMap((u) => u.legIds))];
       const present = await lockRatesForUse(tx, orgId, legIds);
@@ -246,10 +276,10 @@ async function finishCompleted(
         });
       }
       await insertTrialBalances(tx, orgId, run.id, views);
-      if (result.contributions) {
+      if (extras.contributions) {
         await insertLineContributions(tx, run, [
-          { view: 'closing', lines: result.contributions.closing },
-          { view: 'opening', lines: result.contributions.opening },
+          { view: 'closing', lines: extras.contributions.closing },
+          { view: 'opening', lines: extras.contributions.opening },
         ]);
       }
       if (applied.length > 0) {
@@ -267,7 +297,7 @@ async function finishCompleted(
       if (!(await transactionsUnchanged(tx, orgId, result.eliminatedTransactionIds, read)))
         throw new Changed();
       await markTransactionsEliminated(tx, orgId, result.eliminatedTransactionIds, run.id);
-      await updateRun(tx, orgId, run.id, {
+      const completed = await updateRun(tx, orgId, run.id, {
         status: 'Completed',
         steps,
         validationResult: result.validationResult,
@@ -301,7 +331,7 @@ async function finishCompleted(
           totals: result.totals,
         }),
       );
-      return 'done' as const;
+      return completed!;
     });
   } catch (err) {
     if (err instanceof Vanished) return 'vanished';

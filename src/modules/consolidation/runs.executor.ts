@@ -14,8 +14,11 @@ import { failOrphanedRuns, renewLeases } from './runs.lease.ts';
 import { executeRun } from './runs.execute.ts';
 
 export interface RunExecutor {
-  /** Executes the run now; resolves when it has completed or failed. */
-  execute(run: RunRow): Promise<void>;
+  /**
+   * Executes the run now; resolves when it has completed or failed, with the completed run's row as
+   * committed (null when it did not complete here).
+   */
+  execute(run: RunRow): Promise<RunRow | null>;
   /** Queues the run; it executes once the current request has been answered. */
   schedule(run: RunRow): Promise<void>;
   leaseMs: number;
@@ -31,7 +34,7 @@ export function runExecutor(app: FastifyInstance): RunExecutor {
   const execute = async (run: RunRow) => {
     held.add(run.id);
     try {
-      await executeRun(db, run, log, leaseMs);
+      return await executeRun(db, run, log, leaseMs);
     } finally {
       held.delete(run.id);
     }
@@ -39,7 +42,9 @@ export function runExecutor(app: FastifyInstance): RunExecutor {
   const schedule = async (run: RunRow) => {
     held.add(run.id);
     const task: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => execute(run))
+      .then(async () => {
+        await execute(run);
+      })
       .catch((err: unknown) => log.error({ err, runId: run.id }, 'background consolidation run crashed'))
       .finally(() => {
         inflight.delete(task);

@@ -9,11 +9,10 @@ import {
   consolidationRuns,
   consolidationTrialBalances,
 } from '../../db/schema/index.ts';
-import type { LineContributions } from '../../domain/consolidation/contributions.ts';
+import type { LineContributions, StoredLineContributions } from '../../domain/consolidation/contributions.ts';
 import {
   CompanyDirectory,
   type PackedLine,
-  packLine,
   unpackLine,
 } from '../../domain/consolidation/contributions-codec.ts';
 import {
@@ -237,6 +236,44 @@ export async function insertRun(db: Queryable, values: NewRunRow): Promise<RunRo
   return row!;
 }
 
+/**
+ * Updates the run like `updateRun` but reads nothing back (a run's row carries large JSON columns):
+ * true when the row was updated.
+ */
+export async function touchRun(
+  db: Queryable,
+  organizationId: string,
+  runId: string,
+  values: Partial<NewRunRow>,
+  onlyIfStatus?: RunStatus,
+): Promise<boolean> {
+  const conds: SQL[] = [
+    eq(consolidationRuns.organizationId, organizationId),
+    eq(consolidationRuns.id, runId),
+  ];
+  if (onlyIfStatus) conds.push(eq(consolidationRuns.status, onlyIfStatus));
+  const rows = await db
+    .update(consolidationRuns)
+    .set(values)
+    .where(and(...conds))
+    .returning({ id: consolidationRuns.id });
+  return rows.length > 0;
+}
+
+/** Locks the run (FOR UPDATE) and returns its status only, or null when it is gone. */
+export async function lockRunStatus(
+  db: Queryable,
+  organizationId: string,
+  runId: string,
+): Promise<Pick<RunRow, 'status'> | null> {
+  const [row] = await db
+    .select({ status: consolidationRuns.status })
+    .from(consolidationRuns)
+    .where(and(eq(consolidationRuns.organizationId, organizationId), eq(consolidationRuns.id, runId)))
+    .for('update');
+  return row ?? null;
+}
+
 /** Updates the run; with `onlyIfStatus` only while it still has that status. Returns the new row or null. */
 export async function updateRun(
   db: Queryable,
@@ -353,28 +390,30 @@ export async function loadTrialBalances(
 
 /**
  * Writes the contributions of every line of a run's views (in the transaction that stores the run's
- * results), in their compact stored form: a large group's run traces tens of thousands of pieces.
+ * results), already in their compact stored form (a large group's run traces tens of thousands of
+ * pieces), as ONE set-based insert.
  */
 export async function insertLineContributions(
   db: Queryable,
-  run: Pick<RunRow, 'organizationId' | 'id' | 'reportingCurrency' | 'members'>,
-  views: { view: 'closing' | 'opening'; lines: LineContributions[] }[],
+  run: Pick<RunRow, 'organizationId' | 'id'>,
+  views: { view: 'closing' | 'opening'; lines: readonly StoredLineContributions[] }[],
 ): Promise<void> {
-  const { organizationId, id: runId, reportingCurrency: currency } = run;
-  const members = memberDirectory(run);
-  const rows = views.flatMap(({ view, lines }) =>
-    lines.map((l) => ({
-      organizationId,
-      runId,
-      view,
-      lineId: l.lineId,
-      accountNumber: l.accountNumber,
-      data: JSON.stringify(packLine(l, currency, members)),
-    })),
-  );
-  for (let i = 0; i < rows.length; i += 1000) {
-    await db.insert(consolidationLineContributions).values(rows.slice(i, i + 1000));
+  // One parameter: a JSON array of [view, lineId, accountNumber, data] (JSON.stringify escapes the
+  // stored texts natively, far cheaper than an array literal's escaping of megabytes of JSON).
+  const rows: [string, string, string, string][] = [];
+  for (const { view, lines } of views) {
+    for (const l of lines) rows.push([view, l.lineId, l.accountNumber, l.data]);
   }
+  if (rows.length === 0) return;
+  await db.execute(sql`
+    insert into consolidation_line_contributions (organization_id, run_id, view, line_id, account_number, data)
+    select ${run.organizationId}, ${run.id}, e->>0, e->>1, e->>2, e->>3
+    from json_array_elements(${JSON.stringify(rows)}::json) as e`);
+}
+
+/** The run's members as its stored contributions name them (by their index in the run's members). */
+export function contributionsDirectory(run: Pick<RunRow, 'members'>): CompanyDirectory {
+  return memberDirectory(run);
 }
 
 /** The contributions to the lines of one account number in one view of a run (usually one line). */

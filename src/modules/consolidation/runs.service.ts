@@ -165,8 +165,11 @@ export function resolveOptions(input: StartRunInput): RunOptions {
   };
 }
 
-/** Runs the execution of a run: awaited (synchronous mode) or scheduled in the background. */
-export type Executor = (run: RunRow) => Promise<void>;
+/**
+ * Runs the execution of a run: awaited (synchronous mode; resolves with the completed run's row as
+ * committed, or null) or scheduled in the background.
+ */
+export type Executor = (run: RunRow) => Promise<RunRow | null | void>;
 
 /**
  * Starts a run: checks in the pipeline order, commits the run `Pending`, then executes it
@@ -292,8 +295,10 @@ export async function startRun(
     await mode.schedule(row);
     return runRecord(row);
   }
-  await mode.execute(row);
-  const after = await findRun(db, row.id, orgId);
+  // A run that completed answers with the row its final transaction committed; otherwise (failed,
+  // cancelled meanwhile) the run is read again.
+  const completed = await mode.execute(row);
+  const after = completed ?? (await findRun(db, row.id, orgId));
   return runRecord(after ?? row);
 }
 

@@ -18,6 +18,7 @@ import { pgArray, pgTokens, uuidv7Batch } from '../../db/bulk-params.ts';
 import { type Db, inTransaction, type Tx } from '../../db/client.ts';
 import { todayIn } from '../../domain/dates.ts';
 import { DomainError, type Issue } from '../../domain/errors.ts';
+import { minorUnits } from '../../domain/codes.ts';
 import { dec } from '../../domain/money.ts';
 import { isMultiCurrency } from '../../domain/journal/amounts.ts';
 import { CLOSING_ENTRY_TYPE, type PeriodRef } from '../../domain/journal/rules.ts';
@@ -38,14 +39,24 @@ import { organizationSettings } from '../organizations/service.ts';
 import {
   checkCompany,
   checkLineAccountsWith,
-  deriveLines,
+  deriveLinesWith,
+  type KnownRates,
   lockPeriod,
+  lookUpRates,
+  needsRateLookUp,
   refuseIf,
   resolveFiscalPeriod,
 } from './checks.ts';
 import type { CreateEntryInput } from './entries.ts';
-import { type DerivedLine, draftFromInput, partnerIdsOf, totalsOf } from './lines.ts';
-import { entryRecord, type JournalEntryRecord } from './records.ts';
+import {
+  type DerivedLine,
+  draftFromInput,
+  functionalLineRows,
+  type LineRowsOf,
+  partnerIdsOf,
+  totalsOf,
+} from './lines.ts';
+import { bulkAnswerJson, entryRecord, type JournalEntryRecord } from './records.ts';
 import type { EntryRow, LineRow } from './repo.ts';
 import * as repo from './repo.ts';
 
@@ -90,10 +101,9 @@ interface Prepared {
   index: number;
   input: CreateEntryInput;
   company: CompanyRow;
-  ref: PeriodRef;
-  /** The lines after R5 and R6 (rates, functional amounts, balance). */
-  lines: DerivedLine[];
-  entryNumber: number;
+  /** The stored row of the entry (its number drawn once every entry has passed). */
+  row: EntryRow;
+  lines: LineRow[];
 }
 
 export async function createEntries(
@@ -101,6 +111,30 @@ export async function createEntries(
   access: Access,
   input: BulkCreateInput,
 ): Promise<{ entries: JournalEntryRecord[] }> {
+  return createEntryRows(db, access, input, (stored) => ({
+    entries: stored.map((p) => entryRecord(p.row, p.lines, p.company.functionalCurrency)),
+  }));
+}
+
+/**
+ * The bulk create with its answer as JSON text: the 201 body, the same bytes as the route's response
+ * schema gives `createEntries`' answer (bulkAnswerJson), written straight from the stored rows.
+ */
+export async function createEntriesJson(db: Db, access: Access, input: BulkCreateInput): Promise<string> {
+  return createEntryRows(db, access, input, bulkAnswerJson);
+}
+
+/**
+ * Checks and writes the entries in one transaction; `answer` turns their rows into the answer. It runs
+ * while the database writes them (the rows and numbers are final once drawn), so that the answer of a
+ * large request costs no time of its own after the commit.
+ */
+async function createEntryRows<T>(
+  db: Db,
+  access: Access,
+  input: BulkCreateInput,
+  answer: (stored: Prepared[]) => T,
+): Promise<T> {
   const post = input.postImmediately === true;
   const organizations = [...new Set(input.entries.map((e) => e.organizationId))];
   const settings = new Map<string, Awaited<ReturnType<typeof organizationSettings>>>();
@@ -114,69 +148,92 @@ export async function createEntries(
   return inTransaction(db, async (tx) => {
     const prepared = await checkEntries(tx, access, input.entries, post, settings);
     await drawNumbers(tx, prepared);
-    const now = new Date();
-    const entryIds = uuidv7Batch(prepared.length);
-    const lineIds = uuidv7Batch(prepared.reduce((n, p) => n + p.lines.length, 0));
-    let nextLine = 0;
-    const stored = prepared.map((p, i) => {
-      const s = storedRows(p, entryIds[i]!, lineIds, nextLine, post, access.userId, now, settings);
-      nextLine += p.lines.length;
-      return s;
-    });
-    for (const organizationId of organizations) {
-      const ofOrg =
-        organizations.length === 1 ? stored : stored.filter((s) => s.row.organizationId === organizationId);
-      await insertRows(tx, ofOrg, post ? { closingEntryType: CLOSING_ENTRY_TYPE } : undefined);
-    }
-    const audit: AuditInput[] = stored.flatMap(({ row }) => {
-      const base = {
-        organizationId: row.organizationId,
-        userId: access.userId,
-        entityType: 'JournalEntry' as const,
-      };
-      const create: AuditInput = { ...base, action: 'Create', entityId: row.id };
-      if (!post) return [create];
-      return [
-        create,
-        {
-          ...base,
-          action: 'Post',
-          entityId: row.id,
-          changes: { status: { from: INITIAL_STATUS, to: MOVES.post.to } },
-        },
-      ];
-    });
-    for (let i = 0; i < audit.length; i += 1000) await recordAudit(tx, audit.slice(i, i + 1000));
-    const events = stored.flatMap(({ row }) =>
-      (post
-        ? (['JournalEntryCreated', 'JournalEntryPosted'] as const)
-        : (['JournalEntryCreated'] as const)
-      ).map((type) => ({
-        organizationId: row.organizationId,
-        entryId: row.id,
-        type,
-        actorId: access.userId,
-      })),
+    const written = writeEntries(tx, access, organizations, prepared, post);
+    // Handled below: a failed write must not count as unhandled while the answer is built.
+    written.catch(() => undefined);
+    const built = await new Promise<T>((resolve, reject) =>
+      // after the first statement has gone out (the microtasks that send it run first)
+      setImmediate(() => {
+        try {
+          resolve(answer(prepared));
+        } catch (err) {
+          reject(err as Error);
+        }
+      }),
     );
-    for (let i = 0; i < events.length; i += 1000) await recordJournalEvents(tx, events.slice(i, i + 1000));
-    return {
-      entries: stored.map((s, i) => entryRecord(s.row, s.lines, prepared[i]!.company.functionalCurrency)),
-    };
+    await written;
+    return built;
   });
 }
 
-/** R1–R6 on every entry, in request order, with shared reads and locks. */
+/** Headers, lines (and, posted, their balances), audit entries and events of the checked entries. */
+async function writeEntries(
+  tx: Tx,
+  access: Access,
+  organizations: string[],
+  prepared: Prepared[],
+  post: boolean,
+): Promise<void> {
+  for (const organizationId of organizations) {
+    const ofOrg =
+      organizations.length === 1 ? prepared : prepared.filter((p) => p.row.organizationId === organizationId);
+    await insertRows(tx, ofOrg, post ? { closingEntryType: CLOSING_ENTRY_TYPE } : undefined);
+  }
+  const audit: AuditInput[] = prepared.flatMap(({ row }) => {
+    const base = {
+      organizationId: row.organizationId,
+      userId: access.userId,
+      entityType: 'JournalEntry' as const,
+    };
+    const create: AuditInput = { ...base, action: 'Create', entityId: row.id };
+    if (!post) return [create];
+    return [
+      create,
+      {
+        ...base,
+        action: 'Post',
+        entityId: row.id,
+        changes: { status: { from: INITIAL_STATUS, to: MOVES.post.to } },
+      },
+    ];
+  });
+  for (let i = 0; i < audit.length; i += 1000) await recordAudit(tx, audit.slice(i, i + 1000));
+  const events = prepared.flatMap(({ row }) =>
+    (post
+      ? (['JournalEntryCreated', 'JournalEntryPosted'] as const)
+      : (['JournalEntryCreated'] as const)
+    ).map((type) => ({
+      organizationId: row.organizationId,
+      entryId: row.id,
+      type,
+      actorId: access.userId,
+    })),
+  );
+  for (let i = 0; i < events.length; i += 1000) await recordJournalEvents(tx, events.slice(i, i + 1000));
+}
+
+/**
+ * R1–R6 on every entry, in request order, with shared reads and locks; each entry's stored rows are
+ * built as soon as it passes (ids drawn in batches, numbers later by drawNumbers).
+ */
 async function checkEntries(
   tx: Tx,
   access: Access,
   entries: CreateEntryInput[],
   post: boolean,
-  settings: Map<string, { requireApproval: boolean; enforceSegregationOfDuties: boolean }>,
+  settings: Map<
+    string,
+    { requireApproval: boolean; enforceSegregationOfDuties: boolean; defaultTimezone?: string }
+  >,
 ): Promise<Prepared[]> {
   const companies = new Map<string, CompanyRow | null>();
   const accounts = new Map<string, Awaited<ReturnType<typeof repo.accountsByIds>>>();
   const partners = new Map<string, Set<string>>();
   const periods = new Set<string>();
+  /** Fiscal periods by company, date and explicit period (R4 gives the same answer for the same three). */
+  const refs = new Map<string, PeriodRef>();
+  /** Spot rates by organization, functional currency and date: one look-up per currency of each. */
+  const rates = new Map<string, KnownRates>();
   for (const organizationId of new Set(entries.map((e) => e.organizationId))) {
     const ofOrg = entries.filter((e) => e.organizationId === organizationId);
     const drafts = ofOrg.flatMap((e) => e.lines.map(draftFromInput));
@@ -190,67 +247,126 @@ async function checkEntries(
     );
     partners.set(organizationId, await repo.existingCompanyIds(tx, organizationId, partnerIdsOf(drafts)));
   }
+  const now = new Date();
+  const entryIds = uuidv7Batch(entries.length);
+  const lineIds = uuidv7Batch(entries.reduce((n, e) => n + e.lines.length, 0));
+  let nextLine = 0;
   const prepared: Prepared[] = [];
-  for (const [index, input] of entries.entries()) {
-    prepared.push(
-      await forEntry(index, async () => {
-        const key = `${input.organizationId}/${input.companyId}`;
-        if (!companies.has(key)) {
-          companies.set(key, await repo.companyForShare(tx, input.organizationId, input.companyId));
-        }
-        // R1
-        const company = checkCompany(input.companyId, companies.get(key));
-        if (post) {
-          const policy = settings.get(input.organizationId)!;
-          const draft = { id: '', status: INITIAL_STATUS, createdBy: access.userId, reversingEntryId: null };
-          refuseIf(transitionRefusal('post', draft, policy));
-          refuseIf(
-            segregationRefusal('post', draft, { caller: access.userId, postedBy: access.userId }, policy),
-          );
-        }
-        const drafts = input.lines.map(draftFromInput);
-        const fc = company.functionalCurrency;
-        // R2, R3
-        const effective = checkLineAccountsWith(
-          accounts.get(input.organizationId)!,
-          partners.get(input.organizationId)!,
-          company.id,
-          drafts,
+  for (let index = 0; index < entries.length; index++) {
+    const input = entries[index]!;
+    try {
+      const key = `${input.organizationId}/${input.companyId}`;
+      if (!companies.has(key)) {
+        companies.set(key, await repo.companyForShare(tx, input.organizationId, input.companyId));
+      }
+      // R1
+      const company = checkCompany(input.companyId, companies.get(key));
+      if (post) {
+        const policy = settings.get(input.organizationId)!;
+        const draft = { id: '', status: INITIAL_STATUS, createdBy: access.userId, reversingEntryId: null };
+        refuseIf(transitionRefusal('post', draft, policy));
+        refuseIf(
+          segregationRefusal('post', draft, { caller: access.userId, postedBy: access.userId }, policy),
         );
-        // R4
-        const ref: PeriodRef = resolveFiscalPeriod(
+      }
+      const drafts = input.lines.map(draftFromInput);
+      const fc = company.functionalCurrency;
+      // R2, R3
+      const effective = checkLineAccountsWith(
+        accounts.get(input.organizationId)!,
+        partners.get(input.organizationId)!,
+        company.id,
+        drafts,
+      );
+      // R4
+      const refKey = `${key}/${input.transactionDate}/${input.fiscalPeriod ? `${input.fiscalPeriod.year}/${input.fiscalPeriod.period}` : ''}`;
+      let ref = refs.get(refKey);
+      if (!ref) {
+        ref = resolveFiscalPeriod(company, input.transactionDate, input.fiscalPeriod ?? null);
+        refs.set(refKey, ref);
+      }
+      const periodKey = `${key}/${ref.year}/${ref.period}`;
+      if (!periods.has(periodKey)) {
+        await lockPeriod(tx, {
+          organizationId: input.organizationId,
           company,
-          input.transactionDate,
-          input.fiscalPeriod ?? null,
-        );
-        const periodKey = `${key}/${ref.year}/${ref.period}`;
-        if (!periods.has(periodKey)) {
-          await lockPeriod(tx, {
-            organizationId: input.organizationId,
-            company,
-            ref,
-            userId: access.userId,
-            requireOpen: true,
-          });
-          periods.add(periodKey);
-        }
-        // R5, R6
-        const lines = await deriveLines(
-          tx,
-          {
-            organizationId: input.organizationId,
-            functionalCurrency: fc,
-            transactionDate: input.transactionDate,
-          },
-          drafts,
-          effective,
-          true,
-        );
-        return { index, input, company, ref, lines, entryNumber: 0 };
-      }),
-    );
+          ref,
+          userId: access.userId,
+          requireOpen: true,
+        });
+        periods.add(periodKey);
+      }
+      // R5, R6: without decimal arithmetic when every line is in the functional currency, else the
+      // general derivation (a query only for a Spot rate not looked up yet)
+      const entryId = entryIds[index]!;
+      const of: LineRowsOf = {
+        organizationId: input.organizationId,
+        journalEntryId: entryId,
+        companyId: company.id,
+        ids: lineIds,
+        firstId: nextLine,
+      };
+      let derived = functionalLineRows(drafts, effective, fc, minorUnits(fc), of);
+      let multiCurrency = false;
+      if (!derived) {
+        const conversion = {
+          organizationId: input.organizationId,
+          functionalCurrency: fc,
+          transactionDate: input.transactionDate,
+        };
+        const rateKey = `${input.organizationId}/${fc}/${input.transactionDate}`;
+        let known = rates.get(rateKey);
+        if (!known) rates.set(rateKey, (known = new Map()));
+        if (needsRateLookUp(conversion, drafts, known)) await lookUpRates(tx, conversion, drafts, known);
+        const lines = deriveLinesWith(conversion, drafts, effective, known);
+        derived = { lines: lines.map((l, i) => derivedLineRow(l, fc, of, i)), ...totalsOf(lines, fc) };
+        multiCurrency = isMultiCurrency(lines);
+      }
+      nextLine += derived.lines.length;
+      const row = entryRow(
+        input,
+        company,
+        ref,
+        entryId,
+        derived,
+        multiCurrency,
+        post,
+        access.userId,
+        now,
+        settings,
+      );
+      prepared.push({ index, input, company, row, lines: derived.lines });
+    } catch (err) {
+      throw ofEntry(err, index);
+    }
   }
   return prepared;
+}
+
+/** The stored row of the `i`-th line derived by the general path, as a single create stores it. */
+function derivedLineRow(l: DerivedLine, fc: string, of: LineRowsOf, i: number): LineRow {
+  const fa = l.functionalAmount.toFixed();
+  const amount = dec(l.amount).toFixed();
+  const debit = l.side === 'debit';
+  return {
+    id: of.ids[of.firstId + i]!,
+    organizationId: of.organizationId,
+    journalEntryId: of.journalEntryId,
+    companyId: of.companyId,
+    lineNumber: l.lineNumber,
+    accountId: l.accountId,
+    currency: l.currency,
+    debitAmount: debit ? amount : null,
+    creditAmount: debit ? null : amount,
+    functionalDebitAmount: debit ? fa : null,
+    functionalCreditAmount: debit ? null : fa,
+    exchangeRate: l.currency === fc ? '1' : l.exchangeRate.toFixed(),
+    exchangeRateId: l.exchangeRateId,
+    exchangeRateLegIds: l.legIds,
+    memo: l.memo,
+    dimensions: l.dimensions,
+    intercompanyPartnerId: l.effectivePartner,
+  };
 }
 
 /** One counter update per company: its entries take consecutive numbers in request order. */
@@ -274,46 +390,41 @@ async function drawNumbers(tx: Tx, prepared: Prepared[]): Promise<void> {
     )) as unknown as { rows: { n: number }[] };
     const last = Number(result.rows[0]!.n);
     list.forEach((p, i) => {
-      p.entryNumber = last - list.length + 1 + i;
+      p.row.entryNumber = last - list.length + 1 + i;
     });
   }
 }
 
-/**
- * The stored row of a prepared entry (as the insert writes it, with the id `entryId`) and its lines
- * (their ids from `lineIds`, starting at `firstLine`), built from the derived lines as a single
- * create builds them.
- */
-function storedRows(
-  p: Prepared,
+/** The stored row of an entry that passed (as the insert writes it); its number is set later. */
+function entryRow(
+  e: CreateEntryInput,
+  company: CompanyRow,
+  ref: PeriodRef,
   entryId: string,
-  lineIds: readonly string[],
-  firstLine: number,
+  totals: { totalDebits: string; totalCredits: string },
+  multiCurrency: boolean,
   post: boolean,
   userId: string,
   now: Date,
-  settings: Map<string, unknown>,
-): { row: EntryRow; lines: LineRow[] } {
-  const e = p.input;
-  const fc = p.company.functionalCurrency;
-  const tz = (settings.get(e.organizationId) as { defaultTimezone?: string } | undefined)?.defaultTimezone;
-  const totals = totalsOf(p.lines, fc);
-  const row: EntryRow = {
+  settings: Map<string, { defaultTimezone?: string }>,
+): EntryRow {
+  const tz = settings.get(e.organizationId)?.defaultTimezone;
+  return {
     id: entryId,
     organizationId: e.organizationId,
-    companyId: p.company.id,
-    entryNumber: p.entryNumber,
+    companyId: company.id,
+    entryNumber: 0,
     referenceNumber: e.referenceNumber ?? null,
     description: e.description,
     transactionDate: e.transactionDate,
     documentDate: e.documentDate ?? null,
     postingDate: post ? todayIn(tz ?? 'UTC') : null,
-    fiscalYear: p.ref.year,
-    fiscalPeriod: p.ref.period,
+    fiscalYear: ref.year,
+    fiscalPeriod: ref.period,
     entryType: e.entryType ?? DEFAULT_ENTRY_TYPE,
     sourceModule: e.sourceModule ?? DEFAULT_SOURCE_MODULE,
     sourceDocumentRef: e.sourceDocumentRef ?? null,
-    isMultiCurrency: isMultiCurrency(p.lines),
+    isMultiCurrency: multiCurrency,
     status: post ? MOVES.post.to : INITIAL_STATUS,
     isReversing: false,
     reversedEntryId: null,
@@ -335,31 +446,6 @@ function storedRows(
     createdAt: now,
     updatedAt: now,
   };
-  const lines = p.lines.map((l, i): LineRow => {
-    const fa = l.functionalAmount.toFixed();
-    const amount = dec(l.amount).toFixed();
-    const debit = l.side === 'debit';
-    return {
-      id: lineIds[firstLine + i]!,
-      organizationId: e.organizationId,
-      journalEntryId: entryId,
-      companyId: p.company.id,
-      lineNumber: l.lineNumber,
-      accountId: l.accountId,
-      currency: l.currency,
-      debitAmount: debit ? amount : null,
-      creditAmount: debit ? null : amount,
-      functionalDebitAmount: debit ? fa : null,
-      functionalCreditAmount: debit ? null : fa,
-      exchangeRate: l.currency === fc ? '1' : l.exchangeRate.toFixed(),
-      exchangeRateId: l.exchangeRateId,
-      exchangeRateLegIds: l.legIds,
-      memo: l.memo,
-      dimensions: l.dimensions,
-      intercompanyPartnerId: l.effectivePartner,
-    };
-  });
-  return { row, lines };
 }
 
 /** Entries per statement (headers) and lines per statement. */

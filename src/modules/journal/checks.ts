@@ -238,7 +238,8 @@ export interface Conversion {
 /**
  * R5 and R6: every line's rate and functional amount, then the balance (a rounding difference absorbed
  * by one line). With `recompute` false the stored derivation of each line is kept instead.
- * `partners` are the effective partners R3 gave the lines.
+ * `partners` are the effective partners R3 gave the lines. `known` holds the Spot rates of this
+ * conversion already looked up (a bulk request shares them between its entries of the same date).
  */
 export async function deriveLines(
   tx: Queryable,
@@ -246,12 +247,67 @@ export async function deriveLines(
   lines: DraftLine[],
   partners: Map<number, string | null>,
   recompute: boolean,
+  known: KnownRates = new Map(),
 ): Promise<DerivedLine[]> {
   if (!recompute) return lines.map((l) => storedDerivation(l, partners.get(l.lineNumber) ?? null));
-  const rates = new Map<string, LineRate>();
+  await lookUpRates(tx, conversion, lines, known);
+  return deriveLinesWith(conversion, lines, partners, known);
+}
+
+/** The Spot rates of one conversion by currency, as looked up: null when there is none. */
+export type KnownRates = Map<string, LineRate | null>;
+
+/** The lines need a Spot rate that `known` does not hold yet. */
+export function needsRateLookUp(
+  conversion: Conversion,
+  lines: readonly DraftLine[],
+  known: KnownRates,
+): boolean {
+  return lines.some(
+    (l) => l.currency !== conversion.functionalCurrency && l.givenRate === null && !known.has(l.currency),
+  );
+}
+
+/**
+ * Looks up the Spot rate on or before the date of every currency the lines need and `known` lacks,
+ * once per currency. A missing rate is kept as null: the line that needs it is refused by R5 in line
+ * order (deriveLinesWith), after the refusals of the lines before it.
+ */
+export async function lookUpRates(
+  tx: Queryable,
+  conversion: Conversion,
+  lines: readonly DraftLine[],
+  known: KnownRates,
+): Promise<void> {
+  for (const l of lines) {
+    if (l.currency === conversion.functionalCurrency || l.givenRate !== null || known.has(l.currency))
+      continue;
+    const res = await resolveRateFor(tx, {
+      organizationId: conversion.organizationId,
+      from: l.currency,
+      to: conversion.functionalCurrency,
+      types: ['Spot'],
+      condition: { kind: 'onOrBefore', date: conversion.transactionDate },
+    });
+    known.set(
+      l.currency,
+      res?.effectiveRate.greaterThan(0)
+        ? { rate: res.effectiveRate, legIds: res.legs.map((r) => r.id) }
+        : null,
+    );
+  }
+}
+
+/** R5 and R6 once the rates the lines need are in `known` (lookUpRates): no query, no await. */
+export function deriveLinesWith(
+  conversion: Conversion,
+  lines: readonly DraftLine[],
+  partners: Map<number, string | null>,
+  known: KnownRates,
+): DerivedLine[] {
   const derived: DerivedLine[] = [];
   for (const l of lines) {
-    const { rate, legIds } = await lineRate(tx, conversion, l, rates);
+    const { rate, legIds } = lineRate(conversion, l, known);
     derived.push({
       ...l,
       exchangeRate: rate,
@@ -299,21 +355,18 @@ function storedDerivation(l: DraftLine, effectivePartner: string | null): Derive
   };
 }
 
-interface LineRate {
+export interface LineRate {
   rate: Decimal;
   legIds: string[];
 }
 
+const ONE = dec(1);
+
 /**
  * R5: the rate of a line — 1 in the functional currency (a given rate must be 1), the given rate, or
- * the Spot rate on or before the date, looked up once per currency (`looked` holds the lookups).
+ * the Spot rate on or before the date (looked up beforehand into `known`).
  */
-async function lineRate(
-  tx: Queryable,
-  conversion: Conversion,
-  l: DraftLine,
-  looked: Map<string, LineRate>,
-): Promise<LineRate> {
+function lineRate(conversion: Conversion, l: DraftLine, known: KnownRates): LineRate {
   if (l.currency === conversion.functionalCurrency) {
     if (l.givenRate !== null && !dec(l.givenRate).equals(1)) {
       throw invalid(
@@ -321,22 +374,11 @@ async function lineRate(
         'Must be 1 when the line currency is the functional currency',
       );
     }
-    return { rate: dec(1), legIds: [] };
+    return { rate: ONE, legIds: [] };
   }
   if (l.givenRate !== null) return { rate: dec(l.givenRate), legIds: [] };
-  let found = looked.get(l.currency);
-  if (!found) {
-    const res = await resolveRateFor(tx, {
-      organizationId: conversion.organizationId,
-      from: l.currency,
-      to: conversion.functionalCurrency,
-      types: ['Spot'],
-      condition: { kind: 'onOrBefore', date: conversion.transactionDate },
-    });
-    if (!res?.effectiveRate.greaterThan(0)) throw exchangeRateNotFound(conversion, l.currency);
-    found = { rate: res.effectiveRate, legIds: res.legs.map((r) => r.id) };
-    looked.set(l.currency, found);
-  }
+  const found = known.get(l.currency);
+  if (!found) throw exchangeRateNotFound(conversion, l.currency);
   return found;
 }
 

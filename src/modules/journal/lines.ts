@@ -153,3 +153,91 @@ export function totalsOf(lines: DerivedLine[], fc: string) {
     totalCredits: dec(t.totalCredits.value).toFixed(),
   };
 }
+
+/** What the stored rows of an entry's lines share, and where their ids come from. */
+export interface LineRowsOf {
+  organizationId: string;
+  journalEntryId: string;
+  companyId: string;
+  /** Ids drawn for the request's lines; this entry's start at `firstId`. */
+  ids: readonly string[];
+  firstId: number;
+}
+
+/** An amount as the request may give it: digits, at most 15 before the point. */
+const PLAIN_AMOUNT = /^(0|[1-9][0-9]{0,14})(?:\.([0-9]+))?$/;
+/** A given rate equal to 1. */
+const RATE_ONE = /^1(?:\.0+)?$/;
+
+/** Canonical text of a plain decimal: no trailing fraction zeros, no trailing point (as decimal.js writes it). */
+function canonical(whole: string, fraction: string | undefined): string {
+  if (fraction === undefined) return whole;
+  let end = fraction.length;
+  while (end > 0 && fraction.charCodeAt(end - 1) === 48) end--;
+  return end === 0 ? whole : `${whole}.${fraction.slice(0, end)}`;
+}
+
+/** Canonical text of `scaled` minor units of a currency with `minor` digits. */
+function scaledText(scaled: number, minor: number): string {
+  if (minor === 0) return String(scaled);
+  const digits = String(scaled).padStart(minor + 1, '0');
+  return canonical(digits.slice(0, -minor), digits.slice(-minor));
+}
+
+/**
+ * R5 and R6 without decimal arithmetic, for the common entry: every line in the functional currency
+ * (no rate, or a given rate of 1) with at most the currency's `minor` fraction digits. R5 then leaves
+ * each amount as it is (rate 1, nothing to round) and R6 reduces to Σ debits = Σ credits, summed here
+ * as integers of minor units. Returns the lines' row fields and the entry's totals as the general
+ * derivation stores them (ids in line order), or null when the entry is not of this kind or does not balance — then the
+ * general derivation (checks.ts) runs and gives its answer or its refusal.
+ */
+export function functionalLineRows(
+  drafts: readonly DraftLine[],
+  partners: ReadonlyMap<number, string | null>,
+  functionalCurrency: string,
+  minor: number,
+  of: LineRowsOf,
+): { lines: LineRow[]; totalDebits: string; totalCredits: string } | null {
+  const scale = 10 ** minor;
+  let debits = 0;
+  let credits = 0;
+  const lines: LineRow[] = [];
+  for (const d of drafts) {
+    if (d.currency !== functionalCurrency) return null;
+    if (d.givenRate !== null && !RATE_ONE.test(d.givenRate)) return null;
+    const m = PLAIN_AMOUNT.exec(d.amount);
+    if (!m) return null;
+    const fraction = m[2];
+    if (fraction !== undefined && fraction.length > minor) return null;
+    const scaled =
+      Number(m[1]) * scale +
+      (fraction === undefined ? 0 : Number(fraction) * 10 ** (minor - fraction.length));
+    if (!Number.isSafeInteger(scaled)) return null;
+    const text = canonical(m[1]!, fraction);
+    const debit = d.side === 'debit';
+    if (debit) debits += scaled;
+    else credits += scaled;
+    lines.push({
+      id: of.ids[of.firstId + lines.length]!,
+      organizationId: of.organizationId,
+      journalEntryId: of.journalEntryId,
+      companyId: of.companyId,
+      lineNumber: d.lineNumber,
+      accountId: d.accountId,
+      currency: d.currency,
+      debitAmount: debit ? text : null,
+      creditAmount: debit ? null : text,
+      functionalDebitAmount: debit ? text : null,
+      functionalCreditAmount: debit ? null : text,
+      exchangeRate: '1',
+      exchangeRateId: null,
+      exchangeRateLegIds: [],
+      memo: d.memo,
+      dimensions: d.dimensions,
+      intercompanyPartnerId: partners.get(d.lineNumber) ?? null,
+    });
+  }
+  if (!Number.isSafeInteger(debits) || !Number.isSafeInteger(credits) || debits !== credits) return null;
+  return { lines, totalDebits: scaledText(debits, minor), totalCredits: scaledText(credits, minor) };
+}
