@@ -8492,7 +8492,131 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get an account mapping
+         * @description Viewer. One mapping of the group, as the list shows it.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description UUID */
+                    organizationId?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID; an unknown or malformed value answers 404 ConsolidationGroupNotFoundError */
+                    id: string;
+                    /** @description UUID; an unknown or malformed value answers 404 GroupAccountMappingNotFoundError */
+                    mappingId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            accountId: string | null;
+                            accountNumber: string | null;
+                            companyId: string | null;
+                            /** @description UUID */
+                            consolidationGroupId: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp
+                             */
+                            createdAt: string;
+                            /** @description UUID */
+                            groupAccountId: string;
+                            groupAccountNumber: string;
+                            /** @description UUID */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "Explicit" | "Pattern";
+                            /** @description UUID */
+                            organizationId: string;
+                            pattern: string | null;
+                        };
+                    };
+                };
+                /** @description Bad request: validation failed (a malformed body, header or query parameter, or an unknown query parameter) or a business rule refused the request. `_tag`: `ValidationError` {issues}. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Not authenticated. `_tag`: `UnauthorizedError`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnauthorizedError"];
+                    };
+                };
+                /** @description Forbidden. `_tag`: `ForbiddenError` {resource, action, requiredRole, currentRole}. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found. `_tag`: `OrganizationNotFoundError` {organizationId}, `ConsolidationGroupNotFoundError` {consolidationGroupId}, `GroupAccountMappingNotFoundError` {mappingId}. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationNotFoundError"] | components["schemas"]["ConsolidationGroupNotFoundError"] | components["schemas"]["GroupAccountMappingNotFoundError"];
+                    };
+                };
+                /** @description Payload too large. `_tag`: `PayloadTooLargeError` {maxBytes}. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayloadTooLargeError"];
+                    };
+                };
+                /** @description Rate limit exceeded. `_tag`: `RateLimitExceededError` {retryAfterSeconds}. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimitExceededError"];
+                    };
+                };
+                /** @description Internal server error. `_tag`: `InternalServerError` {requestId}. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InternalServerError"];
+                    };
+                };
+                /** @description Service unavailable. `_tag`: `ServiceUnavailableError` {requestId}. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceUnavailableError"];
+                    };
+                };
+            };
+        };
         put?: never;
         post?: never;
         /**

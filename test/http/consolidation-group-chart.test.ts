@@ -325,6 +325,17 @@ describe('a group chart with two member charts', () => {
     }
   });
 
+  it('answers one mapping as the list shows it, and 404 for a mapping not of the group', async () => {
+    const list = await get(`${base(groupB)}/mappings`, { limit: '1' });
+    const [first] = list.mappings;
+    expect(await get(`${base(groupB)}/mappings/${first.id}`)).toEqual(first);
+    for (const path of [`${base(groupA)}/mappings/${first.id}`, `${base(groupB)}/mappings/not-an-id`]) {
+      const missing = await t.get(path, { token: owner.token });
+      expect(missing.status, path).toBe(404);
+      expect(missing.body._tag).toBe('GroupAccountMappingNotFoundError');
+    }
+  });
+
   it('previews every member account with its group account', async () => {
     const preview = await get(`${base(groupB)}/mappings/preview`);
     expect(preview.hasGroupChart).toBe(true);

@@ -1072,6 +1072,14 @@ export const ROUTES: Record<string, RouteSpec> = {
     swap: 'ConsolidationGroupNotFoundError',
     addOrg: 'query',
   },
+  'GET /api/v1/consolidation/groups/{id}/mappings/{mappingId}': {
+    req: async (c) => {
+      const f = await freshGroupAccount(c, true);
+      return { params: { id: f.group, mappingId: f.mapping! } };
+    },
+    swap: 'ConsolidationGroupNotFoundError',
+    addOrg: 'query',
+  },
   'DELETE /api/v1/consolidation/groups/{id}/mappings/{mappingId}': {
     req: async (c) => {
       const f = await freshGroupAccount(c, true);

@@ -12,7 +12,7 @@ import { recordAudit } from '../audit/service.ts';
 import { accountNotFound } from '../charts/errors.ts';
 import { companyNotFound, findCompany } from '../companies/lookup.ts';
 
-import { type AccountRow, parentNotFound } from './records.ts';
+import { type AccountRow, MAX_HIERARCHY_LEVEL, parentNotFound, tooDeep } from './records.ts';
 import { errors } from '../../domain/error-catalogue.ts';
 
 /** Ids of every descendant of the account (children, grandchildren, …). */
@@ -138,4 +138,80 @@ export async function setCompanyRetainedEarnings(
     entityId: companyId,
     changes: { retainedEarningsAccountId: { from, to } },
   });
+}
+
+/**
+ * The level of an account moved under `parentAccountId` (null: a root). The parent must exist, be of
+ * the same company and type, not be the account or one of its descendants, and the moved subtree
+ * must stay within the depth limit.
+ */
+export async function newHierarchyLevel(
+  tx: Queryable,
+  organizationId: string,
+  row: AccountRow,
+  parentAccountId: string | null,
+): Promise<number> {
+  const accountId = row.id;
+  let level = 1;
+  if (parentAccountId !== null) {
+    const parent = await checkParent(
+      tx,
+      organizationId,
+      row.companyId,
+      row.accountType as AccountType,
+      parentAccountId,
+    );
+    if (parent.id === accountId || (await descendantIds(tx, organizationId, accountId)).includes(parent.id)) {
+      throw errors.CircularAccountReferenceError(
+        'The new parent is the account itself or one of its descendants',
+        { accountId, parentAccountId: parent.id },
+      );
+    }
+    level = parent.hierarchyLevel + 1;
+  }
+  if (level + (await subtreeHeight(tx, organizationId, accountId)) > MAX_HIERARCHY_LEVEL) throw tooDeep();
+  return level;
+}
+
+/** An account with active children cannot be deactivated (400 HasActiveChildAccountsError). */
+export async function checkNoActiveChildren(
+  tx: Queryable,
+  organizationId: string,
+  accountId: string,
+): Promise<void> {
+  const [c] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(accounts)
+    .where(
+      and(
+        eq(accounts.organizationId, organizationId),
+        eq(accounts.parentAccountId, accountId),
+        eq(accounts.isActive, true),
+      ),
+    );
+  const childCount = Number(c?.n ?? 0);
+  if (childCount > 0) {
+    throw errors.HasActiveChildAccountsError('The account has active child accounts', {
+      accountId,
+      childCount,
+    });
+  }
+}
+
+/** Moves the levels of an account's descendants by `delta` (the account itself moved). */
+export async function shiftSubtreeLevels(
+  tx: Queryable,
+  organizationId: string,
+  accountId: string,
+  delta: number,
+) {
+  await tx.execute(sql`
+    with recursive sub(id, depth) as (
+      select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
+      union all
+      select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
+      where a.organization_id = ${organizationId} and sub.depth < 64
+    )
+    update accounts set hierarchy_level = hierarchy_level + ${delta}, updated_at = now()
+    where organization_id = ${organizationId} and id in (select id from sub)`);
 }

@@ -32,17 +32,18 @@ import {
   findAccount,
   loadAccountRecord,
   MAX_HIERARCHY_LEVEL,
+  type AccountRow,
 } from './records.ts';
 import {
+  checkNoActiveChildren,
   checkParent,
   checkPartner,
-  descendantIds,
   lockAccount,
   lockCompany,
+  newHierarchyLevel,
   setCompanyRetainedEarnings,
-  subtreeHeight,
+  shiftSubtreeLevels,
 } from './hierarchy.ts';
-import { errors } from '../../domain/error-catalogue.ts';
 
 export {
   accountRecord,
@@ -205,14 +206,10 @@ export interface CreateAccountInput {
   isNonMonetary?: boolean | undefined;
 }
 
-export async function createAccount(
-  db: Db,
-  access: Access,
-  input: CreateAccountInput,
-): Promise<AccountRecord> {
-  const { organizationId, companyId } = input;
-  const state = {
-    companyId,
+/** The flags of a new account, with their defaults. */
+function newAccountFlags(input: CreateAccountInput) {
+  return {
+    companyId: input.companyId,
     accountType: input.accountType,
     accountCategory: input.accountCategory,
     isPostable: input.isPostable ?? true,
@@ -222,6 +219,15 @@ export async function createAccount(
     isCashEquivalent: input.isCashEquivalent ?? false,
     isNonMonetary: input.isNonMonetary ?? false,
   };
+}
+
+export async function createAccount(
+  db: Db,
+  access: Access,
+  input: CreateAccountInput,
+): Promise<AccountRecord> {
+  const { organizationId, companyId } = input;
+  const state = newAccountFlags(input);
   const issues = accountFlagIssues(state);
   if (issues.length > 0) throw new ValidationError(issues);
   await access.authorize(organizationId, 'account:manage');
@@ -331,8 +337,6 @@ export interface UpdateAccountInput {
 
 const IMMUTABLE = ['organizationId', 'companyId', 'accountNumber', 'accountType', 'accountCategory'] as const;
 
-type AccountRow = typeof accounts.$inferSelect;
-
 /** The fields a PUT may not change: sent with another value, each answers a validation issue. */
 function checkImmutable(input: UpdateAccountInput, row: AccountRow): void {
   const immutableIssues: Issue[] = [];
@@ -367,71 +371,33 @@ function nextAccountFields(input: UpdateAccountInput, row: AccountRow) {
   };
 }
 
-/**
- * The level of an account moved under `parentAccountId` (null: a root). The parent must exist, be of
- * the same company and type, not be the account or one of its descendants, and the moved subtree
- * must stay within the depth limit.
- */
-async function newHierarchyLevel(
+/** Writes an account's updated fields. */
+async function storeAccountUpdate(
   tx: Tx,
   organizationId: string,
-  row: AccountRow,
-  parentAccountId: string | null,
-): Promise<number> {
-  const accountId = row.id;
-  let level = 1;
-  if (parentAccountId !== null) {
-    const parent = await checkParent(
-      tx,
-      organizationId,
-      row.companyId,
-      row.accountType as AccountType,
-      parentAccountId,
-    );
-    if (parent.id === accountId || (await descendantIds(tx, organizationId, accountId)).includes(parent.id)) {
-      throw errors.CircularAccountReferenceError(
-        'The new parent is the account itself or one of its descendants',
-        { accountId, parentAccountId: parent.id },
-      );
-    }
-    level = parent.hierarchyLevel + 1;
-  }
-  if (level + (await subtreeHeight(tx, organizationId, accountId)) > MAX_HIERARCHY_LEVEL) throw tooDeep();
-  return level;
-}
-
-/** An account with active children cannot be deactivated (400 HasActiveChildAccountsError). */
-async function checkNoActiveChildren(tx: Tx, organizationId: string, accountId: string): Promise<void> {
-  const [c] = await tx
-    .select({ n: sql<number>`count(*)::int` })
-    .from(accounts)
-    .where(
-      and(
-        eq(accounts.organizationId, organizationId),
-        eq(accounts.parentAccountId, accountId),
-        eq(accounts.isActive, true),
-      ),
-    );
-  const childCount = Number(c?.n ?? 0);
-  if (childCount > 0) {
-    throw errors.HasActiveChildAccountsError('The account has active child accounts', {
-      accountId,
-      childCount,
-    });
-  }
-}
-
-/** Moves the levels of an account's descendants by `delta` (the account itself moved). */
-async function shiftSubtreeLevels(tx: Tx, organizationId: string, accountId: string, delta: number) {
-  await tx.execute(sql`
-    with recursive sub(id, depth) as (
-      select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
-      union all
-      select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
-      where a.organization_id = ${organizationId} and sub.depth < 64
-    )
-    update accounts set hierarchy_level = hierarchy_level + ${delta}, updated_at = now()
-    where organization_id = ${organizationId} and id in (select id from sub)`);
+  accountId: string,
+  fields: ReturnType<typeof nextAccountFields> & { hierarchyLevel: number; deactivatedAt: Date | null },
+): Promise<AccountRow> {
+  const [updated] = await tx
+    .update(accounts)
+    .set({
+      name: fields.name,
+      description: fields.description,
+      parentAccountId: fields.parentAccountId,
+      hierarchyLevel: fields.hierarchyLevel,
+      isPostable: fields.isPostable,
+      isActive: fields.isActive,
+      isIntercompany: fields.isIntercompany,
+      intercompanyPartnerId: fields.intercompanyPartnerId,
+      cashFlowCategory: fields.cashFlowCategory,
+      isCashEquivalent: fields.isCashEquivalent,
+      isNonMonetary: fields.isNonMonetary,
+      deactivatedAt: fields.deactivatedAt,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)))
+    .returning();
+  return updated!;
 }
 
 export async function updateAccount(
@@ -501,25 +467,11 @@ export async function updateAccount(
     );
     if (Object.keys(changes).length === 0) return before;
 
-    const [updated] = await tx
-      .update(accounts)
-      .set({
-        name: next.name,
-        description: next.description,
-        parentAccountId: next.parentAccountId,
-        hierarchyLevel: level,
-        isPostable: next.isPostable,
-        isActive: next.isActive,
-        isIntercompany: next.isIntercompany,
-        intercompanyPartnerId: next.intercompanyPartnerId,
-        cashFlowCategory: next.cashFlowCategory,
-        isCashEquivalent: next.isCashEquivalent,
-        isNonMonetary: next.isNonMonetary,
-        deactivatedAt,
-        updatedAt: new Date(),
-      })
-      .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)))
-      .returning();
+    const updated = await storeAccountUpdate(tx, organizationId, accountId, {
+      ...next,
+      hierarchyLevel: level,
+      deactivatedAt,
+    });
     const delta = level - row.hierarchyLevel;
     if (parentChanged && delta !== 0) await shiftSubtreeLevels(tx, organizationId, accountId, delta);
     await recordAudit(tx, {
@@ -542,7 +494,7 @@ export async function updateAccount(
         retainedEarningsAccountId,
       );
     }
-    return accountRecord(updated!, retainedEarningsAccountId);
+    return accountRecord(updated, retainedEarningsAccountId);
   });
 }
 

@@ -165,6 +165,20 @@ export async function listMappings(
   return paged('mappings', all.slice(page.offset, page.offset + page.limit), all.length, page);
 }
 
+/** One mapping of the group (404 GroupAccountMappingNotFoundError when it is not one of the group's). */
+export async function getMapping(
+  db: Db,
+  access: Access,
+  groupId: string,
+  mappingId: string,
+  organizationId: string | undefined,
+): Promise<MappingRecord> {
+  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read');
+  const [found] = await loadMappings(db, group.organizationId, group.id, mappingId.toLowerCase());
+  if (!found) throw mappingNotFound(mappingId);
+  return mappingRecord(found);
+}
+
 export async function deleteMapping(
   db: Db,
   access: Access,

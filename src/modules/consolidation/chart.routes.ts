@@ -430,9 +430,36 @@ function mappingRoutes(app: RouteApp): void {
   );
 }
 
-/** Account mappings: delete, preview. */
+/** Account mappings: get one, delete, preview. */
 function mappingChangeRoutes(app: RouteApp): void {
   const { db } = app.deps;
+
+  app.get(
+    `${base}/mappings/:mappingId`,
+    {
+      config: {
+        pathIds: mappingPath,
+        access: 'consolidation:read',
+        errors: ['ConsolidationGroupNotFoundError', 'GroupAccountMappingNotFoundError'],
+      },
+      schema: {
+        tags,
+        summary: 'Get an account mapping',
+        description: 'Viewer. One mapping of the group, as the list shows it.',
+        params: MappingParams,
+        querystring: OrgQuery,
+        response: responses({ 200: Mapping }),
+      },
+    },
+    async (request) =>
+      mappings.getMapping(
+        db,
+        request.access,
+        request.params.id,
+        request.params.mappingId,
+        request.query.organizationId,
+      ),
+  );
 
   app.delete(
     `${base}/mappings/:mappingId`,

@@ -152,10 +152,12 @@ interface MappingWithNumbers extends MappingRow {
   accountCompanyId: string | null;
 }
 
+/** The mappings of a group in creation order, or only the one of id `mappingId` (lower case). */
 export async function loadMappings(
   q: Queryable,
   orgId: string,
   groupId: string,
+  mappingId?: string,
 ): Promise<MappingWithNumbers[]> {
   const rows = await q
     .select({
@@ -173,7 +175,13 @@ export async function loadMappings(
       accounts,
       and(eq(accounts.organizationId, orgId), eq(accounts.id, groupAccountMappings.accountId)),
     )
-    .where(and(eq(groupAccountMappings.organizationId, orgId), eq(groupAccountMappings.groupId, groupId)))
+    .where(
+      and(
+        eq(groupAccountMappings.organizationId, orgId),
+        eq(groupAccountMappings.groupId, groupId),
+        mappingId === undefined ? undefined : eq(groupAccountMappings.id, mappingId),
+      ),
+    )
     .orderBy(asc(groupAccountMappings.createdAt), asc(groupAccountMappings.id));
   return rows.map((r) => ({
     ...r.m,

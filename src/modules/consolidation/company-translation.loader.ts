@@ -72,22 +72,7 @@ export function loadCompanyTranslationInputs(
       const classes = await accountClasses(tx, orgId, ids, ids);
       const chart = await loadChart(tx, orgId, ids, new Set(ids));
       const rates = rateProvider(book);
-      const company: CompanyInput = {
-        companyId: c.id,
-        companyName: c.name,
-        functionalCurrency: c.functionalCurrency,
-        isActive: c.isActive,
-        role: 'Parent',
-        consolidationMethod: 'FullConsolidation',
-        ownershipPercentage: '100',
-        retainedEarningsAccountNumber:
-          c.retainedEarningsAccountId === null
-            ? null
-            : (chart.figures.byId.get(c.retainedEarningsAccountId)?.number ?? null),
-        accounts: chart.byCompany.get(c.id) ?? [],
-        fiscalPeriodStatus: null,
-        unpostedEntryCount: 0,
-      };
+      const company = soleParent(c, chart);
       const inputs: ConsolidationInput[] = [];
       for (const v of scope.views) {
         const earliestDate = minDate(earliestRow?.d ?? v.yearStartDate, v.yearStartDate);
@@ -105,21 +90,8 @@ export function loadCompanyTranslationInputs(
         };
         const texts = await queryFigures(tx, figureScope, [], classes);
         const figures = readFigures(texts, figureScope, chart.figures);
-        const groupPeriods: GroupPeriod[] = [];
         const from = minDate(figures.earliestPeriodDate ?? v.yearStartDate, v.yearStartDate);
-        const lastYear = fiscalYearOf(fye, v.asOfDate);
-        for (let y = fiscalYearOf(fye, from); y <= lastYear; y++) {
-          for (const p of periodsOfYear(fye, y)) {
-            if (p.periodNumber <= 12) {
-              groupPeriods.push({
-                year: y,
-                period: p.periodNumber,
-                startDate: p.startDate,
-                endDate: p.endDate,
-              });
-            }
-          }
-        }
+        const groupPeriods = groupPeriodsBetween(fye, from, v.asOfDate);
         const view: ViewData = {
           asOfDate: v.asOfDate,
           yearStartDate: v.yearStartDate,
@@ -150,4 +122,43 @@ export function loadCompanyTranslationInputs(
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
+}
+
+/** The company as the parent of a group of one: wholly owned, fully consolidated. */
+function soleParent(c: CompanyRow, chart: Awaited<ReturnType<typeof loadChart>>): CompanyInput {
+  return {
+    companyId: c.id,
+    companyName: c.name,
+    functionalCurrency: c.functionalCurrency,
+    isActive: c.isActive,
+    role: 'Parent',
+    consolidationMethod: 'FullConsolidation',
+    ownershipPercentage: '100',
+    retainedEarningsAccountNumber:
+      c.retainedEarningsAccountId === null
+        ? null
+        : (chart.figures.byId.get(c.retainedEarningsAccountId)?.number ?? null),
+    accounts: chart.byCompany.get(c.id) ?? [],
+    fiscalPeriodStatus: null,
+    unpostedEntryCount: 0,
+  };
+}
+
+/** The twelve regular periods of every fiscal year from the one of `from` to the one of `asOfDate`. */
+function groupPeriodsBetween(fye: ReturnType<typeof fyeOf>, from: string, asOfDate: string): GroupPeriod[] {
+  const groupPeriods: GroupPeriod[] = [];
+  const lastYear = fiscalYearOf(fye, asOfDate);
+  for (let y = fiscalYearOf(fye, from); y <= lastYear; y++) {
+    for (const p of periodsOfYear(fye, y)) {
+      if (p.periodNumber <= 12) {
+        groupPeriods.push({
+          year: y,
+          period: p.periodNumber,
+          startDate: p.startDate,
+          endDate: p.endDate,
+        });
+      }
+    }
+  }
+  return groupPeriods;
 }

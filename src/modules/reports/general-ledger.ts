@@ -123,26 +123,7 @@ export async function generalLedger(
   const co = company.id;
   const currency = company.functionalCurrency;
   const selected = accountFilter(q);
-  const summaries = await queryRows<Record<string, string>>(
-    db,
-    sql`with sel as (
-          select a.id, a.account_number, a.name, a.account_type from accounts a
-          where a.organization_id = ${org} and a.company_id = ${co} and ${selected}),
-        figures as (
-          select b.account_id,
-            coalesce(sum(b.debit_total - b.credit_total) filter (where b.balance_date < ${q.startDate}::date), 0) as opening,
-            coalesce(sum(b.debit_total) filter (where b.balance_date >= ${q.startDate}::date), 0) as debit,
-            coalesce(sum(b.credit_total) filter (where b.balance_date >= ${q.startDate}::date), 0) as credit
-          from account_balances b
-          where b.organization_id = ${org} and b.company_id = ${co} and b.balance_date <= ${q.endDate}::date
-            and b.account_id in (select id from sel)
-          group by b.account_id)
-        select sel.id::text as id, sel.account_number, sel.name, sel.account_type,
-          coalesce(f.opening, 0)::text as opening, coalesce(f.debit, 0)::text as debit,
-          coalesce(f.credit, 0)::text as credit
-        from sel left join figures f on f.account_id = sel.id
-        order by length(sel.account_number), sel.account_number`,
-  );
+  const summaries = await accountSummaries(db, org, co, selected, q);
   if (q.accountId !== undefined && summaries.length === 0) {
     throw errors.AccountNotFoundError('Account not found', { accountId: q.accountId });
   }
@@ -207,7 +188,55 @@ export async function generalLedger(
       order by length(x.account_number), x.account_number, x.transaction_date, x.entry_number, x.line_number
       ${paging}`,
   );
-  const lines = rows.map((r) => ({
+  const lines = rows.map((r) => ledgerLine(r, currency));
+  return {
+    companyId: co,
+    companyName: company.name,
+    currency,
+    startDate: q.startDate,
+    endDate: q.endDate,
+    generatedAt: new Date().toISOString(),
+    accounts,
+    lines,
+    total: Number(count?.n ?? 0),
+    limit: page?.limit ?? lines.length,
+    offset: page?.offset ?? 0,
+  };
+}
+
+/** Each selected account's opening balance and movements of the range (from the daily balances). */
+function accountSummaries(
+  db: Db,
+  org: string,
+  co: string,
+  selected: ReturnType<typeof accountFilter>,
+  q: GeneralLedgerQuery,
+): Promise<Record<string, string>[]> {
+  return queryRows<Record<string, string>>(
+    db,
+    sql`with sel as (
+        select a.id, a.account_number, a.name, a.account_type from accounts a
+        where a.organization_id = ${org} and a.company_id = ${co} and ${selected}),
+      figures as (
+        select b.account_id,
+          coalesce(sum(b.debit_total - b.credit_total) filter (where b.balance_date < ${q.startDate}::date), 0) as opening,
+          coalesce(sum(b.debit_total) filter (where b.balance_date >= ${q.startDate}::date), 0) as debit,
+          coalesce(sum(b.credit_total) filter (where b.balance_date >= ${q.startDate}::date), 0) as credit
+        from account_balances b
+        where b.organization_id = ${org} and b.company_id = ${co} and b.balance_date <= ${q.endDate}::date
+          and b.account_id in (select id from sel)
+        group by b.account_id)
+      select sel.id::text as id, sel.account_number, sel.name, sel.account_type,
+        coalesce(f.opening, 0)::text as opening, coalesce(f.debit, 0)::text as debit,
+        coalesce(f.credit, 0)::text as credit
+      from sel left join figures f on f.account_id = sel.id
+      order by length(sel.account_number), sel.account_number`,
+  );
+}
+
+/** A line of the report from its row (functional amounts as exact text). */
+function ledgerLine(r: Record<string, unknown>, currency: string): GeneralLedgerLine {
+  return {
     accountId: String(r.account_id),
     accountNumber: String(r.account_number),
     entryId: String(r.entry_id),
@@ -222,19 +251,6 @@ export async function generalLedger(
     debit: money(String(r.debit), currency),
     credit: money(String(r.credit), currency),
     runningBalance: money(String(r.running), currency),
-  }));
-  return {
-    companyId: co,
-    companyName: company.name,
-    currency,
-    startDate: q.startDate,
-    endDate: q.endDate,
-    generatedAt: new Date().toISOString(),
-    accounts,
-    lines,
-    total: Number(count?.n ?? 0),
-    limit: page?.limit ?? lines.length,
-    offset: page?.offset ?? 0,
   };
 }
 
