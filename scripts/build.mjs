@@ -24,6 +24,7 @@ await build({
   format: 'esm',
   target: 'node20',
   sourcemap: 'linked',
+  minifyWhitespace: true,
   external: ['@electric-sql/pglite', '@fastify/swagger-ui', 'pg-native'],
   // CommonJS packages inside an ES module bundle still call require() for Node built-ins.
   banner: {
