@@ -18,6 +18,11 @@ export interface Measurement {
   errors: number;
   /** Peak server RSS in MB during the scenario (all server processes). */
   rssMb: number | null;
+  /**
+   * CPU time of the server's processes during the scenario divided by `count` (ms per request, or per
+   * flow): unlike the rate, it barely moves with the machine's other load.
+   */
+  cpuMsPerRequest?: number | null;
   count: number;
   note?: string;
 }

@@ -277,7 +277,9 @@ async function measured(
 ): Promise<Measurement> {
   log(`  ${scenario}${connections ? ` (${connections} connections)` : ''} …`);
   const rss = sampleRss(server.pid);
+  const cpu = treeCpuMs(server.pid);
   const r = await fn();
+  const cpuMs = treeCpuMs(server.pid) - cpu;
   return {
     scenario,
     connections,
@@ -286,6 +288,7 @@ async function measured(
     p99: round(r.p99, 2),
     errors: r.errors,
     rssMb: rss.stop(),
+    cpuMsPerRequest: r.count > 0 ? round(cpuMs / r.count, 2) : null,
     count: r.count,
     ...(note ? { note } : {}),
   };
@@ -874,7 +877,7 @@ async function fxRevaluations(server: Server, ds: Dataset, fx: FxDataset, label:
 // Output
 
 function table(rows: Measurement[]): string {
-  const header = ['scenario', 'conn', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'RSS MB'];
+  const header = ['scenario', 'conn', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'RSS MB', 'CPU ms/req'];
   const cells = rows.map((m) => [
     m.scenario,
     m.connections === null ? '–' : String(m.connections),
@@ -883,6 +886,7 @@ function table(rows: Measurement[]): string {
     m.p99 === null ? '–' : String(m.p99),
     m.rate === null && m.p50 === null ? '–' : String(m.errors),
     m.rssMb === null ? '–' : String(m.rssMb),
+    m.cpuMsPerRequest == null ? '–' : String(m.cpuMsPerRequest),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) =>

@@ -13,6 +13,11 @@ export interface Config {
   dataDir: string;
   /** PGlite's shared buffers in MB (PGLITE_SHARED_BUFFERS_MB); the page cache of the embedded database. */
   pgliteSharedBuffersMb: number;
+  /**
+   * PGlite's WebAssembly may also be compiled by V8's optimizing compiler (PGLITE_WASM_OPTIMIZE=true);
+   * by default it runs on the baseline compiler's code only (see main.ts).
+   */
+  pgliteWasmOptimize: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Connection-pool size for a PostgreSQL server. */
   dbPoolSize: number;
@@ -78,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dataDir: env.DATA_DIR || './data',
     pgliteSharedBuffersMb: integer(env, 'PGLITE_SHARED_BUFFERS_MB', PGLITE_SHARED_BUFFERS_MB, 1, 4096),
+    pgliteWasmOptimize: flag(env, 'PGLITE_WASM_OPTIMIZE', false),
     logLevel,
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 500),
     dbStallTimeoutMs: integer(env, 'DB_STALL_TIMEOUT_MS', DEFAULT_STALL_TIMEOUT_MS, 0, 3_600_000),

@@ -32,6 +32,19 @@ async function start(): Promise<void> {
     throw err;
   }
   const multi = config.databaseUrl !== undefined && config.workers > 1;
+  if (config.databaseUrl === undefined && !config.pgliteWasmOptimize) {
+    /**
+     * PGlite's PostgreSQL is 9 MB of WebAssembly. V8 compiles each function on its first call with its
+     * baseline compiler (Liftoff) and recompiles the hot ones in the background with its optimizing
+     * compiler (TurboFan); on PostgreSQL's large functions those recompilations took ~1 s of CPU at
+     * start and left ~45 MB of freed compiler memory and optimized code resident, ~70 MB under load
+     * (docs/performance.md, issue 25). Baseline code only: resident memory stays about 70 MB lower, the
+     * start needs half the CPU, and request throughput did not measurably change, because most of a
+     * request's PGlite time is spent crossing between JavaScript and WebAssembly, not in compiled code.
+     * Set before PGlite's module is compiled (openDatabase below).
+     */
+    v8.setFlagsFromString('--liftoff-only');
+  }
 
   if (multi && cluster.isPrimary) {
     const database = await openDatabase({ url: config.databaseUrl, poolSize: 1 });
