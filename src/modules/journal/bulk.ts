@@ -19,7 +19,6 @@ import { type Db, inTransaction, type Tx } from '../../db/client.ts';
 import { todayIn } from '../../domain/dates.ts';
 import { DomainError, type Issue } from '../../domain/errors.ts';
 import { minorUnits } from '../../domain/codes.ts';
-import { dec } from '../../domain/money.ts';
 import { isMultiCurrency } from '../../domain/journal/amounts.ts';
 import { CLOSING_ENTRY_TYPE, type PeriodRef } from '../../domain/journal/rules.ts';
 import {
@@ -49,7 +48,7 @@ import {
 } from './checks.ts';
 import type { CreateEntryInput } from './entries.ts';
 import {
-  type DerivedLine,
+  derivedLineRow,
   draftFromInput,
   functionalLineRows,
   type LineRowsOf,
@@ -341,32 +340,6 @@ async function checkEntries(
     }
   }
   return prepared;
-}
-
-/** The stored row of the `i`-th line derived by the general path, as a single create stores it. */
-function derivedLineRow(l: DerivedLine, fc: string, of: LineRowsOf, i: number): LineRow {
-  const fa = l.functionalAmount.toFixed();
-  const amount = dec(l.amount).toFixed();
-  const debit = l.side === 'debit';
-  return {
-    id: of.ids[of.firstId + i]!,
-    organizationId: of.organizationId,
-    journalEntryId: of.journalEntryId,
-    companyId: of.companyId,
-    lineNumber: l.lineNumber,
-    accountId: l.accountId,
-    currency: l.currency,
-    debitAmount: debit ? amount : null,
-    creditAmount: debit ? null : amount,
-    functionalDebitAmount: debit ? fa : null,
-    functionalCreditAmount: debit ? null : fa,
-    exchangeRate: l.currency === fc ? '1' : l.exchangeRate.toFixed(),
-    exchangeRateId: l.exchangeRateId,
-    exchangeRateLegIds: l.legIds,
-    memo: l.memo,
-    dimensions: l.dimensions,
-    intercompanyPartnerId: l.effectivePartner,
-  };
 }
 
 /** One counter update per company: its entries take consecutive numbers in request order. */

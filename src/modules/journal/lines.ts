@@ -113,7 +113,7 @@ export function draftFromStored(l: LineRow, functionalCurrency: string): DraftLi
 export const partnerIdsOf = (lines: readonly DraftLine[]) =>
   lines.map((l) => l.partner).filter((p): p is string => p !== null);
 
-/** The rows of an entry's derived lines. */
+/** The rows of an entry's derived lines, with fresh ids. */
 export function lineRows(
   organizationId: string,
   companyId: string,
@@ -121,28 +121,43 @@ export function lineRows(
   lines: DerivedLine[],
   fc: string,
 ): NewLineRow[] {
-  return lines.map((l) => {
-    const fa = l.functionalAmount.toFixed();
-    return {
-      id: uuidv7(),
-      organizationId,
-      journalEntryId: entryId,
-      companyId,
-      lineNumber: l.lineNumber,
-      accountId: l.accountId,
-      currency: l.currency,
-      debitAmount: l.side === 'debit' ? dec(l.amount).toFixed() : null,
-      creditAmount: l.side === 'credit' ? dec(l.amount).toFixed() : null,
-      functionalDebitAmount: l.side === 'debit' ? fa : null,
-      functionalCreditAmount: l.side === 'credit' ? fa : null,
-      exchangeRate: l.currency === fc ? '1' : l.exchangeRate.toFixed(),
-      exchangeRateId: l.exchangeRateId,
-      exchangeRateLegIds: l.legIds,
-      memo: l.memo,
-      dimensions: l.dimensions,
-      intercompanyPartnerId: l.effectivePartner,
-    };
-  });
+  const of: LineRowsOf = {
+    organizationId,
+    journalEntryId: entryId,
+    companyId,
+    ids: lines.map(() => uuidv7()),
+    firstId: 0,
+  };
+  return lines.map((l, i) => derivedLineRow(l, fc, of, i));
+}
+
+/**
+ * The stored row of the `i`-th derived line of an entry (its id is `of.ids[of.firstId + i]`): the one
+ * place a single create and a bulk create turn a derived line into its row.
+ */
+export function derivedLineRow(l: DerivedLine, fc: string, of: LineRowsOf, i: number): LineRow {
+  const fa = l.functionalAmount.toFixed();
+  const amount = dec(l.amount).toFixed();
+  const debit = l.side === 'debit';
+  return {
+    id: of.ids[of.firstId + i]!,
+    organizationId: of.organizationId,
+    journalEntryId: of.journalEntryId,
+    companyId: of.companyId,
+    lineNumber: l.lineNumber,
+    accountId: l.accountId,
+    currency: l.currency,
+    debitAmount: debit ? amount : null,
+    creditAmount: debit ? null : amount,
+    functionalDebitAmount: debit ? fa : null,
+    functionalCreditAmount: debit ? null : fa,
+    exchangeRate: l.currency === fc ? '1' : l.exchangeRate.toFixed(),
+    exchangeRateId: l.exchangeRateId,
+    exchangeRateLegIds: l.legIds,
+    memo: l.memo,
+    dimensions: l.dimensions,
+    intercompanyPartnerId: l.effectivePartner,
+  };
 }
 
 /** The entry's totals of functional amounts, as stored. */
