@@ -2,32 +2,38 @@
  * The webhook dispatcher: runs inside every service process (no process of its own) and repeats one
  * cycle while there is work; otherwise it waits for a nudge — a write of this process that recorded
  * events has just committed, or a delivery was retried by hand — or for `pollMs` (events written by
- * other processes, retries falling due). A cycle is ONE statement and the sends:
+ * other processes, retries falling due). A cycle is ONE statement (statements.ts) and the sends:
  *
- * 1. record — the attempts of the previous cycle's sends (only while the lease is still the one they
- *    were sent under): success, or the next attempt after an exponential, jittered delay, or Failed
- *    after the retry window; the endpoint's `failing_since` follows;
+ * 1. record — the attempts that finished since the previous cycle (only while the lease is still the
+ *    one they were sent under): a delivery row is updated (success, or the next attempt after an
+ *    exponential, jittered delay, or Failed after the retry window); a fan-out batch whose every
+ *    delivery has finished is recorded by inserting its delivery rows with their first attempt, in
+ *    the statement that deletes the batch (one write per delivery); the endpoint's `failing_since`
+ *    follows;
  * 2. fan-out — events past the shared fan-out position become one delivery per subscribed, enabled
  *    endpoint. Only events of transactions older than every transaction still running are taken, so
  *    an event that commits late cannot fall behind the position; one process at a time advances it
- *    (its row is claimed with FOR UPDATE SKIP LOCKED). The new deliveries are inserted already leased
- *    to this process: the insert is their claim;
- * 3. claim — other due deliveries (retries, those fanned out by another process, leases that lapsed)
- *    are leased (`lease_until`) with FOR UPDATE SKIP LOCKED, so several processes share the work
- *    without sending one delivery twice; a delivery leased by a process that died is claimed again
- *    once its lease has expired;
+ *    (its row is claimed with FOR UPDATE SKIP LOCKED). The events taken form a batch, leased to this
+ *    process as a `webhook_fanout_batches` row: its deliveries are sent before any row of theirs is
+ *    written. A batch whose lease lapsed (its process died) is leased and fanned out again here;
+ * 3. claim — due delivery rows (retries, by time or by hand; leases that lapsed) are leased
+ *    (`lease_until`) with FOR UPDATE SKIP LOCKED, so several processes share the work without sending
+ *    one delivery twice; a delivery leased by a process that died is claimed again once its lease has
+ *    expired;
  * 4. send — outside any transaction and while the next cycles go on: the claimed deliveries join
- *    their endpoint's lane, which POSTs them signed per the Standard Webhooks specification, in event
- *    order with a few in flight at once. A finished attempt nudges the loop, and step 1 of the next
- *    cycle records it (or a last statement when the dispatcher stops, which also gives up the leases
- *    of deliveries not yet sent). A cycle claims no more than the lanes have room for, so a claimed
- *    delivery is sent well within its lease.
+ *    their endpoint's lane (lanes.ts), which POSTs them signed per the Standard Webhooks
+ *    specification, in event order with a few in flight at once. A finished attempt nudges the loop,
+ *    and step 1 of a next cycle records it (or a last statement when the dispatcher stops, which also
+ *    gives up the leases of deliveries not yet sent: a batch's are written Pending, due now). A cycle
+ *    claims and fans out no more than the lanes have room for, so a claimed delivery is sent well
+ *    within its lease.
  *
  * Steps 1–3 commit together before anything they claimed is sent, so a crash at any point loses
- * nothing: a delivery sent but not recorded is sent again when its lease lapses (at least once).
+ * nothing: a delivery sent but not recorded is sent again when its lease — or its batch's — lapses
+ * (at least once).
  *
  * Endpoints failing without a success for five days are disabled, with a `WebhookEndpointDisabled`
- * event, by a check every few seconds.
+ * event, by a check every few seconds (endpoint-health.ts).
  */
 import { type Db, run } from '../../db/client.ts';
 import {
@@ -39,7 +45,8 @@ import {
 } from '../../domain/webhooks.ts';
 import { onEventsCommitted } from '../events/record.ts';
 import { disableFailingEndpoints } from './endpoint-health.ts';
-import { type ClaimedDelivery, Lanes, type Outcome } from './lanes.ts';
+import { randomUUID } from 'node:crypto';
+import { type ClaimedDelivery, type FanoutBatch, Lanes, type Outcome } from './lanes.ts';
 import { Outbound } from './outbound.ts';
 import { COMPLETE, CYCLE, RELEASE } from './statements.ts';
 
@@ -99,6 +106,8 @@ export class Dispatcher {
   private lastHealthCheck = 0;
   /** The sends: a lane per endpoint. */
   private readonly lanes: Lanes;
+  /** Fan-out batches whose every delivery has finished, not yet recorded. */
+  private readyBatches: FanoutBatch[] = [];
 
   constructor(
     private readonly db: Db,
@@ -191,13 +200,15 @@ export class Dispatcher {
       this.nudged = false;
       let more = false;
       let heldBack = false;
-      const outcomes = this.lanes.finished.splice(0);
+      const outcomes = this.takeFinished();
+      const batches = this.readyBatches.splice(0);
       try {
-        const step = await this.step(outcomes, Math.max(0, this.batchSize - this.lanes.unfinished));
+        const step = await this.step(outcomes, Math.max(0, this.batchSize - this.lanes.unfinished), batches);
         failures = 0;
         more = step.more;
         full = step.events >= this.batchSize;
-        const worked = step.events > 0 || outcomes.length > 0 || step.claimed.length > 0;
+        const worked =
+          step.events > 0 || outcomes.length > 0 || batches.length > 0 || step.claimed.length > 0;
         spacing = worked ? Math.min(this.maxSpacingMs, Math.round(spacing * 1.5)) : this.spacingMs;
         heldBack = step.heldBack;
         if (!heldBack || step.claimed.length > 0) heldBackStreak = 0;
@@ -211,6 +222,7 @@ export class Dispatcher {
         // attempts not recorded are recorded by a later cycle, while their leases last)
         full = false;
         this.lanes.finished.unshift(...outcomes);
+        this.readyBatches.unshift(...batches);
         failures++;
         this.onError(err);
       }
@@ -230,12 +242,42 @@ export class Dispatcher {
     await this.drain();
   }
 
-  /** On stop: lets the sends in flight finish, records them, gives up the leases of the others. */
+  /**
+   * The attempts that finished, of delivery rows; those of fan-out batches go to their batch, and a
+   * batch with none left unfinished to `readyBatches`.
+   */
+  private takeFinished(): Outcome[] {
+    const outcomes: Outcome[] = [];
+    for (const outcome of this.lanes.finished.splice(0)) {
+      const batch = outcome.delivery.batch;
+      if (!batch) {
+        outcomes.push(outcome);
+        continue;
+      }
+      batch.outcomes.push(outcome);
+      if (--batch.remaining === 0) this.readyBatches.push(batch);
+    }
+    return outcomes;
+  }
+
+  /**
+   * On stop: lets the sends in flight finish, records them, gives up the leases of the others (a
+   * delivery of a fan-out batch never sent is written Pending, due now).
+   */
   private async drain(): Promise<void> {
-    const unsent = this.lanes.takeUnsent();
+    const unsent: ClaimedDelivery[] = [];
+    for (const d of this.lanes.takeUnsent()) {
+      if (!d.batch) {
+        unsent.push(d);
+        continue;
+      }
+      d.batch.unsent.push(d);
+      if (--d.batch.remaining === 0) this.readyBatches.push(d.batch);
+    }
     await this.lanes.idle();
     try {
-      await this.complete(this.lanes.finished.splice(0));
+      const outcomes = this.takeFinished();
+      await this.complete(outcomes, this.readyBatches.splice(0));
       if (unsent.length > 0) {
         await run(this.db, RELEASE, [
           JSON.stringify(
@@ -253,21 +295,26 @@ export class Dispatcher {
   }
 
   /**
-   * One statement: records `outcomes`, fans new events out and claims up to `claimLimit` due
-   * deliveries. `more` when the fan-out or the claim was full (more work is waiting); `heldBack` when
-   * events wait for the fan-out (see CYCLE); `events`: how many events it fanned out.
+   * One statement: records `outcomes` and the finished `batches`, fans new events out (unless the
+   * lanes are full) and claims up to `claimLimit` due deliveries. `more` when the fan-out or the
+   * claim was full (more work is waiting); `heldBack` when events wait for the fan-out (see CYCLE);
+   * `events`: how many events it fanned out.
    */
   async step(
     outcomes: Outcome[],
     claimLimit: number,
+    batches: FanoutBatch[] = [],
   ): Promise<{ claimed: ClaimedDelivery[]; more: boolean; heldBack: boolean; events: number }> {
     const rows = await run<Record<string, unknown>>(this.db, CYCLE, [
-      this.batchSize,
+      claimLimit > 0 ? this.batchSize : 0,
       this.leaseMs,
       JSON.stringify(this.attemptRows(outcomes)),
       claimLimit,
+      JSON.stringify(this.batchRows(batches)),
+      randomUUID(),
     ]);
     const claimed: ClaimedDelivery[] = [];
+    const fanned = new Map<string, FanoutBatch>();
     let events = 0;
     let heldBack = false;
     for (const r of rows) {
@@ -276,7 +323,7 @@ export class Dispatcher {
         heldBack = r.held_back === true;
         continue;
       }
-      claimed.push({
+      const delivery: ClaimedDelivery = {
         organizationId: r.organization_id as string,
         id: r.id as string,
         endpointId: r.endpoint_id as string,
@@ -287,7 +334,20 @@ export class Dispatcher {
         url: r.url as string,
         secret: r.secret as string,
         body: r.body as string,
-      });
+      };
+      const batchId = r.batch_id as string | null;
+      if (batchId !== null) {
+        let batch = fanned.get(batchId);
+        if (!batch) {
+          batch = { id: batchId, leaseUntil: delivery.leaseUntil, remaining: 0, outcomes: [], unsent: [] };
+          fanned.set(batchId, batch);
+        }
+        batch.remaining++;
+        delivery.batch = batch;
+        delivery.eventTx = String(r.event_tx);
+        delivery.eventType = r.event_type as string;
+      }
+      claimed.push(delivery);
     }
     const more = events >= this.batchSize || (claimLimit > 0 && claimed.length >= claimLimit);
     return { claimed, more, heldBack, events };
@@ -298,15 +358,21 @@ export class Dispatcher {
     return this.lanes.sendOne(delivery);
   }
 
-  /** Records the attempts of claimed deliveries (only those whose lease is still this claim's). */
-  async complete(outcomes: Outcome[]): Promise<void> {
-    if (outcomes.length === 0) return;
-    await run(this.db, COMPLETE, [JSON.stringify(this.attemptRows(outcomes))]);
+  /**
+   * Records the attempts of claimed deliveries and the deliveries of finished fan-out batches (only
+   * those whose lease is still this claim's).
+   */
+  async complete(outcomes: Outcome[], batches: FanoutBatch[] = []): Promise<void> {
+    if (outcomes.length === 0 && batches.length === 0) return;
+    await run(this.db, COMPLETE, [
+      JSON.stringify(this.attemptRows(outcomes)),
+      JSON.stringify(this.batchRows(batches)),
+    ]);
   }
 
-  private attemptRows(outcomes: Outcome[]) {
-    const now = new Date();
-    return outcomes.map(({ delivery: d, result, attemptedAt }) => ({
+  /** An attempt's outcome, as the statements record it. */
+  private attempt({ delivery: d, result, attemptedAt }: Outcome, now: Date) {
+    return {
       organization_id: d.organizationId,
       id: d.id,
       lease_until: d.leaseUntil.toISOString(),
@@ -324,7 +390,34 @@ export class Dispatcher {
             this.retry,
             Math.random(),
           )?.toISOString() ?? null),
-    }));
+    };
+  }
+
+  private attemptRows(outcomes: Outcome[]) {
+    const now = new Date();
+    return outcomes.map((o) => this.attempt(o, now));
+  }
+
+  /** The deliveries of finished batches: each with its first attempt, or none (never sent). */
+  private batchRows(batches: FanoutBatch[]) {
+    const now = new Date();
+    const rows: Record<string, unknown>[] = [];
+    for (const batch of batches) {
+      const lease = batch.leaseUntil.toISOString();
+      const of = (d: ClaimedDelivery) => ({
+        batch_id: batch.id,
+        endpoint_id: d.endpointId,
+        event_id: d.eventId,
+        event_tx: d.eventTx,
+        event_type: d.eventType,
+      });
+      for (const o of batch.outcomes)
+        rows.push({ ...this.attempt(o, now), ...of(o.delivery), lease_until: lease });
+      for (const d of batch.unsent) {
+        rows.push({ ...of(d), organization_id: d.organizationId, id: d.id, lease_until: lease });
+      }
+    }
+    return rows;
   }
 
   /** Disables endpoints that have failed without a success for too long, each with its event. */

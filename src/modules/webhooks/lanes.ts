@@ -18,6 +18,24 @@ export interface ClaimedDelivery {
   url: string;
   secret: string;
   body: string;
+  /** A first attempt of a fan-out batch (no delivery row yet): its batch, event tx and type. */
+  batch?: FanoutBatch;
+  eventTx?: string;
+  eventType?: string;
+}
+
+/**
+ * A fan-out batch in flight: its deliveries are recorded together, once none is left unfinished,
+ * by the statement that deletes its row (only while the lease is still `leaseUntil`).
+ */
+export interface FanoutBatch {
+  id: string;
+  leaseUntil: Date;
+  /** Deliveries not finished yet (queued or in flight). */
+  remaining: number;
+  outcomes: Outcome[];
+  /** Deliveries never sent (the dispatcher stopped first). */
+  unsent: ClaimedDelivery[];
 }
 
 /** A finished attempt. */
