@@ -153,7 +153,7 @@ describe('dispatcher woken by commits', () => {
     expect(ran).toEqual(['committed', 'committed']);
   });
 
-  it('fans out again a batch whose lease lapsed (its process died), and records it once', async () => {
+  it('fans out again a batch whose lease lapsed (its process died), records it once, drops an empty one', async () => {
     const entry = await t.post('/api/v1/journal-entries', { token: owner.token, body: entryBody('Orphan') });
     expect(entry.status).toBe(201);
     const [event] = await queryRows<{ tx: string; id: string }>(
@@ -190,6 +190,24 @@ describe('dispatcher woken by commits', () => {
       sql`select count(*)::int as n from webhook_fanout_batches`,
     );
     expect(batches[0]!.n).toBe(0);
+
+    // a lapsed batch none of whose events goes to an endpoint any more is dropped, not leased again
+    await t.database.db.execute(sql`insert into webhook_fanout_batches
+        (id, after_tx, after_event_id, last_tx, last_event_id, created_at, lease_until)
+      values (gen_random_uuid(), 0, '00000000-0000-0000-0000-000000000000', 0,
+        '00000000-0000-0000-0000-000000000000', now(), now() - interval '1 second')`);
+    t.app.deps.webhooks.dispatcher.nudge();
+    await until(
+      'the empty batch dropped',
+      async () =>
+        (
+          await queryRows<{ n: number }>(
+            t.database.db,
+            sql`select count(*)::int as n from webhook_fanout_batches`,
+          )
+        )[0]!.n === 0,
+      PROMPT_MS,
+    );
   });
 
   it('on stop, records the send in flight and gives back the claimed delivery not yet sent', async () => {

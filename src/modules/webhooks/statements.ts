@@ -143,8 +143,9 @@ const SUBSCRIBED = (e: string, w: string) => `${w}.organization_id = ${e}.organi
  * - `cur` … `newb`: fan-out of up to $1 events past the shared position, as described in the
  *   dispatcher: the position advances past them and, when they go to any endpoint, the batch is
  *   leased for $2 ms as a `webhook_fanout_batches` row (id $6) — no delivery row yet;
- * - `lapsed` … `refan`: the oldest batch whose lease lapsed (its process died; never one this
- *   statement records), leased again for $2 ms and fanned out again;
+ * - `lapsed` … `dropped`: the oldest batch whose lease lapsed (its process died; never one this
+ *   statement records), fanned out again and leased again for $2 ms — or deleted, when none of its
+ *   events goes to an endpoint any more (disabled or deleted since);
  * - `due`, `claimed`: up to $4 due delivery rows (retries, leases that lapsed), leased for $2 ms
  *   with FOR UPDATE SKIP LOCKED — never one whose attempt this statement is recording.
  *
@@ -181,19 +182,25 @@ export const CYCLE = statement(
      from cur, last where exists (select 1 from fan)
      returning id, created_at, lease_until),
    lapsed as (
-     select b.id from webhook_fanout_batches b
+     select b.id, b.after_tx, b.after_event_id, b.last_tx, b.last_event_id, b.created_at
+     from webhook_fanout_batches b
      where b.lease_until < now() and not exists (select 1 from rb where rb.batch_id = b.id)
      order by b.last_tx, b.last_event_id limit 1
      for update skip locked),
-   relet as (
-     update webhook_fanout_batches b set lease_until = now() + $2::int * interval '1 millisecond'
-     from lapsed where b.id = lapsed.id
-     returning b.id, b.after_tx, b.after_event_id, b.last_tx, b.last_event_id, b.created_at, b.lease_until),
    refan as (
-     select ${FANNED('e', 'w')}, l.id as batch_id, l.created_at, l.lease_until
-     from relet l
+     select ${FANNED('e', 'w')}, l.id as batch_id, l.created_at,
+       (now() + $2::int * interval '1 millisecond')::timestamptz(3) as lease_until
+     from lapsed l
      join events e on (e.tx, e.id) > (l.after_tx, l.after_event_id) and (e.tx, e.id) <= (l.last_tx, l.last_event_id)
      join webhook_endpoints w on ${SUBSCRIBED('e', 'w')}),
+   relet as (
+     update webhook_fanout_batches b set lease_until = now() + $2::int * interval '1 millisecond'
+     from lapsed where b.id = lapsed.id and exists (select 1 from refan)
+     returning 1),
+   dropped as (
+     delete from webhook_fanout_batches b
+     using lapsed where b.id = lapsed.id and not exists (select 1 from refan)
+     returning 1),
    due as (
      select d.organization_id, d.id from webhook_deliveries d
      join webhook_endpoints w on w.organization_id = d.organization_id and w.id = d.endpoint_id and w.enabled
