@@ -72,10 +72,10 @@ export interface RouteDeclaration<
   /** Options of the error answers (`public`: those of a route without authentication; `extra` statuses). */
   errorAnswers?: { public?: boolean; extra?: number[] };
   /**
-   * 201: the handler's value is sent with status 201; 204: the handler's value is dropped and the answer
-   * is empty. Without it the handler answers (its value, or through `reply`).
+   * 201 or 202: the handler's value is sent with that status; 204: the handler's value is dropped and the
+   * answer is empty. Without it the handler answers (its value, or through `reply`).
    */
-  status?: 201 | 204;
+  status?: 201 | 202 | 204;
   validatorCompiler?: FastifySchemaCompiler<TSchema>;
   bodyLimit?: number;
   handler: (request: RouteRequest<P, Q, B, H>, reply: FastifyReply) => unknown;
@@ -108,16 +108,17 @@ export function route<
     ...(d.body ? { body: d.body } : {}),
     response: responses(d.response, d.errorAnswers),
   };
+  const status = d.status;
   const handler =
-    d.status === 201
-      ? async (request: FastifyRequest, reply: FastifyReply) =>
-          reply.code(201).send(await handle(request, reply))
-      : d.status === 204
+    status === undefined
+      ? handle
+      : status === 204
         ? async (request: FastifyRequest, reply: FastifyReply) => {
             await handle(request, reply);
             return reply.code(204).send();
           }
-        : handle;
+        : async (request: FastifyRequest, reply: FastifyReply) =>
+            reply.code(status).send(await handle(request, reply));
   app.route({
     method: d.method,
     url: d.url,

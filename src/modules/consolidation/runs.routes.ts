@@ -98,8 +98,10 @@ const RUN_ERRORS = ['ConsolidationRunNotCompletedError', 'ConsolidationRunNotFou
 export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const executor = runExecutor(app);
   runReadRoutes(app);
-  runLifecycleRoutes(app, executor);
-  runResultRoutes(app);
+  runStartRoutes(app, executor);
+  runEndRoutes(app);
+  runTrialBalanceRoutes(app);
+  runJournalRoutes(app);
   runReportRoutes(app);
 };
 
@@ -152,8 +154,8 @@ function runReadRoutes(app: RouteApp): void {
   });
 }
 
-/** Runs: start, cancel, delete, the latest completed one of a group. */
-function runLifecycleRoutes(app: RouteApp, executor: RunExecutor): void {
+/** Start a run (executed in the request, or queued with `Prefer: respond-async`). */
+function runStartRoutes(app: RouteApp, executor: RunExecutor): void {
   const { db } = app.deps;
 
   route(app, {
@@ -195,6 +197,11 @@ function runLifecycleRoutes(app: RouteApp, executor: RunExecutor): void {
       return record;
     },
   });
+}
+
+/** Runs: cancel, delete, the latest completed one of a group. */
+function runEndRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   route(app, {
     method: 'POST',
@@ -257,8 +264,8 @@ function runLifecycleRoutes(app: RouteApp, executor: RunExecutor): void {
   });
 }
 
-/** A run's results: trial balance, a line's contributions, elimination entries, comparison. */
-function runResultRoutes(app: RouteApp): void {
+/** A run's trial balance and the contributions to one of its lines. */
+function runTrialBalanceRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
   route(app, {
@@ -331,6 +338,11 @@ function runResultRoutes(app: RouteApp): void {
         request.params.accountNumber,
       ),
   });
+}
+
+/** A run's elimination journal, and its comparison with another run. */
+function runJournalRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   route(app, {
     method: 'GET',

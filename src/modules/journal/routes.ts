@@ -240,7 +240,8 @@ const tags = ['Journal entries'];
 export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   entryCollectionRoutes(app);
   entryRoutes(app);
-  entryWorkflowRoutes(app);
+  entryApprovalRoutes(app);
+  entryPostingRoutes(app);
 };
 
 /** The collection: list (JSON pages or a CSV or XLSX file), bulk create. */
@@ -374,8 +375,8 @@ function entryRoutes(app: RouteApp): void {
   });
 }
 
-/** The workflow: submit, approve, reject, post, reverse. */
-function entryWorkflowRoutes(app: RouteApp): void {
+/** The approval workflow: submit, approve, reject. */
+function entryApprovalRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
   route(app, {
@@ -439,6 +440,11 @@ function entryWorkflowRoutes(app: RouteApp): void {
         request.lookAhead,
       ),
   });
+}
+
+/** Posting: post, reverse. */
+function entryPostingRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
   route(app, {
     method: 'POST',
