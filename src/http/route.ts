@@ -78,6 +78,8 @@ export interface RouteDeclaration<
   status?: 201 | 202 | 204;
   validatorCompiler?: FastifySchemaCompiler<TSchema>;
   bodyLimit?: number;
+  /** A check made before the body is validated (e.g. a path value outside a closed list answers 404). */
+  preValidation?: (request: RouteRequest<P, Q, B, H>, reply: FastifyReply) => Promise<void>;
   handler: (request: RouteRequest<P, Q, B, H>, reply: FastifyReply) => unknown;
 }
 
@@ -126,6 +128,7 @@ export function route<
     schema,
     ...(d.validatorCompiler ? { validatorCompiler: d.validatorCompiler } : {}),
     ...(d.bodyLimit !== undefined ? { bodyLimit: d.bodyLimit } : {}),
+    ...(d.preValidation ? { preValidation: d.preValidation } : {}),
     handler,
   } as RouteOptions as never);
 }
