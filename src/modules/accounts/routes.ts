@@ -219,8 +219,8 @@ function accountWriteRoutes(app: RouteApp): void {
     ],
     body: CreateAccountBody,
     response: { 201: Account },
-    handler: async (request, reply) =>
-      reply.code(201).send(await service.createAccount(db, request.access, request.body)),
+    status: 201,
+    handler: async (request) => service.createAccount(db, request.access, request.body),
   });
 
   route(app, {
@@ -266,10 +266,9 @@ function accountWriteRoutes(app: RouteApp): void {
     errors: ['OrganizationNotFoundError', 'AccountNotFoundError', 'AccountInUseError'],
     params: Params,
     response: { 204: NoContent },
-    handler: async (request, reply) => {
-      await service.deleteAccount(db, request.access, request.params.organizationId, request.params.id);
-      return reply.code(204).send();
-    },
+    status: 204,
+    handler: async (request) =>
+      service.deleteAccount(db, request.access, request.params.organizationId, request.params.id),
   });
 }
 
@@ -323,9 +322,8 @@ function accountTemplateRoutes(app: RouteApp): void {
     params: Type.Object({ type: Type.String() }),
     body: Type.Object({ organizationId: Uuid, companyId: Uuid }),
     response: { 201: ApplyResult },
-    handler: async (request, reply) =>
-      reply
-        .code(201)
-        .send(await service.applyAccountTemplate(db, request.access, request.params.type, request.body)),
+    status: 201,
+    handler: async (request) =>
+      service.applyAccountTemplate(db, request.access, request.params.type, request.body),
   });
 }

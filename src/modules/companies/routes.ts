@@ -183,8 +183,8 @@ function companyReadRoutes(app: RouteApp): void {
     errors: ['OrganizationNotFoundError', 'CompanyNameAlreadyExistsError'],
     body: CreateCompanyBody,
     response: { 201: Company },
-    handler: async (request, reply) =>
-      reply.code(201).send(await service.createCompany(db, request.access, request.body)),
+    status: 201,
+    handler: async (request) => service.createCompany(db, request.access, request.body),
   });
 }
 
@@ -236,14 +236,8 @@ function companyChangeRoutes(app: RouteApp): void {
     errors: ['OrganizationNotFoundError', 'CompanyNotFoundError', 'CompanyHasUnpostedEntriesError'],
     params: Params,
     response: { 204: NoContent },
-    handler: async (request, reply) => {
-      await service.deactivateCompany(
-        db,
-        request.access,
-        request.params.organizationId,
-        request.params.companyId,
-      );
-      return reply.code(204).send();
-    },
+    status: 204,
+    handler: async (request) =>
+      service.deactivateCompany(db, request.access, request.params.organizationId, request.params.companyId),
   });
 }

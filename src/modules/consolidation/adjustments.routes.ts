@@ -206,18 +206,15 @@ function adjustmentCreateRoutes(app: RouteApp): void {
     querystring: OrgQuery,
     body: CreateBody,
     response: { 201: Adjustment },
-    handler: async (request, reply) =>
-      reply
-        .code(201)
-        .send(
-          await adjustments.createAdjustment(
-            db,
-            request.access,
-            request.params.id,
-            request.query.organizationId,
-            request.body,
-          ),
-        ),
+    status: 201,
+    handler: async (request) =>
+      adjustments.createAdjustment(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.body,
+      ),
   });
 }
 
@@ -293,16 +290,15 @@ function adjustmentRecordRoutes(app: RouteApp): void {
     params: AdjustmentParams,
     querystring: OrgQuery,
     response: { 204: NoContent },
-    handler: async (request, reply) => {
-      await adjustments.deleteAdjustment(
+    status: 204,
+    handler: async (request) =>
+      adjustments.deleteAdjustment(
         db,
         request.access,
         request.params.id,
         request.params.adjustmentId,
         request.query.organizationId,
-      );
-      return reply.code(204).send();
-    },
+      ),
   });
 }
 

@@ -188,18 +188,15 @@ function groupAccountListRoutes(app: RouteApp): void {
     querystring: OrgQuery,
     body: CreateGroupAccount,
     response: { 201: GroupAccount },
-    handler: async (request, reply) =>
-      reply
-        .code(201)
-        .send(
-          await chart.createGroupAccount(
-            db,
-            request.access,
-            request.params.id,
-            request.query.organizationId,
-            request.body,
-          ),
-        ),
+    status: 201,
+    handler: async (request) =>
+      chart.createGroupAccount(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.body,
+      ),
   });
 }
 
@@ -222,18 +219,15 @@ function groupAccountBulkRoutes(app: RouteApp): void {
     response: {
       201: Type.Object({ created: Type.Array(GroupAccount), count: Type.Integer() }),
     },
-    handler: async (request, reply) =>
-      reply
-        .code(201)
-        .send(
-          await chart.bulkCreateGroupAccounts(
-            db,
-            request.access,
-            request.params.id,
-            request.query.organizationId,
-            request.body.accounts,
-          ),
-        ),
+    status: 201,
+    handler: async (request) =>
+      chart.bulkCreateGroupAccounts(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.body.accounts,
+      ),
   });
 
   route(app, {
@@ -307,16 +301,15 @@ function groupAccountChangeRoutes(app: RouteApp): void {
     params: AccountParams,
     querystring: OrgQuery,
     response: { 204: NoContent },
-    handler: async (request, reply) => {
-      await chart.deleteGroupAccount(
+    status: 204,
+    handler: async (request) =>
+      chart.deleteGroupAccount(
         db,
         request.access,
         request.params.id,
         request.params.accountId,
         request.query.organizationId,
-      );
-      return reply.code(204).send();
-    },
+      ),
   });
 }
 
@@ -368,18 +361,15 @@ function mappingRoutes(app: RouteApp): void {
     querystring: OrgQuery,
     body: CreateMapping,
     response: { 201: Mapping },
-    handler: async (request, reply) =>
-      reply
-        .code(201)
-        .send(
-          await mappings.createMapping(
-            db,
-            request.access,
-            request.params.id,
-            request.query.organizationId,
-            request.body,
-          ),
-        ),
+    status: 201,
+    handler: async (request) =>
+      mappings.createMapping(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.body,
+      ),
   });
 }
 
@@ -421,16 +411,15 @@ function mappingChangeRoutes(app: RouteApp): void {
     params: MappingParams,
     querystring: OrgQuery,
     response: { 204: NoContent },
-    handler: async (request, reply) => {
-      await mappings.deleteMapping(
+    status: 204,
+    handler: async (request) =>
+      mappings.deleteMapping(
         db,
         request.access,
         request.params.id,
         request.params.mappingId,
         request.query.organizationId,
-      );
-      return reply.code(204).send();
-    },
+      ),
   });
 
   route(app, {

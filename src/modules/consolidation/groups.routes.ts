@@ -259,8 +259,8 @@ function groupRecordRoutes(app: RouteApp): void {
       members: Type.Array(GroupMemberInput, { maxItems: MAX_MEMBERS }),
     }),
     response: { 201: ConsolidationGroup },
-    handler: async (request, reply) =>
-      reply.code(201).send(await groups.createGroup(db, request.access, request.body)),
+    status: 201,
+    handler: async (request) => groups.createGroup(db, request.access, request.body),
   });
 }
 
@@ -313,10 +313,9 @@ function groupChangeRoutes(app: RouteApp): void {
     params: IdParams,
     querystring: OrgQuery,
     response: { 204: NoContent },
-    handler: async (request, reply) => {
-      await groups.deleteGroup(db, request.access, request.params.id, request.query.organizationId);
-      return reply.code(204).send();
-    },
+    status: 204,
+    handler: async (request) =>
+      groups.deleteGroup(db, request.access, request.params.id, request.query.organizationId),
   });
 
   for (const [path, active] of [
@@ -380,18 +379,9 @@ function memberAddRoutes(app: RouteApp): void {
     querystring: OrgQuery,
     body: GroupMemberInput,
     response: { 201: ConsolidationGroup },
-    handler: async (request, reply) =>
-      reply
-        .code(201)
-        .send(
-          await members.addMember(
-            db,
-            request.access,
-            request.params.id,
-            request.query.organizationId,
-            request.body,
-          ),
-        ),
+    status: 201,
+    handler: async (request) =>
+      members.addMember(db, request.access, request.params.id, request.query.organizationId, request.body),
   });
 }
 
@@ -447,15 +437,14 @@ function memberChangeRoutes(app: RouteApp): void {
     params: MemberParams,
     querystring: OrgQuery,
     response: { 204: NoContent },
-    handler: async (request, reply) => {
-      await members.removeMember(
+    status: 204,
+    handler: async (request) =>
+      members.removeMember(
         db,
         request.access,
         request.params.id,
         request.params.companyId,
         request.query.organizationId,
-      );
-      return reply.code(204).send();
-    },
+      ),
   });
 }

@@ -247,8 +247,8 @@ function ruleWriteRoutes(app: RouteApp): void {
     validatorCompiler: withBodyCheck<rules.CreateRuleInput>((body) => rules.checkPatterns(body, 'create')),
     body: CreateRule,
     response: { 201: EliminationRule },
-    handler: async (request, reply) =>
-      reply.code(201).send(await rules.createRule(db, request.access, request.body)),
+    status: 201,
+    handler: async (request) => rules.createRule(db, request.access, request.body),
   });
 
   route(app, {
@@ -271,8 +271,8 @@ function ruleWriteRoutes(app: RouteApp): void {
     response: {
       201: Type.Object({ created: Type.Array(EliminationRule), count: Type.Integer() }),
     },
-    handler: async (request, reply) =>
-      reply.code(201).send(await rules.bulkCreateRules(db, request.access, request.body.rules)),
+    status: 201,
+    handler: async (request) => rules.bulkCreateRules(db, request.access, request.body.rules),
   });
 
   route(app, {
@@ -316,10 +316,9 @@ function ruleStateRoutes(app: RouteApp): void {
     params: IdParams,
     querystring: OrgQuery,
     response: { 204: NoContent },
-    handler: async (request, reply) => {
-      await rules.deleteRule(db, request.access, request.params.id, request.query.organizationId);
-      return reply.code(204).send();
-    },
+    status: 204,
+    handler: async (request) =>
+      rules.deleteRule(db, request.access, request.params.id, request.query.organizationId),
   });
 
   for (const [path, active] of [

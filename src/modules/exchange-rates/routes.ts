@@ -266,8 +266,8 @@ function rateWriteRoutes(app: RouteApp): void {
     validatorCompiler: withBodyCheck(checkPair),
     body: CreateRate,
     response: { 201: ExchangeRate },
-    handler: async (request, reply) =>
-      reply.code(201).send(await rates.createRate(db, request.access, request.body)),
+    status: 201,
+    handler: async (request) => rates.createRate(db, request.access, request.body),
   });
 
   route(app, {
@@ -284,8 +284,8 @@ function rateWriteRoutes(app: RouteApp): void {
     response: {
       201: Type.Object({ created: Type.Array(ExchangeRate), count: Type.Integer() }),
     },
-    handler: async (request, reply) =>
-      reply.code(201).send(await rates.bulkCreateRates(db, request.access, request.body.rates)),
+    status: 201,
+    handler: async (request) => rates.bulkCreateRates(db, request.access, request.body.rates),
   });
 
   route(app, {
@@ -302,9 +302,8 @@ function rateWriteRoutes(app: RouteApp): void {
     params: Type.Object({ id: Type.String() }),
     querystring: Type.Object({ organizationId: Type.Optional(Uuid) }),
     response: { 204: NoContent },
-    handler: async (request, reply) => {
-      await rates.deleteRate(db, request.access, request.params.id, request.query.organizationId);
-      return reply.code(204).send();
-    },
+    status: 204,
+    handler: async (request) =>
+      rates.deleteRate(db, request.access, request.params.id, request.query.organizationId),
   });
 }

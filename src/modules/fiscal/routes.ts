@@ -187,8 +187,8 @@ function fiscalYearRoutes(app: RouteApp): void {
       endDate: Type.Optional(IsoDate),
     }),
     response: { 201: FiscalYear },
-    handler: async (request, reply) =>
-      reply.code(201).send(await service.createFiscalYear(db, request.access, request.params, request.body)),
+    status: 201,
+    handler: async (request) => service.createFiscalYear(db, request.access, request.params, request.body),
   });
 
   route(app, {

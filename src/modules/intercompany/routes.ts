@@ -178,8 +178,8 @@ function transactionRecordRoutes(app: RouteApp): void {
     ),
     body: CreateBody,
     response: { 201: IntercompanyTransaction },
-    handler: async (request, reply) =>
-      reply.code(201).send(await ic.createTransaction(db, request.access, request.body)),
+    status: 201,
+    handler: async (request) => ic.createTransaction(db, request.access, request.body),
   });
 
   route(app, {
@@ -217,10 +217,9 @@ function transactionMatchingRoutes(app: RouteApp): void {
     params: ById,
     querystring: OrgQuery,
     response: { 204: NoContent },
-    handler: async (request, reply) => {
-      await ic.deleteTransaction(db, request.access, request.params.id, request.query.organizationId);
-      return reply.code(204).send();
-    },
+    status: 204,
+    handler: async (request) =>
+      ic.deleteTransaction(db, request.access, request.params.id, request.query.organizationId),
   });
 
   route(app, {

@@ -142,8 +142,8 @@ function organizationReadRoutes(app: RouteApp): void {
       settings: Type.Optional(Nullable(CreateSettings)),
     }),
     response: { 201: Organization },
-    handler: async (request, reply) =>
-      reply.code(201).send(await orgs.createOrganization(db, request.user!.id, request.body)),
+    status: 201,
+    handler: async (request) => orgs.createOrganization(db, request.user!.id, request.body),
   });
 }
 
@@ -182,10 +182,8 @@ function organizationChangeRoutes(app: RouteApp): void {
     errors: ['OrganizationNotFoundError', 'OrganizationHasCompaniesError'],
     params: Type.Object({ id: Type.String() }),
     response: { 204: NoContent },
-    handler: async (request, reply) => {
-      await orgs.deleteOrganization(db, request.access, request.params.id);
-      return reply.code(204).send();
-    },
+    status: 204,
+    handler: async (request) => orgs.deleteOrganization(db, request.access, request.params.id),
   });
 }
 
@@ -232,10 +230,9 @@ function memberReadRoutes(app: RouteApp): void {
     params: Type.Object({ organizationId: Type.String() }),
     body: Type.Object({ email: Text(254), role: RoleSchema }),
     response: { 201: Membership },
-    handler: async (request, reply) =>
-      reply
-        .code(201)
-        .send(await orgs.addMember(db, request.access, request.params.organizationId, request.body)),
+    status: 201,
+    handler: async (request) =>
+      orgs.addMember(db, request.access, request.params.organizationId, request.body),
   });
 }
 
@@ -286,10 +283,9 @@ function memberChangeRoutes(app: RouteApp): void {
     ],
     params: Type.Object({ organizationId: Type.String(), userId: Type.String() }),
     response: { 204: NoContent },
-    handler: async (request, reply) => {
-      await orgs.removeMember(db, request.access, request.params.organizationId, request.params.userId);
-      return reply.code(204).send();
-    },
+    status: 204,
+    handler: async (request) =>
+      orgs.removeMember(db, request.access, request.params.organizationId, request.params.userId),
   });
 }
 
