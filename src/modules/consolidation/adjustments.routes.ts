@@ -4,7 +4,7 @@ import type { RouteApp } from '../../http/route-app.ts';
 import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
+import { IdParams, OrgQuery, route } from '../../http/route.ts';
 import {
   Money,
   Nullable,
@@ -96,9 +96,7 @@ const adjustmentPath = {
     message: 'Adjustment not found',
   },
 };
-const IdParams = Type.Object({ id: Type.String() });
 const AdjustmentParams = Type.Object({ id: Type.String(), adjustmentId: Type.String() });
-const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 const tags = ['Top-side adjustments'];
 
 const WORKFLOW_ERRORS = [

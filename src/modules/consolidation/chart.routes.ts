@@ -4,7 +4,7 @@ import type { RouteApp } from '../../http/route-app.ts';
 import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
+import { IdParams, OrgQuery, route } from '../../http/route.ts';
 import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import * as mappings from './chart.mappings.ts';
@@ -131,10 +131,8 @@ const mappingPath = {
     message: 'Account mapping not found',
   },
 };
-const IdParams = Type.Object({ id: Type.String() });
 const AccountParams = Type.Object({ id: Type.String(), accountId: Type.String() });
 const MappingParams = Type.Object({ id: Type.String(), mappingId: Type.String() });
-const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 const tags = ['Group chart of accounts'];
 
 const base = '/api/v1/consolidation/groups/:id';

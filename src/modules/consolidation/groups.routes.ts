@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
+import { IdParams, OrgQuery, route } from '../../http/route.ts';
 import {
   CurrencyCode,
   IsoDate,
@@ -185,9 +185,7 @@ const memberPath = {
     extra: { groupId: 'id' },
   },
 };
-const IdParams = Type.Object({ id: Type.String() });
 const MemberParams = Type.Object({ id: Type.String(), companyId: Type.String() });
-const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 const tags = ['Consolidation groups'];
 
 export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
+import { IdParams, OrgQuery, route } from '../../http/route.ts';
 import {
   MONEY_VALUE,
   Nullable,
@@ -132,8 +132,6 @@ const rulePath = {
     message: 'Elimination rule not found',
   },
 };
-const IdParams = Type.Object({ id: Type.String() });
-const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 const tags = ['Elimination rules'];
 
 export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -5,7 +5,7 @@ import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { RATE_SOURCES, RATE_TYPES } from '../../domain/rates.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
+import { IdParams, OrgQuery, route } from '../../http/route.ts';
 import {
   CurrencyCode,
   IsoDate,
@@ -243,8 +243,8 @@ function ratePeriodRoutes(app: RouteApp): void {
     pathIds: idPath,
     access: 'exchange_rate:read',
     errors: ['ExchangeRateIdNotFoundError'],
-    params: Type.Object({ id: Type.String() }),
-    querystring: Type.Object({ organizationId: Type.Optional(Uuid) }),
+    params: IdParams,
+    querystring: OrgQuery,
     response: { 200: ExchangeRate },
     handler: async (request) =>
       rates.getRate(db, request.access, request.params.id, request.query.organizationId),
@@ -299,8 +299,8 @@ function rateWriteRoutes(app: RouteApp): void {
     pathIds: idPath,
     access: 'exchange_rate:manage',
     errors: ['ExchangeRateIdNotFoundError', 'ExchangeRateInUseError'],
-    params: Type.Object({ id: Type.String() }),
-    querystring: Type.Object({ organizationId: Type.Optional(Uuid) }),
+    params: IdParams,
+    querystring: OrgQuery,
     response: { 204: NoContent },
     status: 204,
     handler: async (request) =>

@@ -3,7 +3,7 @@ import type { RouteApp } from '../../http/route-app.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
+import { IdParams, OrgQuery, route } from '../../http/route.ts';
 import {
   IsoDate,
   Money,
@@ -62,8 +62,6 @@ const idPath = {
   },
 };
 const tags = ['Intercompany transactions'];
-const ById = Type.Object({ id: Type.String() });
-const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 
 /**
  * Body validation plus a cross-field rule checked with the syntax checks (a 400, before any lookup)
@@ -152,7 +150,7 @@ function transactionRecordRoutes(app: RouteApp): void {
     pathIds: idPath,
     access: 'intercompany:read',
     errors: ['IntercompanyTransactionNotFoundError'],
-    params: ById,
+    params: IdParams,
     querystring: OrgQuery,
     response: { 200: IntercompanyTransaction },
     handler: async (request) =>
@@ -192,7 +190,7 @@ function transactionRecordRoutes(app: RouteApp): void {
     pathIds: idPath,
     access: 'intercompany:manage',
     errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionNotEditableError'],
-    params: ById,
+    params: IdParams,
     querystring: OrgQuery,
     body: UpdateBody,
     response: { 200: IntercompanyTransaction },
@@ -214,7 +212,7 @@ function transactionMatchingRoutes(app: RouteApp): void {
     pathIds: idPath,
     access: 'intercompany:manage',
     errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionCannotBeDeletedError'],
-    params: ById,
+    params: IdParams,
     querystring: OrgQuery,
     response: { 204: NoContent },
     status: 204,
@@ -240,7 +238,7 @@ function transactionMatchingRoutes(app: RouteApp): void {
       const issues = ic.matchingStatusIssues(body);
       return issues.length > 0 ? new ValidationError(issues) : null;
     }),
-    params: ById,
+    params: IdParams,
     querystring: OrgQuery,
     body: MatchingStatusBody,
     response: { 200: IntercompanyTransaction },
@@ -263,7 +261,7 @@ function transactionMatchingRoutes(app: RouteApp): void {
         'JournalEntryNotFoundError',
         'IntercompanyJournalEntryMismatchError',
       ],
-      params: ById,
+      params: IdParams,
       querystring: OrgQuery,
       body: LinkBody,
       response: { 200: IntercompanyTransaction },

@@ -5,7 +5,7 @@ import { IMPORT_MODES } from '../../domain/trial-balance-import.ts';
 import { digestOf } from '../../http/csv-body.ts';
 import { canonicalJson } from '../../http/idempotency.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { route } from '../../http/route.ts';
+import { IdParams, route } from '../../http/route.ts';
 import {
   IsoDate,
   Money,
@@ -143,7 +143,6 @@ const CSV_COLUMNS: Record<string, string> = {
 const idPath = {
   id: { tag: 'CompanyNotFoundError', field: 'companyId', message: 'Company not found' },
 };
-const Params = Type.Object({ id: Type.String() });
 const tags = ['Trial-balance imports'];
 
 export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -185,7 +184,7 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
       'FiscalPeriodClosedError',
     ],
     bodyLimit: IMPORT_BODY_LIMIT,
-    params: Params,
+    params: IdParams,
     querystring: ImportQuery,
     body: ImportBody,
     response: { 200: ImportResult, 201: ImportResult },
@@ -219,7 +218,7 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
     pathIds: idPath,
     access: 'journal_entry:read',
     errors: ['CompanyNotFoundError'],
-    params: Params,
+    params: IdParams,
     querystring: Type.Object({ organizationId: Type.Optional(Uuid), ...PageQuery }),
     response: { 200: Page('imports', ImportRecord) },
     handler: async (request) => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
+import { IdParams, route } from '../../http/route.ts';
 import {
   CurrencyCode,
   FiscalYearEnd,
@@ -123,7 +123,7 @@ function organizationReadRoutes(app: RouteApp): void {
     pathIds: idPath,
     access: 'organization:read',
     errors: ['OrganizationNotFoundError', 'ForbiddenError'],
-    params: Type.Object({ id: Type.String() }),
+    params: IdParams,
     response: { 200: Organization },
     handler: async (request) => orgs.getOrganization(db, request.access, request.params.id),
   });
@@ -161,7 +161,7 @@ function organizationChangeRoutes(app: RouteApp): void {
     pathIds: idPath,
     access: 'organization:update',
     errors: ['OrganizationNotFoundError', 'OrganizationNameAlreadyExistsError'],
-    params: Type.Object({ id: Type.String() }),
+    params: IdParams,
     body: Type.Object({
       name: Type.Optional(Text(255)),
       reportingCurrency: Type.Optional(CurrencyCode),
@@ -180,7 +180,7 @@ function organizationChangeRoutes(app: RouteApp): void {
     pathIds: idPath,
     access: 'organization:delete',
     errors: ['OrganizationNotFoundError', 'OrganizationHasCompaniesError'],
-    params: Type.Object({ id: Type.String() }),
+    params: IdParams,
     response: { 204: NoContent },
     status: 204,
     handler: async (request) => orgs.deleteOrganization(db, request.access, request.params.id),
