@@ -5,6 +5,7 @@ import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
 import { IdParams, OrgQuery, route } from '../../http/route.ts';
+import { groupById } from './groups.routes.ts';
 import {
   Money,
   Nullable,
@@ -81,13 +82,7 @@ const Adjustment = Type.Object({
   updatedAt: Timestamp,
 });
 
-const groupPath = {
-  id: {
-    tag: 'ConsolidationGroupNotFoundError',
-    field: 'consolidationGroupId',
-    message: 'Consolidation group not found',
-  },
-};
+const groupPath = groupById.pathIds;
 const adjustmentPath = {
   ...groupPath,
   adjustmentId: {
@@ -197,11 +192,9 @@ function adjustmentCreateRoutes(app: RouteApp): void {
     summary: 'Create a top-side adjustment',
     description:
       'Admin. A consolidation-only entry of the group for one period, in its reporting currency: balanced lines, each a debit or a credit, on group accounts (or account numbers of the group’s companies when it has no group chart), optionally attributed to a member. Created as Draft.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'ConsolidationAdjustmentUnbalancedError'],
-    params: IdParams,
-    querystring: OrgQuery,
     body: CreateBody,
     response: { 201: Adjustment },
     status: 201,

@@ -5,6 +5,7 @@ import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../d
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
 import { IdParams, OrgQuery, route } from '../../http/route.ts';
+import { groupById } from './groups.routes.ts';
 import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import * as mappings from './chart.mappings.ts';
@@ -108,13 +109,7 @@ const SetIcDifference = Type.Object({
   ),
 });
 
-const groupPath = {
-  id: {
-    tag: 'ConsolidationGroupNotFoundError',
-    field: 'consolidationGroupId',
-    message: 'Consolidation group not found',
-  },
-};
+const groupPath = groupById.pathIds;
 const accountPath = {
   ...groupPath,
   accountId: {
@@ -179,11 +174,9 @@ function groupAccountListRoutes(app: RouteApp): void {
     summary: 'Create a group account',
     description:
       'Admin. The first account gives the group a chart: its runs then aggregate by group account, and every member account with a balance must be mapped. Same rules as company accounts for categories, cash-flow category, cash equivalents and non-monetary accounts.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'GroupAccountNumberAlreadyExistsError'],
-    params: IdParams,
-    querystring: OrgQuery,
     body: CreateGroupAccount,
     response: { 201: GroupAccount },
     status: 201,
@@ -208,11 +201,9 @@ function groupAccountBulkRoutes(app: RouteApp): void {
     tags,
     summary: 'Create group accounts in bulk',
     description: 'Admin. 1–500 accounts; all or nothing.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'GroupAccountNumberAlreadyExistsError'],
-    params: IdParams,
-    querystring: OrgQuery,
     body: Type.Object({ accounts: Type.Array(CreateGroupAccount, { minItems: 1, maxItems: 500 }) }),
     response: {
       201: Type.Object({ created: Type.Array(GroupAccount), count: Type.Integer() }),
@@ -344,7 +335,7 @@ function mappingRoutes(app: RouteApp): void {
     summary: 'Map company accounts to a group account',
     description:
       'Admin. Either `accountId` (an explicit mapping of one account of the parent or a member) or `pattern` (a selector pattern, for `companyId` or, without it, for every member). Explicit mappings win over patterns; a company’s own patterns over patterns for every member; then the most specific pattern (exact, narrower range, longer prefix), then the oldest. A mapping applies only to accounts of the group account’s type and monetary nature.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:manage',
     errors: [
       'ConsolidationGroupNotFoundError',
@@ -355,8 +346,6 @@ function mappingRoutes(app: RouteApp): void {
       'GroupAccountMappingExistsError',
     ],
     validatorCompiler: withBodyCheck<mappings.CreateMappingInput>((body) => mappings.checkMapping(body)),
-    params: IdParams,
-    querystring: OrgQuery,
     body: CreateMapping,
     response: { 201: Mapping },
     status: 201,
@@ -427,11 +416,9 @@ function mappingChangeRoutes(app: RouteApp): void {
     summary: 'Preview the account mappings',
     description:
       'Viewer. Every account of the parent and of every member with the group account a run maps it to, and the accounts left unmapped (a run fails with UNMAPPED_ACCOUNT when one of them has a balance).',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
-    params: IdParams,
-    querystring: OrgQuery,
     response: { 200: Preview },
     handler: async (request) =>
       mappings.previewMappings(db, request.access, request.params.id, request.query.organizationId),
@@ -449,11 +436,9 @@ function intercompanyDifferenceRoutes(app: RouteApp): void {
     summary: 'Get the intercompany-difference setting',
     description:
       'Viewer. accountNumber null: residuals of reciprocal rules are only reported (IC_DIFFERENCE).',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
-    params: IdParams,
-    querystring: OrgQuery,
     response: { 200: IcDifference },
     handler: async (request) =>
       icDifference.getIcDifferenceSetting(
@@ -471,11 +456,9 @@ function intercompanyDifferenceRoutes(app: RouteApp): void {
     summary: 'Set the intercompany-difference account and tolerance',
     description:
       'Admin. A group account (with a group chart) or an account number of the parent. Residuals of reciprocal (balance-based) rules up to the tolerance, in the reporting currency, are booked to it as part of the rule’s elimination; larger ones are reported as IC_DIFFERENCE warnings. accountNumber null clears the setting.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError'],
-    params: IdParams,
-    querystring: OrgQuery,
     body: SetIcDifference,
     response: { 200: IcDifference },
     handler: async (request) =>

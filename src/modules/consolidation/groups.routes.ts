@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
-import { IdParams, OrgQuery, route } from '../../http/route.ts';
+import { byId, IdParams, OrgQuery, route } from '../../http/route.ts';
 import {
   CurrencyCode,
   IsoDate,
@@ -169,13 +169,15 @@ const GroupStructure = Type.Object({
   }),
 });
 
-const groupPath = {
-  id: {
-    tag: 'ConsolidationGroupNotFoundError',
-    field: 'consolidationGroupId',
-    message: 'Consolidation group not found',
-  },
+/** A group's id in a path: malformed or unknown, it answers 404 ConsolidationGroupNotFoundError. */
+export const GROUP_ID_RULE = {
+  tag: 'ConsolidationGroupNotFoundError',
+  field: 'consolidationGroupId',
+  message: 'Consolidation group not found',
 };
+/** A group addressed by `:id`, in the organization the query names (optional). */
+export const groupById = byId(GROUP_ID_RULE);
+const groupPath = groupById.pathIds;
 const memberPath = {
   ...groupPath,
   companyId: {
@@ -228,11 +230,9 @@ function groupRecordRoutes(app: RouteApp): void {
     tags,
     summary: 'Get a consolidation group',
     description: 'Viewer. The group with its members and elimination rule ids.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
-    params: IdParams,
-    querystring: OrgQuery,
     response: { 200: ConsolidationGroup },
     handler: async (request) =>
       groups.getGroup(db, request.access, request.params.id, request.query.organizationId),
@@ -273,15 +273,13 @@ function groupChangeRoutes(app: RouteApp): void {
     summary: 'Update a consolidation group',
     description:
       'Admin. name, reportingCurrency, consolidationMethod; parentCompanyId and organizationId are immutable. A new reportingCurrency must fit every rule minimumAmount.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:manage',
     errors: [
       'ConsolidationGroupNotFoundError',
       'ConsolidationGroupNameAlreadyExistsError',
       'ValidationError',
     ],
-    params: IdParams,
-    querystring: OrgQuery,
     body: Type.Object({
       name: Type.Optional(Text(255)),
       reportingCurrency: Type.Optional(CurrencyCode),
@@ -301,15 +299,13 @@ function groupChangeRoutes(app: RouteApp): void {
     summary: 'Delete a consolidation group',
     description:
       'Admin. Deletes the group with its members, elimination rules and (failed or cancelled) runs. Refused while it has completed, pending or running runs.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:manage',
     errors: [
       'ConsolidationGroupNotFoundError',
       'ConsolidationGroupHasCompletedRunsError',
       'ConsolidationRunInProgressError',
     ],
-    params: IdParams,
-    querystring: OrgQuery,
     response: { 204: NoContent },
     status: 204,
     handler: async (request) =>
@@ -349,11 +345,9 @@ function memberAddRoutes(app: RouteApp): void {
     summary: 'Get the ownership structure',
     description:
       'Viewer. The ownership tree: the parent, then each member below its holder, with its direct, effective and non-controlling percentages, method, functional currency and acquisition date.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
-    params: IdParams,
-    querystring: OrgQuery,
     response: { 200: GroupStructure },
     handler: async (request) =>
       members.getStructure(db, request.access, request.params.id, request.query.organizationId),
@@ -365,7 +359,7 @@ function memberAddRoutes(app: RouteApp): void {
     tags,
     summary: 'Add a member',
     description: 'Admin. Answers 201 with the group.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:manage',
     errors: [
       'ConsolidationGroupNotFoundError',
@@ -373,8 +367,6 @@ function memberAddRoutes(app: RouteApp): void {
       'CompanyNotFoundError',
       'ConsolidationMemberAlreadyExistsError',
     ],
-    params: IdParams,
-    querystring: OrgQuery,
     body: GroupMemberInput,
     response: { 201: ConsolidationGroup },
     status: 201,

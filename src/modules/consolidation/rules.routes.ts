@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
-import { IdParams, OrgQuery, route } from '../../http/route.ts';
+import { byId, IdParams, OrgQuery, route } from '../../http/route.ts';
 import {
   MONEY_VALUE,
   Nullable,
@@ -125,13 +125,12 @@ const UpdateRule = Type.Object({
   isActive: Type.Optional(Nullable(Type.Boolean())),
 });
 
-const rulePath = {
-  id: {
-    tag: 'EliminationRuleNotFoundError',
-    field: 'eliminationRuleId',
-    message: 'Elimination rule not found',
-  },
-};
+const ruleById = byId({
+  tag: 'EliminationRuleNotFoundError',
+  field: 'eliminationRuleId',
+  message: 'Elimination rule not found',
+});
+const rulePath = ruleById.pathIds;
 const tags = ['Elimination rules'];
 
 export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -213,11 +212,9 @@ function ruleReadRoutes(app: RouteApp): void {
     tags,
     summary: 'Get an elimination rule',
     description: 'Viewer.',
-    pathIds: rulePath,
+    ...ruleById,
     access: 'consolidation:read',
     errors: ['EliminationRuleNotFoundError'],
-    params: IdParams,
-    querystring: OrgQuery,
     response: { 200: EliminationRule },
     handler: async (request) =>
       rules.getRule(db, request.access, request.params.id, request.query.organizationId),
@@ -280,7 +277,7 @@ function ruleWriteRoutes(app: RouteApp): void {
     summary: 'Update an elimination rule',
     description:
       'Admin. PUT semantics; organizationId and consolidationGroupId are immutable; the create constraints apply to the resulting rule. A debitAccountId or creditAccountId given is resolved again, so a side may switch between a company account and a group account.',
-    pathIds: rulePath,
+    ...ruleById,
     access: 'consolidation:manage',
     errors: [
       'EliminationRuleNotFoundError',
@@ -289,8 +286,6 @@ function ruleWriteRoutes(app: RouteApp): void {
       'ValidationError',
     ],
     validatorCompiler: withBodyCheck<rules.UpdateRuleInput>((body) => rules.checkPatterns(body, 'update')),
-    params: IdParams,
-    querystring: OrgQuery,
     body: UpdateRule,
     response: { 200: EliminationRule },
     handler: async (request) =>
@@ -308,11 +303,9 @@ function ruleStateRoutes(app: RouteApp): void {
     tags,
     summary: 'Delete an elimination rule',
     description: 'Admin. Refused (409) when a completed run applied the rule.',
-    pathIds: rulePath,
+    ...ruleById,
     access: 'consolidation:manage',
     errors: ['EliminationRuleNotFoundError', 'EliminationRuleInUseError'],
-    params: IdParams,
-    querystring: OrgQuery,
     response: { 204: NoContent },
     status: 204,
     handler: async (request) =>
@@ -346,11 +339,9 @@ function ruleStateRoutes(app: RouteApp): void {
     tags,
     summary: 'Set the priority of an elimination rule',
     description: 'Admin. Lower priorities run first.',
-    pathIds: rulePath,
+    ...ruleById,
     access: 'consolidation:manage',
     errors: ['EliminationRuleNotFoundError'],
-    params: IdParams,
-    querystring: OrgQuery,
     body: Type.Object({ priority: Priority }),
     response: { 200: EliminationRule },
     handler: async (request) =>

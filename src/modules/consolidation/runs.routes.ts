@@ -10,6 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
 import { byId, OrgQuery, route } from '../../http/route.ts';
+import { GROUP_ID_RULE } from './groups.routes.ts';
 import type { RouteApp } from '../../http/route-app.ts';
 import { Page, PageQuery, StringEnum, Type, Uuid } from '../../http/schemas.ts';
 import { RUN_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
@@ -35,13 +36,7 @@ const run = byId({
   field: 'runId',
   message: 'Consolidation run not found',
 });
-const groupPath = {
-  groupId: {
-    tag: 'ConsolidationGroupNotFoundError',
-    field: 'consolidationGroupId',
-    message: 'Consolidation group not found',
-  },
-};
+const groupPath = { groupId: GROUP_ID_RULE };
 const ExportFormatQuery = Type.Optional(
   StringEnum(EXPORT_FORMATS, {
     description:

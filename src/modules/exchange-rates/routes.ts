@@ -5,7 +5,7 @@ import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { RATE_SOURCES, RATE_TYPES } from '../../domain/rates.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
-import { IdParams, OrgQuery, route } from '../../http/route.ts';
+import { byId, route } from '../../http/route.ts';
 import {
   CurrencyCode,
   IsoDate,
@@ -58,9 +58,11 @@ const CreateRate = Type.Object({
   source: RateSourceSchema,
 });
 
-const idPath = {
-  id: { tag: 'ExchangeRateIdNotFoundError', field: 'exchangeRateId', message: 'Exchange rate not found' },
-};
+const rateById = byId({
+  tag: 'ExchangeRateIdNotFoundError',
+  field: 'exchangeRateId',
+  message: 'Exchange rate not found',
+});
 const tags = ['Exchange rates'];
 
 const Pair = {
@@ -240,11 +242,9 @@ function ratePeriodRoutes(app: RouteApp): void {
     tags,
     summary: 'Get an exchange rate',
     description: 'Viewer.',
-    pathIds: idPath,
+    ...rateById,
     access: 'exchange_rate:read',
     errors: ['ExchangeRateIdNotFoundError'],
-    params: IdParams,
-    querystring: OrgQuery,
     response: { 200: ExchangeRate },
     handler: async (request) =>
       rates.getRate(db, request.access, request.params.id, request.query.organizationId),
@@ -296,11 +296,9 @@ function rateWriteRoutes(app: RouteApp): void {
     description:
       'Member. Refused (409) while a posted or reversed entry or a completed run uses the rate (any leg); ' +
       'lines of unposted entries that used it lose the reference.',
-    pathIds: idPath,
+    ...rateById,
     access: 'exchange_rate:manage',
     errors: ['ExchangeRateIdNotFoundError', 'ExchangeRateInUseError'],
-    params: IdParams,
-    querystring: OrgQuery,
     response: { 204: NoContent },
     status: 204,
     handler: async (request) =>

@@ -3,7 +3,7 @@ import type { RouteApp } from '../../http/route-app.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
-import { IdParams, OrgQuery, route } from '../../http/route.ts';
+import { byId, IdParams, OrgQuery, route } from '../../http/route.ts';
 import {
   IsoDate,
   Money,
@@ -54,13 +54,12 @@ const IntercompanyTransaction = Type.Object({
   reconciliation: Reconciliation,
 });
 
-const idPath = {
-  id: {
-    tag: 'IntercompanyTransactionNotFoundError',
-    field: 'transactionId',
-    message: 'Intercompany transaction not found',
-  },
-};
+const transactionById = byId({
+  tag: 'IntercompanyTransactionNotFoundError',
+  field: 'transactionId',
+  message: 'Intercompany transaction not found',
+});
+const idPath = transactionById.pathIds;
 const tags = ['Intercompany transactions'];
 
 /**
@@ -147,11 +146,9 @@ function transactionRecordRoutes(app: RouteApp): void {
     tags,
     summary: 'Get an intercompany transaction',
     description: 'Viewer.',
-    pathIds: idPath,
+    ...transactionById,
     access: 'intercompany:read',
     errors: ['IntercompanyTransactionNotFoundError'],
-    params: IdParams,
-    querystring: OrgQuery,
     response: { 200: IntercompanyTransaction },
     handler: async (request) =>
       ic.getTransaction(db, request.access, request.params.id, request.query.organizationId),
@@ -187,11 +184,9 @@ function transactionRecordRoutes(app: RouteApp): void {
     summary: 'Update an intercompany transaction',
     description:
       'Member. Matched, VarianceApproved and eliminated transactions lock every field but description (409).',
-    pathIds: idPath,
+    ...transactionById,
     access: 'intercompany:manage',
     errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionNotEditableError'],
-    params: IdParams,
-    querystring: OrgQuery,
     body: UpdateBody,
     response: { 200: IntercompanyTransaction },
     handler: async (request) =>
@@ -209,11 +204,9 @@ function transactionMatchingRoutes(app: RouteApp): void {
     tags,
     summary: 'Delete an intercompany transaction',
     description: 'Member. Refused (409) for Matched, VarianceApproved and eliminated transactions.',
-    pathIds: idPath,
+    ...transactionById,
     access: 'intercompany:manage',
     errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionCannotBeDeletedError'],
-    params: IdParams,
-    querystring: OrgQuery,
     response: { 204: NoContent },
     status: 204,
     handler: async (request) =>
@@ -227,7 +220,7 @@ function transactionMatchingRoutes(app: RouteApp): void {
     summary: 'Set the matching status',
     description:
       'Member. Any move is allowed; PartiallyMatched and VarianceApproved need a varianceExplanation; Matched and Unmatched clear the variance. Refused (409) once eliminated.',
-    pathIds: idPath,
+    ...transactionById,
     access: 'intercompany:manage',
     errors: [
       'IntercompanyTransactionNotFoundError',
@@ -238,8 +231,6 @@ function transactionMatchingRoutes(app: RouteApp): void {
       const issues = ic.matchingStatusIssues(body);
       return issues.length > 0 ? new ValidationError(issues) : null;
     }),
-    params: IdParams,
-    querystring: OrgQuery,
     body: MatchingStatusBody,
     response: { 200: IntercompanyTransaction },
     handler: async (request) =>
