@@ -1,6 +1,9 @@
 /** Exchange-rate endpoints. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
+import type { Access } from '../../access/access.ts';
+import type { Db } from '../../db/client.ts';
+import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { RATE_SOURCES, RATE_TYPES } from '../../domain/rates.ts';
 import { pageParams } from '../../http/pagination.ts';
@@ -14,8 +17,10 @@ import {
   PageQuery,
   Rate,
   RateInput,
+  type Static,
   StringEnum,
   Timestamp,
+  type TSchema,
   Type,
   Uuid,
 } from '../../http/schemas.ts';
@@ -100,6 +105,40 @@ function checkBulk(body: {
   for (const r of body.rates) checkPair(r);
 }
 
+/**
+ * A rate look-up: a viewer's GET answering a `RateLookupResult`, its currency pair checked first (the
+ * same currency on both sides answers 400 SameCurrencyExchangeRateError).
+ */
+function lookupRoute<Q extends TSchema>(
+  app: RouteApp,
+  lookup: {
+    url: string;
+    summary: string;
+    description: string;
+    errors?: readonly ErrorTag[];
+    querystring: Q;
+    find: (db: Db, access: Access, query: Static<Q>) => Promise<unknown>;
+  },
+): void {
+  const { db } = app.deps;
+  route(app, {
+    method: 'GET',
+    url: lookup.url,
+    tags,
+    summary: lookup.summary,
+    description: lookup.description,
+    access: 'exchange_rate:read',
+    errors: lookup.errors ?? ['SameCurrencyExchangeRateError'],
+    querystring: lookup.querystring,
+    response: { 200: RateLookupResult },
+    handler: async (request) => {
+      const query = request.query as Static<Q>;
+      checkPair(query as { fromCurrency: string; toCurrency: string });
+      return lookup.find(db, request.access, query);
+    },
+  });
+}
+
 export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   rateListRoutes(app);
   ratePeriodRoutes(app);
@@ -143,56 +182,32 @@ function rateListRoutes(app: RouteApp): void {
     },
   });
 
-  route(app, {
-    method: 'GET',
+  lookupRoute(app, {
     url: '/api/v1/exchange-rates/rate',
-    tags,
     summary: 'Rate on a date',
     description: 'Viewer. The rate of that type effective exactly on effectiveDate.',
-    access: 'exchange_rate:read',
-    errors: ['SameCurrencyExchangeRateError'],
     querystring: Type.Object({ ...Pair, effectiveDate: IsoDate, rateType: RateTypeSchema }),
-    response: { 200: RateLookupResult },
-    handler: async (request) => {
-      checkPair(request.query);
-      return rates.lookupOnDate(db, request.access, request.query);
-    },
+    find: rates.lookupOnDate,
   });
 
-  route(app, {
-    method: 'GET',
+  lookupRoute(app, {
     url: '/api/v1/exchange-rates/latest',
-    tags,
     summary: 'Latest rate',
     description:
       'Viewer. The rate with the latest effectiveDate of that type; without rateType of any type ' +
       '(ties Spot, YearEnd, Average, Historical).',
-    access: 'exchange_rate:read',
-    errors: ['SameCurrencyExchangeRateError'],
     querystring: Type.Object({ ...Pair, rateType: Type.Optional(RateTypeSchema) }),
-    response: { 200: RateLookupResult },
-    handler: async (request) => {
-      checkPair(request.query);
-      return rates.lookupLatest(db, request.access, request.query);
-    },
+    find: rates.lookupLatest,
   });
 
-  route(app, {
-    method: 'GET',
+  lookupRoute(app, {
     url: '/api/v1/exchange-rates/closest',
-    tags,
     summary: 'Closest rate',
     description:
       'Viewer. The rate nearest to date, earlier or later; at equal distance the earlier date; ' +
       'then the type order, then direct before inverse.',
-    access: 'exchange_rate:read',
-    errors: ['SameCurrencyExchangeRateError'],
     querystring: Type.Object({ ...Pair, date: IsoDate, rateType: Type.Optional(RateTypeSchema) }),
-    response: { 200: RateLookupResult },
-    handler: async (request) => {
-      checkPair(request.query);
-      return rates.lookupClosest(db, request.access, request.query);
-    },
+    find: rates.lookupClosest,
   });
 }
 
@@ -200,40 +215,26 @@ function rateListRoutes(app: RouteApp): void {
 function ratePeriodRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  route(app, {
-    method: 'GET',
+  lookupRoute(app, {
     url: '/api/v1/exchange-rates/period-average',
-    tags,
     summary: 'Average rate of a fiscal period',
     description:
       'Viewer. The latest Average rate within the period (period 13: the whole year), else the ' +
       "mean of the period's Spot rates (ComputedAverage). Calendar: the company's when companyId " +
       "is given, else the organization's fiscalYearEnd.",
-    access: 'exchange_rate:read',
     errors: ['SameCurrencyExchangeRateError', 'CompanyNotFoundError'],
     querystring: PeriodQuery,
-    response: { 200: RateLookupResult },
-    handler: async (request) => {
-      checkPair(request.query);
-      return rates.lookupPeriodAverage(db, request.access, request.query);
-    },
+    find: rates.lookupPeriodAverage,
   });
 
-  route(app, {
-    method: 'GET',
+  lookupRoute(app, {
     url: '/api/v1/exchange-rates/period-closing',
-    tags,
     summary: 'Closing rate of a fiscal period',
     description:
       "Viewer. The latest YearEnd or Spot rate (YearEnd preferred on the same date) on or before the period's end date.",
-    access: 'exchange_rate:read',
     errors: ['SameCurrencyExchangeRateError', 'CompanyNotFoundError'],
     querystring: PeriodQuery,
-    response: { 200: RateLookupResult },
-    handler: async (request) => {
-      checkPair(request.query);
-      return rates.lookupPeriodClosing(db, request.access, request.query);
-    },
+    find: rates.lookupPeriodClosing,
   });
 
   route(app, {
