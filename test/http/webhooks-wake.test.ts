@@ -2,7 +2,8 @@
  * The dispatcher hears of committed events in its own process: with a polling interval of a minute,
  * an event is still delivered at once after its write commits — a single-statement write (journal
  * create and workflow) as well as a transaction (company create). A transaction that rolls back asks
- * for nothing. When the dispatcher stops, a send in flight finishes and is recorded, and a claimed
+ * for nothing. A fan-out batch left leased by a process that died is fanned out again once its lease
+ * has lapsed. When the dispatcher stops, a send in flight finishes and is recorded, and a claimed
  * delivery not yet sent is given back (Pending, no lease) for the next start.
  */
 import { createServer, type Server } from 'node:http';
@@ -152,6 +153,63 @@ describe('dispatcher woken by commits', () => {
     expect(ran).toEqual(['committed', 'committed']);
   });
 
+  it('fans out again a batch whose lease lapsed (its process died), records it once, drops an empty one', async () => {
+    const entry = await t.post('/api/v1/journal-entries', { token: owner.token, body: entryBody('Orphan') });
+    expect(entry.status).toBe(201);
+    const [event] = await queryRows<{ tx: string; id: string }>(
+      t.database.db,
+      sql`select tx::text as tx, id from events
+          where organization_id = ${org.id} and resource_id = ${entry.body.id} and type = 'JournalEntryCreated'`,
+    );
+    const delivery = () =>
+      queryRows<{ status: string; attempt_count: number; created_at: Date }>(
+        t.database.db,
+        sql`select status, attempt_count, created_at from webhook_deliveries
+            where organization_id = ${org.id} and endpoint_id = ${promptEndpoint} and event_id = ${event!.id}`,
+      );
+    await until('the first delivery recorded', async () => (await delivery()).length === 1, PROMPT_MS);
+    const arrivals = () => received.filter((r) => r.body.id === event!.id).length;
+    expect(arrivals()).toBe(1);
+    // as a process that died after fanning the event out and sending it, before recording it leaves it
+    const createdAt = new Date(Date.now() - 60_000);
+    await t.database.db.execute(sql`delete from webhook_deliveries
+      where organization_id = ${org.id} and endpoint_id = ${promptEndpoint} and event_id = ${event!.id}`);
+    await t.database.db.execute(sql`insert into webhook_fanout_batches
+        (id, after_tx, after_event_id, last_tx, last_event_id, created_at, lease_until)
+      values (gen_random_uuid(), ${event!.tx}::bigint, '00000000-0000-0000-0000-000000000000',
+        ${event!.tx}::bigint, ${event!.id}, ${createdAt.toISOString()}, now() - interval '1 second')`);
+    t.app.deps.webhooks.dispatcher.nudge();
+    await until('the event sent again', () => arrivals() === 2, PROMPT_MS);
+    await until('the delivery recorded', async () => (await delivery()).length === 1, PROMPT_MS);
+    const [row] = await delivery();
+    // one row, created when the batch was first fanned out (its retry window runs from then)
+    expect(row).toMatchObject({ status: 'Succeeded', attempt_count: 1 });
+    expect(new Date(row!.created_at).getTime()).toBe(createdAt.getTime());
+    const batches = await queryRows<{ n: number }>(
+      t.database.db,
+      sql`select count(*)::int as n from webhook_fanout_batches`,
+    );
+    expect(batches[0]!.n).toBe(0);
+
+    // a lapsed batch none of whose events goes to an endpoint any more is dropped, not leased again
+    await t.database.db.execute(sql`insert into webhook_fanout_batches
+        (id, after_tx, after_event_id, last_tx, last_event_id, created_at, lease_until)
+      values (gen_random_uuid(), 0, '00000000-0000-0000-0000-000000000000', 0,
+        '00000000-0000-0000-0000-000000000000', now(), now() - interval '1 second')`);
+    t.app.deps.webhooks.dispatcher.nudge();
+    await until(
+      'the empty batch dropped',
+      async () =>
+        (
+          await queryRows<{ n: number }>(
+            t.database.db,
+            sql`select count(*)::int as n from webhook_fanout_batches`,
+          )
+        )[0]!.n === 0,
+      PROMPT_MS,
+    );
+  });
+
   it('on stop, records the send in flight and gives back the claimed delivery not yet sent', async () => {
     // one endpoint, one send at a time, a slow receiver: the second delivery waits in its lane
     const off = await t.put(`/api/v1/webhook-endpoints/${promptEndpoint}`, {
@@ -188,8 +246,18 @@ describe('dispatcher woken by commits', () => {
             where d.organization_id = ${org.id} and d.endpoint_id = ${created.body.id}
             order by d.event_tx, d.event_id`,
       );
-    // both events fanned out (the second while the first is in flight), then stop
-    await until('both deliveries', async () => (await deliveries()).length === 2, PROMPT_MS);
+    // both events fanned out (the second while the first is in flight: a delivery row is written
+    // once its attempt has finished, or when the dispatcher stops), then stop
+    const fannedOut = async () =>
+      (
+        await queryRows<{ n: number }>(
+          t.database.db,
+          sql`select count(*)::int as n from webhook_fanout f join events e
+              on e.organization_id = ${org.id} and e.resource_id = ${ids[1]} and e.type = 'JournalEntryCreated'
+              where f.id = 1 and (f.tx, f.event_id) >= (e.tx, e.id)`,
+        )
+      )[0]!.n === 1;
+    await until('both events fanned out', fannedOut, PROMPT_MS);
     await t.app.deps.webhooks.dispatcher.stop();
     const rows = await deliveries();
     const sent = received.filter((r) => r.path === '/slow').map((r) => r.body.id as string);
