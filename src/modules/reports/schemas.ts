@@ -4,7 +4,14 @@
  * description of the routes in routes.ts.
  */
 import { EXPORT_FORMATS } from '../../http/export.ts';
-import { cashFlowSection, EquityRow, statementLine, statementSection } from '../../http/statement-schemas.ts';
+import {
+  balanceSheetSections,
+  cashFlowSection,
+  EquityRow,
+  incomeStatementSections,
+  statementLine,
+  statementSection,
+} from '../../http/statement-schemas.ts';
 import {
   CurrencyCode,
   IsoDate,
@@ -122,13 +129,7 @@ export const BalanceSheetReport = Type.Object({
   comparativeDate: Nullable(Day),
   currency: Type.String(),
   generatedAt: Timestamp,
-  currentAssets: ReportSection,
-  nonCurrentAssets: ReportSection,
-  totalAssets: Money,
-  currentLiabilities: ReportSection,
-  nonCurrentLiabilities: ReportSection,
-  totalLiabilities: Money,
-  equity: ReportSection,
+  ...balanceSheetSections(ReportSection),
   totalEquity: Money,
   totalLiabilitiesAndEquity: Money,
   isBalanced: Type.Boolean(),
@@ -144,15 +145,7 @@ export const IncomeStatementReport = Type.Object({
   comparativeEndDate: Nullable(Day),
   currency: Type.String(),
   generatedAt: Timestamp,
-  revenue: ReportSection,
-  costOfSales: ReportSection,
-  grossProfit: Money,
-  operatingExpenses: ReportSection,
-  operatingIncome: Money,
-  otherIncomeExpense: ReportSection,
-  incomeBeforeTax: Money,
-  taxExpense: Money,
-  netIncome: Money,
+  ...incomeStatementSections(ReportSection),
   ...TranslationFields,
 });
 
