@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
 import { isTemplateType, TEMPLATE_TYPES } from '../../domain/templates/index.ts';
-import { pageParams } from '../../http/pagination.ts';
+import { listQuery } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
 import { route } from '../../http/route.ts';
 import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
@@ -160,22 +160,8 @@ function accountReadRoutes(app: RouteApp): void {
     }),
     response: { 200: Page('accounts', Account) },
     handler: async (request) => {
-      const q = request.query;
-      return service.listAccounts(
-        db,
-        request.access,
-        {
-          organizationId: q.organizationId,
-          companyId: q.companyId,
-          accountType: q.accountType,
-          accountCategory: q.accountCategory,
-          isActive: q.isActive,
-          isPostable: q.isPostable,
-          isIntercompany: q.isIntercompany,
-          parentAccountId: q.parentAccountId,
-        },
-        pageParams(q),
-      );
+      const { filters, page } = listQuery(request.query);
+      return service.listAccounts(db, request.access, filters, page);
     },
   });
 

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { TEMPLATE_TYPES } from '../../domain/templates/index.ts';
-import { pageParams } from '../../http/pagination.ts';
+import { listQuery } from '../../http/pagination.ts';
 import { NoContent } from '../../http/responses.ts';
 import { route } from '../../http/route.ts';
 import {
@@ -143,17 +143,8 @@ function companyReadRoutes(app: RouteApp): void {
     }),
     response: { 200: Page('companies', Company) },
     handler: async (request) => {
-      const q = request.query;
-      return service.listCompanies(
-        db,
-        request.access,
-        {
-          organizationId: q.organizationId,
-          ...(q.isActive !== undefined ? { isActive: q.isActive } : {}),
-          ...(q.jurisdiction !== undefined ? { jurisdiction: q.jurisdiction } : {}),
-        },
-        pageParams(q),
-      );
+      const { filters, page } = listQuery(request.query);
+      return service.listCompanies(db, request.access, filters, page);
     },
   });
 

@@ -236,6 +236,19 @@ function memberReadRoutes(app: RouteApp): void {
   });
 }
 
+/** A member addressed by organization and user, changed by an admin (or an owner for an owner). */
+const member = {
+  pathIds: memberPath,
+  access: 'member:manage',
+  errors: [
+    'OrganizationNotFoundError',
+    'MembershipNotFoundError',
+    'ForbiddenError',
+    'OwnerCannotBeRemovedError',
+  ],
+  params: Type.Object({ organizationId: Type.String(), userId: Type.String() }),
+} as const;
+
 /** Members: change a role, remove. */
 function memberChangeRoutes(app: RouteApp): void {
   const { db } = app.deps;
@@ -246,15 +259,7 @@ function memberChangeRoutes(app: RouteApp): void {
     tags: ['Members'],
     summary: 'Change a member role',
     description: 'Admin; owner when the current or new role is owner. The last owner cannot be demoted.',
-    pathIds: memberPath,
-    access: 'member:manage',
-    errors: [
-      'OrganizationNotFoundError',
-      'MembershipNotFoundError',
-      'ForbiddenError',
-      'OwnerCannotBeRemovedError',
-    ],
-    params: Type.Object({ organizationId: Type.String(), userId: Type.String() }),
+    ...member,
     body: Type.Object({ role: RoleSchema }),
     response: { 200: Membership },
     handler: async (request) =>
@@ -273,15 +278,7 @@ function memberChangeRoutes(app: RouteApp): void {
     tags: ['Members'],
     summary: 'Remove a member',
     description: 'Admin; owner to remove an owner; anyone may leave. The last owner cannot be removed.',
-    pathIds: memberPath,
-    access: 'member:manage',
-    errors: [
-      'OrganizationNotFoundError',
-      'MembershipNotFoundError',
-      'ForbiddenError',
-      'OwnerCannotBeRemovedError',
-    ],
-    params: Type.Object({ organizationId: Type.String(), userId: Type.String() }),
+    ...member,
     response: { 204: NoContent },
     status: 204,
     handler: async (request) =>
