@@ -19,7 +19,7 @@ import {
   SOURCE_CODES,
 } from './contributions-codec.ts';
 import { scaledToString, toScaled } from './scaled.ts';
-import type { AdjustmentInput, ConsolidationMethod, LineType } from './types.ts';
+import type { AdjustmentInput, CompanyInput, ConsolidationMethod, LineType } from './types.ts';
 import type { ViewComputation } from './view.ts';
 import type { LineAcc, TranslatedItem, TranslationDetail } from './view-types.ts';
 
@@ -319,91 +319,99 @@ export function storedLineContributions(
   adjustments: readonly AdjustmentInput[],
   members: CompanyDirectory,
 ): StoredLineContributions[] {
-  const minor = v.setup.minor;
   const { lines, acc } = accumulate(v, adjustments);
-  // Per company: its reference in the stored form (the member's index, or its facts) and currency.
-  const companyById = new Map(v.setup.input.companies.map((c) => [c.companyId, c]));
-  const refs = new Map<string, PackedCompanyRef>();
-  const refOf = (companyId: string): PackedCompanyRef => {
-    let ref = refs.get(companyId);
-    if (ref === undefined) {
-      const info = companyById.get(companyId);
+  const writer = new StoredTextWriter(v, members);
+  const out: StoredLineContributions[] = new Array(lines.length);
+  for (let n = 0; n < lines.length; n++) {
+    const l = lines[n]!;
+    out[n] = { lineId: l.id, accountNumber: l.key, data: writer.line(l, acc.get(l.id)) };
+  }
+  return out;
+}
+
+/**
+ * Writes the stored text of lines exactly as JSON.stringify writes the packed arrays (no spaces;
+ * decimal texts, being digits, '-' and '.', need no escaping; other texts go through JSON.stringify,
+ * memoised).
+ */
+class StoredTextWriter {
+  private readonly minor: number;
+  private readonly companyById: Map<string, CompanyInput>;
+  private readonly quoted = new Map<string, string>();
+  private readonly refTexts = new Map<string, string>();
+  /** the distinct rates of the line being written, as texts, and their indexes */
+  private rates: string[] = [];
+  private rateIndex = new Map<string, number>();
+
+  constructor(
+    private readonly v: ViewComputation,
+    private readonly members: CompanyDirectory,
+  ) {
+    this.minor = v.setup.minor;
+    this.companyById = new Map(v.setup.input.companies.map((c) => [c.companyId, c]));
+  }
+
+  private q(t: string): string {
+    let out = this.quoted.get(t);
+    if (out === undefined) {
+      out = JSON.stringify(t);
+      this.quoted.set(t, out);
+    }
+    return out;
+  }
+
+  private qn(t: string | null): string {
+    return t === null ? 'null' : this.q(t);
+  }
+
+  private amount(units: bigint): string {
+    return `"${scaledToString(units, this.minor)}"`;
+  }
+
+  /** Per company: its reference in the stored form (the member's index, or its facts), as text. */
+  private refText(companyId: string): string {
+    let t = this.refTexts.get(companyId);
+    if (t === undefined) {
+      const info = this.companyById.get(companyId);
       const entry = {
         companyId,
         companyName: info?.companyName ?? '',
         consolidationMethod: info?.consolidationMethod ?? 'FullConsolidation',
-        functionalCurrency: info?.functionalCurrency ?? v.setup.G,
+        functionalCurrency: info?.functionalCurrency ?? this.v.setup.G,
       };
-      ref = members.refOf(entry) ?? [
+      const ref: PackedCompanyRef = this.members.refOf(entry) ?? [
         companyId,
         entry.companyName,
         methodCode(entry.consolidationMethod),
         entry.functionalCurrency,
       ];
-      refs.set(companyId, ref);
-    }
-    return ref;
-  };
-  // The text is written directly, exactly as JSON.stringify writes the packed arrays (no spaces;
-  // decimal texts, being digits, '-' and '.', need no escaping; other texts go through JSON.stringify).
-  const J = JSON.stringify;
-  const quoted = new Map<string, string>();
-  const q = (t: string): string => {
-    let out = quoted.get(t);
-    if (out === undefined) {
-      out = J(t);
-      quoted.set(t, out);
-    }
-    return out;
-  };
-  const qn = (t: string | null): string => (t === null ? 'null' : q(t));
-  const amount = (units: bigint) => `"${scaledToString(units, minor)}"`;
-  const refTexts = new Map<string, string>();
-  const refText = (companyId: string): string => {
-    let t = refTexts.get(companyId);
-    if (t === undefined) {
-      const ref = refOf(companyId);
-      t = typeof ref === 'number' ? String(ref) : J(ref);
-      refTexts.set(companyId, t);
+      t = typeof ref === 'number' ? String(ref) : JSON.stringify(ref);
+      this.refTexts.set(companyId, t);
     }
     return t;
-  };
-  const out: StoredLineContributions[] = new Array(lines.length);
-  for (let n = 0; n < lines.length; n++) {
-    const l = lines[n]!;
-    const a = acc.get(l.id);
-    const rates: string[] = [];
-    const rateIndex = new Map<string, number>();
-    const rateRef = (r: { rate: string; appliedFor: string }) => {
-      const key = `${r.rate}|${r.appliedFor}`;
-      let i = rateIndex.get(key);
-      if (i === undefined) {
-        i = rates.length;
-        rates.push(`[${q(r.rate)},${q(r.appliedFor)}]`);
-        rateIndex.set(key, i);
-      }
-      return i;
-    };
+  }
+
+  private rateRef(r: { rate: string; appliedFor: string }): number {
+    const key = `${r.rate}|${r.appliedFor}`;
+    let i = this.rateIndex.get(key);
+    if (i === undefined) {
+      i = this.rates.length;
+      this.rates.push(`[${this.q(r.rate)},${this.q(r.appliedFor)}]`);
+      this.rateIndex.set(key, i);
+    }
+    return i;
+  }
+
+  line(l: LineAcc, a: LinePieces | undefined): string {
+    this.rates = [];
+    this.rateIndex = new Map();
     let companySum = 0n;
     let companies = '';
     if (a) {
       for (const [companyId, c] of [...a.companies.entries()].sort(byCompanyId)) {
         companySum += c.amount;
-        let items = '';
-        for (let k = 0; k < c.items.length; k++) {
-          const item = c.items[k]!;
-          const d = item.detail;
-          let refs = '';
-          if (d) {
-            for (let r = 0; r < d.rates.length; r++)
-              refs += r === 0 ? rateRef(d.rates[r]!) : `,${rateRef(d.rates[r]!)}`;
-          }
-          items +=
-            `${k === 0 ? '' : ','}[${sourceCode(item, l.id)},${item.key === l.key ? 'null' : q(item.key)},` +
-            `${item.kind === 'cta' || !d ? 'null' : basisCode(d.basis)},${d ? J(d.functional) : 'null'},` +
-            `[${refs}],${d?.ratesOmitted ?? 0},${amount(item.units)}]`;
-        }
-        companies += `${companies === '' ? '' : ','}[${refText(companyId)},${q(c.weight)},${amount(c.amount)},[${items}]]`;
+        const text = `[${this.refText(companyId)},${this.q(c.weight)},${this.amount(c.amount)},[${this.items(l, c.items)}]]`;
+        companies += companies === '' ? text : `,${text}`;
       }
     }
     let eliminationSum = 0n;
@@ -412,34 +420,52 @@ export function storedLineContributions(
       if (x.units === 0n) continue;
       eliminationSum += x.units;
       eliminations +=
-        `${eliminations === '' ? '' : ','}[${eliminationSourceCode(x.e.source)},${qn(x.e.eliminationRuleId)},` +
-        `${x.e.ruleName === null ? 'null' : J(x.e.ruleName)},${qn(x.e.companyId)},${amount(x.units)}]`;
+        `${eliminations === '' ? '' : ','}[${eliminationSourceCode(x.e.source)},${this.qn(x.e.eliminationRuleId)},` +
+        `${x.e.ruleName === null ? 'null' : JSON.stringify(x.e.ruleName)},${this.qn(x.e.companyId)},${this.amount(x.units)}]`;
     }
     let adjustmentSum = 0n;
     let adjustmentsOut = '';
     for (const x of a?.adjustments ?? []) {
       if (x.units === 0n) continue;
       adjustmentSum += x.units;
-      adjustmentsOut += `${adjustmentsOut === '' ? '' : ','}[${q(x.adjustmentId)},${qn(x.companyId)},${amount(x.units)}]`;
+      adjustmentsOut += `${adjustmentsOut === '' ? '' : ','}[${this.q(x.adjustmentId)},${this.qn(x.companyId)},${this.amount(x.units)}]`;
     }
-    const nci = amount(l.nci);
+    const nci = this.amount(l.nci);
     const amounts = [
-      amount(l.aggregated),
-      amount(l.elimination),
-      amount(l.adjustment),
+      this.amount(l.aggregated),
+      this.amount(l.elimination),
+      this.amount(l.adjustment),
       nci,
-      amount(l.aggregated + l.elimination + l.adjustment + l.nci),
+      this.amount(l.aggregated + l.elimination + l.adjustment + l.nci),
       nci,
-      amount(l.aggregated - companySum),
-      amount(l.elimination - eliminationSum),
-      amount(l.adjustment - adjustmentSum),
+      this.amount(l.aggregated - companySum),
+      this.amount(l.elimination - eliminationSum),
+      this.amount(l.adjustment - adjustmentSum),
     ].join(',');
-    const data =
-      `[2,${q(l.lineType)},${qn(l.companyId)},[${amounts}],[${companies}],[${eliminations}],` +
-      `[${adjustmentsOut}],[${rates.join(',')}]]`;
-    out[n] = { lineId: l.id, accountNumber: l.key, data };
+    return (
+      `[2,${this.q(l.lineType)},${this.qn(l.companyId)},[${amounts}],[${companies}],[${eliminations}],` +
+      `[${adjustmentsOut}],[${this.rates.join(',')}]]`
+    );
   }
-  return out;
+
+  /** The items of one company on the line. */
+  private items(l: LineAcc, list: readonly TranslatedItem[]): string {
+    let items = '';
+    for (let k = 0; k < list.length; k++) {
+      const item = list[k]!;
+      const d = item.detail;
+      let refs = '';
+      if (d) {
+        for (let r = 0; r < d.rates.length; r++)
+          refs += r === 0 ? this.rateRef(d.rates[r]!) : `,${this.rateRef(d.rates[r]!)}`;
+      }
+      items +=
+        `${k === 0 ? '' : ','}[${sourceCode(item, l.id)},${item.key === l.key ? 'null' : this.q(item.key)},` +
+        `${item.kind === 'cta' || !d ? 'null' : basisCode(d.basis)},${d ? JSON.stringify(d.functional) : 'null'},` +
+        `[${refs}],${d?.ratesOmitted ?? 0},${this.amount(item.units)}]`;
+    }
+    return items;
+  }
 }
 
 function sourceCode(item: TranslatedItem, lineId: string): number {
