@@ -107,130 +107,156 @@ interface LinePieces {
 }
 
 function accumulate(v: ViewComputation, adjustments: readonly AdjustmentInput[]): Accumulated {
-  const { minor } = v.setup;
-  const lines = [...v.lines.values()].filter(
-    (l) => l.aggregated !== 0n || l.elimination !== 0n || l.adjustment !== 0n || l.nci !== 0n,
-  );
-  const live = new Set(lines.map((l) => l.id));
-  const byKey = new Map<string, LineAcc[]>();
-  for (const l of lines) {
-    const list = byKey.get(l.key);
-    if (list) list.push(l);
-    else byKey.set(l.key, [l]);
+  const pieces = new LinePiecesOf(v);
+  pieces.addCompanies();
+  pieces.addEquityMethod();
+  pieces.addEliminations();
+  if (v.hasAdjustments) pieces.addAdjustments(adjustments);
+  return { lines: pieces.lines, acc: pieces.acc };
+}
+
+/** The pieces of each live line of a view, gathered in one pass over what the view booked. */
+class LinePiecesOf {
+  readonly lines: LineAcc[];
+  readonly acc = new Map<string, LinePieces>();
+  private readonly live: Set<string>;
+  private readonly byKey = new Map<string, LineAcc[]>();
+  private readonly reKey: string;
+
+  constructor(private readonly v: ViewComputation) {
+    this.lines = [...v.lines.values()].filter(
+      (l) => l.aggregated !== 0n || l.elimination !== 0n || l.adjustment !== 0n || l.nci !== 0n,
+    );
+    this.live = new Set(this.lines.map((l) => l.id));
+    for (const l of this.lines) {
+      const list = this.byKey.get(l.key);
+      if (list) list.push(l);
+      else this.byKey.set(l.key, [l]);
+    }
+    this.reKey = v.setup.reKey;
   }
-  const reKey = v.setup.reKey;
-  // The line an amount booked on `key` (for `companyId`) ended on: the key's own line, the company's
-  // per-company line, or, in the opening view, the retained-earnings line revenue and expense fold into.
-  const resolve = (key: string, companyId: string | null): string | null => {
-    if (live.has(key)) return key;
-    const candidates = byKey.get(key);
+
+  /**
+   * The line an amount booked on `key` (for `companyId`) ended on: the key's own line, the company's
+   * per-company line, or, in the opening view, the retained-earnings line revenue and expense fold into.
+   */
+  private resolve(key: string, companyId: string | null): string | null {
+    if (this.live.has(key)) return key;
+    const candidates = this.byKey.get(key);
     if (candidates?.length === 1) return candidates[0]!.id;
     const own = candidates?.find((l) => l.companyId === companyId);
     if (own) return own.id;
-    if (v.view === 'opening' && live.has(reKey)) return reKey;
+    if (this.v.view === 'opening' && this.live.has(this.reKey)) return this.reKey;
     return null;
-  };
+  }
 
-  const acc = new Map<string, LinePieces>();
-  const accOf = (id: string): LinePieces => {
-    let a = acc.get(id);
+  private accOf(id: string): LinePieces {
+    let a = this.acc.get(id);
     if (!a) {
       a = { companies: new Map(), eliminations: [], adjustments: [] };
-      acc.set(id, a);
+      this.acc.set(id, a);
     }
     return a;
-  };
-  const companyOf = (id: string, companyId: string, weight: string) => {
-    const a = accOf(id);
+  }
+
+  private companyOf(id: string, companyId: string, weight: string): CompanyAcc {
+    const a = this.accOf(id);
     let c = a.companies.get(companyId);
     if (!c) {
       c = { items: [], amount: 0n, weight };
       a.companies.set(companyId, c);
     }
     return c;
-  };
-
-  // Companies: the translated items and their weighted contributions (step 3).
-  for (const c of v.setup.consolidated) {
-    const contrib = v.contributions.get(c.companyId);
-    const tc = v.translated.get(c.companyId);
-    if (!contrib || !tc) continue;
-    const weight = String(v.setup.weight.get(c.companyId) ?? '1');
-    for (const [key, units] of contrib) {
-      const id = resolve(key, c.companyId);
-      if (id === null) continue;
-      companyOf(id, c.companyId, weight).amount += units;
-    }
-    for (const item of tc.items) {
-      const id = resolve(item.key, c.companyId);
-      if (id === null) continue;
-      companyOf(id, c.companyId, weight).items.push(item);
-    }
-  }
-  // Equity-method investees: their share of net assets and results on their own lines (the income
-  // line folds into retained earnings in the opening view).
-  for (const [lineId, em] of v.equityMethodAmounts) {
-    if (em.units === 0n) continue;
-    const id = live.has(lineId) ? lineId : v.view === 'opening' && live.has(reKey) ? reKey : null;
-    if (id === null) continue;
-    companyOf(id, em.companyId, v.investeeShare(em.companyId).toString()).amount += em.units;
   }
 
-  // Eliminations: the view's journal (rules, then acquisitions).
-  const entries = [
-    ...v.entries,
-    ...v.acquisitions.map((a) => ({
-      source: 'Acquisition' as const,
-      eliminationRuleId: null,
-      ruleName: null,
-      companyId: a.analysis.companyId,
-      lines: a.analysis.entries,
-    })),
-  ];
-  for (const e of entries) {
-    for (const jl of e.lines) {
-      const units = (toScaled(jl.debit.value, minor) ?? 0n) - (toScaled(jl.credit.value, minor) ?? 0n);
-      if (units === 0n) continue;
-      const id = resolve(jl.accountNumber, jl.companyId);
-      if (id === null) continue;
-      const a = accOf(id);
-      const prev = a.eliminations.find(
-        (x) =>
-          x.e.source === e.source &&
-          x.e.eliminationRuleId === e.eliminationRuleId &&
-          x.e.companyId === jl.companyId &&
-          (e.source === 'Rule' || x.e.ruleName === e.ruleName),
-      );
-      if (prev) prev.units += units;
-      else
-        a.eliminations.push({
-          e: {
-            source: e.source,
-            eliminationRuleId: e.eliminationRuleId,
-            ruleName: e.ruleName,
-            companyId: jl.companyId,
-          },
-          units,
-        });
+  /** Companies: the translated items and their weighted contributions (step 3). */
+  addCompanies(): void {
+    const { v } = this;
+    for (const c of v.setup.consolidated) {
+      const contrib = v.contributions.get(c.companyId);
+      const tc = v.translated.get(c.companyId);
+      if (!contrib || !tc) continue;
+      const weight = String(v.setup.weight.get(c.companyId) ?? '1');
+      for (const [key, units] of contrib) {
+        const id = this.resolve(key, c.companyId);
+        if (id === null) continue;
+        this.companyOf(id, c.companyId, weight).amount += units;
+      }
+      for (const item of tc.items) {
+        const id = this.resolve(item.key, c.companyId);
+        if (id === null) continue;
+        this.companyOf(id, c.companyId, weight).items.push(item);
+      }
     }
   }
 
-  // Top-side adjustments (rounded as the run books them).
-  if (v.hasAdjustments) {
+  /**
+   * Equity-method investees: their share of net assets and results on their own lines (the income
+   * line folds into retained earnings in the opening view).
+   */
+  addEquityMethod(): void {
+    const { v, live, reKey } = this;
+    for (const [lineId, em] of v.equityMethodAmounts) {
+      if (em.units === 0n) continue;
+      const id = live.has(lineId) ? lineId : v.view === 'opening' && live.has(reKey) ? reKey : null;
+      if (id === null) continue;
+      this.companyOf(id, em.companyId, v.investeeShare(em.companyId).toString()).amount += em.units;
+    }
+  }
+
+  /** Eliminations: the view's journal (rules, then acquisitions). */
+  addEliminations(): void {
+    const { v } = this;
+    const minor = v.setup.minor;
+    const entries = [
+      ...v.entries,
+      ...v.acquisitions.map((a) => ({
+        source: 'Acquisition' as const,
+        eliminationRuleId: null,
+        ruleName: null,
+        companyId: a.analysis.companyId,
+        lines: a.analysis.entries,
+      })),
+    ];
+    for (const e of entries) {
+      for (const jl of e.lines) {
+        const units = (toScaled(jl.debit.value, minor) ?? 0n) - (toScaled(jl.credit.value, minor) ?? 0n);
+        if (units === 0n) continue;
+        const id = this.resolve(jl.accountNumber, jl.companyId);
+        if (id === null) continue;
+        const a = this.accOf(id);
+        const prev = a.eliminations.find(
+          (x) =>
+            x.e.source === e.source &&
+            x.e.eliminationRuleId === e.eliminationRuleId &&
+            x.e.companyId === jl.companyId &&
+            (e.source === 'Rule' || x.e.ruleName === e.ruleName),
+        );
+        if (prev) prev.units += units;
+        else {
+          const { source, eliminationRuleId, ruleName } = e;
+          a.eliminations.push({ e: { source, eliminationRuleId, ruleName, companyId: jl.companyId }, units });
+        }
+      }
+    }
+  }
+
+  /** Top-side adjustments (rounded as the run books them). */
+  addAdjustments(adjustments: readonly AdjustmentInput[]): void {
+    const minor = this.v.setup.minor;
     for (const adj of adjustments) {
       for (const al of adj.lines) {
         const units = toScaled(roundTo(dec(al.amount), minor), minor) ?? 0n;
         if (units === 0n) continue;
-        const id = resolve(al.accountNumber, al.companyId);
+        const id = this.resolve(al.accountNumber, al.companyId);
         if (id === null) continue;
-        const a = accOf(id);
+        const a = this.accOf(id);
         const prev = a.adjustments.find((x) => x.adjustmentId === adj.id && x.companyId === al.companyId);
         if (prev) prev.units += units;
         else a.adjustments.push({ adjustmentId: adj.id, companyId: al.companyId, units });
       }
     }
   }
-  return { lines, acc };
 }
 
 const byCompanyId = ([x]: [string, CompanyAcc], [y]: [string, CompanyAcc]) => (x < y ? -1 : x > y ? 1 : 0);
