@@ -19,7 +19,7 @@ import {
   SOURCE_CODES,
 } from './contributions-codec.ts';
 import { scaledToString, toScaled } from './scaled.ts';
-import type { AdjustmentInput, ConsolidationMethod, LineType } from './types.ts';
+import type { AdjustmentInput, CompanyInput, ConsolidationMethod, LineType } from './types.ts';
 import type { ViewComputation } from './view.ts';
 import type { LineAcc, TranslatedItem, TranslationDetail } from './view-types.ts';
 
@@ -107,130 +107,156 @@ interface LinePieces {
 }
 
 function accumulate(v: ViewComputation, adjustments: readonly AdjustmentInput[]): Accumulated {
-  const { minor } = v.setup;
-  const lines = [...v.lines.values()].filter(
-    (l) => l.aggregated !== 0n || l.elimination !== 0n || l.adjustment !== 0n || l.nci !== 0n,
-  );
-  const live = new Set(lines.map((l) => l.id));
-  const byKey = new Map<string, LineAcc[]>();
-  for (const l of lines) {
-    const list = byKey.get(l.key);
-    if (list) list.push(l);
-    else byKey.set(l.key, [l]);
+  const pieces = new LinePiecesOf(v);
+  pieces.addCompanies();
+  pieces.addEquityMethod();
+  pieces.addEliminations();
+  if (v.hasAdjustments) pieces.addAdjustments(adjustments);
+  return { lines: pieces.lines, acc: pieces.acc };
+}
+
+/** The pieces of each live line of a view, gathered in one pass over what the view booked. */
+class LinePiecesOf {
+  readonly lines: LineAcc[];
+  readonly acc = new Map<string, LinePieces>();
+  private readonly live: Set<string>;
+  private readonly byKey = new Map<string, LineAcc[]>();
+  private readonly reKey: string;
+
+  constructor(private readonly v: ViewComputation) {
+    this.lines = [...v.lines.values()].filter(
+      (l) => l.aggregated !== 0n || l.elimination !== 0n || l.adjustment !== 0n || l.nci !== 0n,
+    );
+    this.live = new Set(this.lines.map((l) => l.id));
+    for (const l of this.lines) {
+      const list = this.byKey.get(l.key);
+      if (list) list.push(l);
+      else this.byKey.set(l.key, [l]);
+    }
+    this.reKey = v.setup.reKey;
   }
-  const reKey = v.setup.reKey;
-  // The line an amount booked on `key` (for `companyId`) ended on: the key's own line, the company's
-  // per-company line, or, in the opening view, the retained-earnings line revenue and expense fold into.
-  const resolve = (key: string, companyId: string | null): string | null => {
-    if (live.has(key)) return key;
-    const candidates = byKey.get(key);
+
+  /**
+   * The line an amount booked on `key` (for `companyId`) ended on: the key's own line, the company's
+   * per-company line, or, in the opening view, the retained-earnings line revenue and expense fold into.
+   */
+  private resolve(key: string, companyId: string | null): string | null {
+    if (this.live.has(key)) return key;
+    const candidates = this.byKey.get(key);
     if (candidates?.length === 1) return candidates[0]!.id;
     const own = candidates?.find((l) => l.companyId === companyId);
     if (own) return own.id;
-    if (v.view === 'opening' && live.has(reKey)) return reKey;
+    if (this.v.view === 'opening' && this.live.has(this.reKey)) return this.reKey;
     return null;
-  };
+  }
 
-  const acc = new Map<string, LinePieces>();
-  const accOf = (id: string): LinePieces => {
-    let a = acc.get(id);
+  private accOf(id: string): LinePieces {
+    let a = this.acc.get(id);
     if (!a) {
       a = { companies: new Map(), eliminations: [], adjustments: [] };
-      acc.set(id, a);
+      this.acc.set(id, a);
     }
     return a;
-  };
-  const companyOf = (id: string, companyId: string, weight: string) => {
-    const a = accOf(id);
+  }
+
+  private companyOf(id: string, companyId: string, weight: string): CompanyAcc {
+    const a = this.accOf(id);
     let c = a.companies.get(companyId);
     if (!c) {
       c = { items: [], amount: 0n, weight };
       a.companies.set(companyId, c);
     }
     return c;
-  };
-
-  // Companies: the translated items and their weighted contributions (step 3).
-  for (const c of v.setup.consolidated) {
-    const contrib = v.contributions.get(c.companyId);
-    const tc = v.translated.get(c.companyId);
-    if (!contrib || !tc) continue;
-    const weight = String(v.setup.weight.get(c.companyId) ?? '1');
-    for (const [key, units] of contrib) {
-      const id = resolve(key, c.companyId);
-      if (id === null) continue;
-      companyOf(id, c.companyId, weight).amount += units;
-    }
-    for (const item of tc.items) {
-      const id = resolve(item.key, c.companyId);
-      if (id === null) continue;
-      companyOf(id, c.companyId, weight).items.push(item);
-    }
-  }
-  // Equity-method investees: their share of net assets and results on their own lines (the income
-  // line folds into retained earnings in the opening view).
-  for (const [lineId, em] of v.equityMethodAmounts) {
-    if (em.units === 0n) continue;
-    const id = live.has(lineId) ? lineId : v.view === 'opening' && live.has(reKey) ? reKey : null;
-    if (id === null) continue;
-    companyOf(id, em.companyId, v.investeeShare(em.companyId).toString()).amount += em.units;
   }
 
-  // Eliminations: the view's journal (rules, then acquisitions).
-  const entries = [
-    ...v.entries,
-    ...v.acquisitions.map((a) => ({
-      source: 'Acquisition' as const,
-      eliminationRuleId: null,
-      ruleName: null,
-      companyId: a.analysis.companyId,
-      lines: a.analysis.entries,
-    })),
-  ];
-  for (const e of entries) {
-    for (const jl of e.lines) {
-      const units = (toScaled(jl.debit.value, minor) ?? 0n) - (toScaled(jl.credit.value, minor) ?? 0n);
-      if (units === 0n) continue;
-      const id = resolve(jl.accountNumber, jl.companyId);
-      if (id === null) continue;
-      const a = accOf(id);
-      const prev = a.eliminations.find(
-        (x) =>
-          x.e.source === e.source &&
-          x.e.eliminationRuleId === e.eliminationRuleId &&
-          x.e.companyId === jl.companyId &&
-          (e.source === 'Rule' || x.e.ruleName === e.ruleName),
-      );
-      if (prev) prev.units += units;
-      else
-        a.eliminations.push({
-          e: {
-            source: e.source,
-            eliminationRuleId: e.eliminationRuleId,
-            ruleName: e.ruleName,
-            companyId: jl.companyId,
-          },
-          units,
-        });
+  /** Companies: the translated items and their weighted contributions (step 3). */
+  addCompanies(): void {
+    const { v } = this;
+    for (const c of v.setup.consolidated) {
+      const contrib = v.contributions.get(c.companyId);
+      const tc = v.translated.get(c.companyId);
+      if (!contrib || !tc) continue;
+      const weight = String(v.setup.weight.get(c.companyId) ?? '1');
+      for (const [key, units] of contrib) {
+        const id = this.resolve(key, c.companyId);
+        if (id === null) continue;
+        this.companyOf(id, c.companyId, weight).amount += units;
+      }
+      for (const item of tc.items) {
+        const id = this.resolve(item.key, c.companyId);
+        if (id === null) continue;
+        this.companyOf(id, c.companyId, weight).items.push(item);
+      }
     }
   }
 
-  // Top-side adjustments (rounded as the run books them).
-  if (v.hasAdjustments) {
+  /**
+   * Equity-method investees: their share of net assets and results on their own lines (the income
+   * line folds into retained earnings in the opening view).
+   */
+  addEquityMethod(): void {
+    const { v, live, reKey } = this;
+    for (const [lineId, em] of v.equityMethodAmounts) {
+      if (em.units === 0n) continue;
+      const id = live.has(lineId) ? lineId : v.view === 'opening' && live.has(reKey) ? reKey : null;
+      if (id === null) continue;
+      this.companyOf(id, em.companyId, v.investeeShare(em.companyId).toString()).amount += em.units;
+    }
+  }
+
+  /** Eliminations: the view's journal (rules, then acquisitions). */
+  addEliminations(): void {
+    const { v } = this;
+    const minor = v.setup.minor;
+    const entries = [
+      ...v.entries,
+      ...v.acquisitions.map((a) => ({
+        source: 'Acquisition' as const,
+        eliminationRuleId: null,
+        ruleName: null,
+        companyId: a.analysis.companyId,
+        lines: a.analysis.entries,
+      })),
+    ];
+    for (const e of entries) {
+      for (const jl of e.lines) {
+        const units = (toScaled(jl.debit.value, minor) ?? 0n) - (toScaled(jl.credit.value, minor) ?? 0n);
+        if (units === 0n) continue;
+        const id = this.resolve(jl.accountNumber, jl.companyId);
+        if (id === null) continue;
+        const a = this.accOf(id);
+        const prev = a.eliminations.find(
+          (x) =>
+            x.e.source === e.source &&
+            x.e.eliminationRuleId === e.eliminationRuleId &&
+            x.e.companyId === jl.companyId &&
+            (e.source === 'Rule' || x.e.ruleName === e.ruleName),
+        );
+        if (prev) prev.units += units;
+        else {
+          const { source, eliminationRuleId, ruleName } = e;
+          a.eliminations.push({ e: { source, eliminationRuleId, ruleName, companyId: jl.companyId }, units });
+        }
+      }
+    }
+  }
+
+  /** Top-side adjustments (rounded as the run books them). */
+  addAdjustments(adjustments: readonly AdjustmentInput[]): void {
+    const minor = this.v.setup.minor;
     for (const adj of adjustments) {
       for (const al of adj.lines) {
         const units = toScaled(roundTo(dec(al.amount), minor), minor) ?? 0n;
         if (units === 0n) continue;
-        const id = resolve(al.accountNumber, al.companyId);
+        const id = this.resolve(al.accountNumber, al.companyId);
         if (id === null) continue;
-        const a = accOf(id);
+        const a = this.accOf(id);
         const prev = a.adjustments.find((x) => x.adjustmentId === adj.id && x.companyId === al.companyId);
         if (prev) prev.units += units;
         else a.adjustments.push({ adjustmentId: adj.id, companyId: al.companyId, units });
       }
     }
   }
-  return { lines, acc };
 }
 
 const byCompanyId = ([x]: [string, CompanyAcc], [y]: [string, CompanyAcc]) => (x < y ? -1 : x > y ? 1 : 0);
@@ -319,91 +345,99 @@ export function storedLineContributions(
   adjustments: readonly AdjustmentInput[],
   members: CompanyDirectory,
 ): StoredLineContributions[] {
-  const minor = v.setup.minor;
   const { lines, acc } = accumulate(v, adjustments);
-  // Per company: its reference in the stored form (the member's index, or its facts) and currency.
-  const companyById = new Map(v.setup.input.companies.map((c) => [c.companyId, c]));
-  const refs = new Map<string, PackedCompanyRef>();
-  const refOf = (companyId: string): PackedCompanyRef => {
-    let ref = refs.get(companyId);
-    if (ref === undefined) {
-      const info = companyById.get(companyId);
+  const writer = new StoredTextWriter(v, members);
+  const out: StoredLineContributions[] = new Array(lines.length);
+  for (let n = 0; n < lines.length; n++) {
+    const l = lines[n]!;
+    out[n] = { lineId: l.id, accountNumber: l.key, data: writer.line(l, acc.get(l.id)) };
+  }
+  return out;
+}
+
+/**
+ * Writes the stored text of lines exactly as JSON.stringify writes the packed arrays (no spaces;
+ * decimal texts, being digits, '-' and '.', need no escaping; other texts go through JSON.stringify,
+ * memoised).
+ */
+class StoredTextWriter {
+  private readonly minor: number;
+  private readonly companyById: Map<string, CompanyInput>;
+  private readonly quoted = new Map<string, string>();
+  private readonly refTexts = new Map<string, string>();
+  /** the distinct rates of the line being written, as texts, and their indexes */
+  private rates: string[] = [];
+  private rateIndex = new Map<string, number>();
+
+  constructor(
+    private readonly v: ViewComputation,
+    private readonly members: CompanyDirectory,
+  ) {
+    this.minor = v.setup.minor;
+    this.companyById = new Map(v.setup.input.companies.map((c) => [c.companyId, c]));
+  }
+
+  private q(t: string): string {
+    let out = this.quoted.get(t);
+    if (out === undefined) {
+      out = JSON.stringify(t);
+      this.quoted.set(t, out);
+    }
+    return out;
+  }
+
+  private qn(t: string | null): string {
+    return t === null ? 'null' : this.q(t);
+  }
+
+  private amount(units: bigint): string {
+    return `"${scaledToString(units, this.minor)}"`;
+  }
+
+  /** Per company: its reference in the stored form (the member's index, or its facts), as text. */
+  private refText(companyId: string): string {
+    let t = this.refTexts.get(companyId);
+    if (t === undefined) {
+      const info = this.companyById.get(companyId);
       const entry = {
         companyId,
         companyName: info?.companyName ?? '',
         consolidationMethod: info?.consolidationMethod ?? 'FullConsolidation',
-        functionalCurrency: info?.functionalCurrency ?? v.setup.G,
+        functionalCurrency: info?.functionalCurrency ?? this.v.setup.G,
       };
-      ref = members.refOf(entry) ?? [
+      const ref: PackedCompanyRef = this.members.refOf(entry) ?? [
         companyId,
         entry.companyName,
         methodCode(entry.consolidationMethod),
         entry.functionalCurrency,
       ];
-      refs.set(companyId, ref);
-    }
-    return ref;
-  };
-  // The text is written directly, exactly as JSON.stringify writes the packed arrays (no spaces;
-  // decimal texts, being digits, '-' and '.', need no escaping; other texts go through JSON.stringify).
-  const J = JSON.stringify;
-  const quoted = new Map<string, string>();
-  const q = (t: string): string => {
-    let out = quoted.get(t);
-    if (out === undefined) {
-      out = J(t);
-      quoted.set(t, out);
-    }
-    return out;
-  };
-  const qn = (t: string | null): string => (t === null ? 'null' : q(t));
-  const amount = (units: bigint) => `"${scaledToString(units, minor)}"`;
-  const refTexts = new Map<string, string>();
-  const refText = (companyId: string): string => {
-    let t = refTexts.get(companyId);
-    if (t === undefined) {
-      const ref = refOf(companyId);
-      t = typeof ref === 'number' ? String(ref) : J(ref);
-      refTexts.set(companyId, t);
+      t = typeof ref === 'number' ? String(ref) : JSON.stringify(ref);
+      this.refTexts.set(companyId, t);
     }
     return t;
-  };
-  const out: StoredLineContributions[] = new Array(lines.length);
-  for (let n = 0; n < lines.length; n++) {
-    const l = lines[n]!;
-    const a = acc.get(l.id);
-    const rates: string[] = [];
-    const rateIndex = new Map<string, number>();
-    const rateRef = (r: { rate: string; appliedFor: string }) => {
-      const key = `${r.rate}|${r.appliedFor}`;
-      let i = rateIndex.get(key);
-      if (i === undefined) {
-        i = rates.length;
-        rates.push(`[${q(r.rate)},${q(r.appliedFor)}]`);
-        rateIndex.set(key, i);
-      }
-      return i;
-    };
+  }
+
+  private rateRef(r: { rate: string; appliedFor: string }): number {
+    const key = `${r.rate}|${r.appliedFor}`;
+    let i = this.rateIndex.get(key);
+    if (i === undefined) {
+      i = this.rates.length;
+      this.rates.push(`[${this.q(r.rate)},${this.q(r.appliedFor)}]`);
+      this.rateIndex.set(key, i);
+    }
+    return i;
+  }
+
+  line(l: LineAcc, a: LinePieces | undefined): string {
+    this.rates = [];
+    this.rateIndex = new Map();
     let companySum = 0n;
     let companies = '';
     if (a) {
       for (const [companyId, c] of [...a.companies.entries()].sort(byCompanyId)) {
         companySum += c.amount;
-        let items = '';
-        for (let k = 0; k < c.items.length; k++) {
-          const item = c.items[k]!;
-          const d = item.detail;
-          let refs = '';
-          if (d) {
-            for (let r = 0; r < d.rates.length; r++)
-              refs += r === 0 ? rateRef(d.rates[r]!) : `,${rateRef(d.rates[r]!)}`;
-          }
-          items +=
-            `${k === 0 ? '' : ','}[${sourceCode(item, l.id)},${item.key === l.key ? 'null' : q(item.key)},` +
-            `${item.kind === 'cta' || !d ? 'null' : basisCode(d.basis)},${d ? J(d.functional) : 'null'},` +
-            `[${refs}],${d?.ratesOmitted ?? 0},${amount(item.units)}]`;
-        }
-        companies += `${companies === '' ? '' : ','}[${refText(companyId)},${q(c.weight)},${amount(c.amount)},[${items}]]`;
+        const text = `[${this.refText(companyId)},${this.q(c.weight)},${this.amount(c.amount)},[${this.items(l, c.items)}]]`;
+        companies += companies === '' ? text : `,${text}`;
       }
     }
     let eliminationSum = 0n;
@@ -412,34 +446,52 @@ export function storedLineContributions(
       if (x.units === 0n) continue;
       eliminationSum += x.units;
       eliminations +=
-        `${eliminations === '' ? '' : ','}[${eliminationSourceCode(x.e.source)},${qn(x.e.eliminationRuleId)},` +
-        `${x.e.ruleName === null ? 'null' : J(x.e.ruleName)},${qn(x.e.companyId)},${amount(x.units)}]`;
+        `${eliminations === '' ? '' : ','}[${eliminationSourceCode(x.e.source)},${this.qn(x.e.eliminationRuleId)},` +
+        `${x.e.ruleName === null ? 'null' : JSON.stringify(x.e.ruleName)},${this.qn(x.e.companyId)},${this.amount(x.units)}]`;
     }
     let adjustmentSum = 0n;
     let adjustmentsOut = '';
     for (const x of a?.adjustments ?? []) {
       if (x.units === 0n) continue;
       adjustmentSum += x.units;
-      adjustmentsOut += `${adjustmentsOut === '' ? '' : ','}[${q(x.adjustmentId)},${qn(x.companyId)},${amount(x.units)}]`;
+      adjustmentsOut += `${adjustmentsOut === '' ? '' : ','}[${this.q(x.adjustmentId)},${this.qn(x.companyId)},${this.amount(x.units)}]`;
     }
-    const nci = amount(l.nci);
+    const nci = this.amount(l.nci);
     const amounts = [
-      amount(l.aggregated),
-      amount(l.elimination),
-      amount(l.adjustment),
+      this.amount(l.aggregated),
+      this.amount(l.elimination),
+      this.amount(l.adjustment),
       nci,
-      amount(l.aggregated + l.elimination + l.adjustment + l.nci),
+      this.amount(l.aggregated + l.elimination + l.adjustment + l.nci),
       nci,
-      amount(l.aggregated - companySum),
-      amount(l.elimination - eliminationSum),
-      amount(l.adjustment - adjustmentSum),
+      this.amount(l.aggregated - companySum),
+      this.amount(l.elimination - eliminationSum),
+      this.amount(l.adjustment - adjustmentSum),
     ].join(',');
-    const data =
-      `[2,${q(l.lineType)},${qn(l.companyId)},[${amounts}],[${companies}],[${eliminations}],` +
-      `[${adjustmentsOut}],[${rates.join(',')}]]`;
-    out[n] = { lineId: l.id, accountNumber: l.key, data };
+    return (
+      `[2,${this.q(l.lineType)},${this.qn(l.companyId)},[${amounts}],[${companies}],[${eliminations}],` +
+      `[${adjustmentsOut}],[${this.rates.join(',')}]]`
+    );
   }
-  return out;
+
+  /** The items of one company on the line. */
+  private items(l: LineAcc, list: readonly TranslatedItem[]): string {
+    let items = '';
+    for (let k = 0; k < list.length; k++) {
+      const item = list[k]!;
+      const d = item.detail;
+      let refs = '';
+      if (d) {
+        for (let r = 0; r < d.rates.length; r++)
+          refs += r === 0 ? this.rateRef(d.rates[r]!) : `,${this.rateRef(d.rates[r]!)}`;
+      }
+      items +=
+        `${k === 0 ? '' : ','}[${sourceCode(item, l.id)},${item.key === l.key ? 'null' : this.q(item.key)},` +
+        `${item.kind === 'cta' || !d ? 'null' : basisCode(d.basis)},${d ? JSON.stringify(d.functional) : 'null'},` +
+        `[${refs}],${d?.ratesOmitted ?? 0},${this.amount(item.units)}]`;
+    }
+    return items;
+  }
 }
 
 function sourceCode(item: TranslatedItem, lineId: string): number {

@@ -14,7 +14,6 @@ import {
 } from './contributions.ts';
 import type { CompanyDirectory } from './contributions-codec.ts';
 import { applyGroupChart, ruleGroupAccountIssues } from './group-chart.ts';
-import { preparedView } from './ledger.ts';
 import {
   formatDerivedPercentage,
   formatEffectivePercentage,
@@ -22,8 +21,7 @@ import {
   type OwnershipTree,
   ownershipTree,
 } from './ownership.ts';
-import { scaledToDecimal } from './scaled.ts';
-import { buildSetup, cmpAccountNumber, type Setup, setupAsOf } from './setup.ts';
+import { buildSetup, type Setup, setupAsOf } from './setup.ts';
 import { cashFlowFacts } from './statement-facts.ts';
 import {
   type ConsolidationInput,
@@ -37,6 +35,7 @@ import {
   type ValidationIssue,
   type ValidationResult,
 } from './types.ts';
+import { validationIssues } from './validation-issues.ts';
 import { ViewComputation } from './view.ts';
 import { mapIcType } from './view-types.ts';
 
@@ -124,153 +123,6 @@ function runMembers(input: ConsolidationInput, notYetAcquired: ReadonlySet<strin
       effectiveOwnershipPercentage: formatEffectivePercentage(effective),
     };
   });
-}
-
-/** Step 1 issues, in the order of the checks, then company order. */
-export function validationIssues(setup: Setup): ValidationIssue[] {
-  const { input } = setup;
-  const issues: ValidationIssue[] = [];
-  // ACCOUNT_TYPE_CONFLICT: one pass finds the numbers with more than one type (usually none); only
-  // those are gathered again with the companies that name each type.
-  const firstType = new Map<string, string>();
-  const conflicting = new Set<string>();
-  for (const c of setup.included) {
-    for (const a of setup.accounts.get(c.companyId)!.values()) {
-      const t = firstType.get(a.accountNumber);
-      if (t === undefined) firstType.set(a.accountNumber, a.accountType);
-      else if (t !== a.accountType) conflicting.add(a.accountNumber);
-    }
-  }
-  const types = new Map<string, Map<string, string[]>>();
-  for (const c of conflicting.size === 0 ? [] : setup.included) {
-    for (const a of setup.accounts.get(c.companyId)!.values()) {
-      if (!conflicting.has(a.accountNumber)) continue;
-      const byType = types.get(a.accountNumber) ?? new Map<string, string[]>();
-      const names = byType.get(a.accountType) ?? [];
-      names.push(c.companyName);
-      byType.set(a.accountType, names);
-      types.set(a.accountNumber, byType);
-    }
-  }
-  for (const n of [...types.keys()].sort(cmpAccountNumber)) {
-    const byType = types.get(n)!;
-    if (byType.size < 2) continue;
-    const detail = [...byType.entries()].map(([t, names]) => `${t} (${names.join(', ')})`).join(', ');
-    issues.push({
-      severity: 'Error',
-      code: 'ACCOUNT_TYPE_CONFLICT',
-      message: `Account number ${n} has different account types: ${detail}`,
-      entityReference: n,
-    });
-  }
-  // TRIAL_BALANCE_UNBALANCED
-  const closing = preparedView(setup, input.closing);
-  for (const c of setup.included) {
-    const total = closing.companies.get(c.companyId)?.total ?? 0n;
-    if (total === 0n) continue;
-    const t = scaledToDecimal(total, closing.scale);
-    issues.push({
-      severity: 'Error',
-      code: 'TRIAL_BALANCE_UNBALANCED',
-      message: `The ledger of ${c.companyName} does not balance: debits − credits = ${t.toFixed()} ${c.functionalCurrency}`,
-      entityReference: c.companyId,
-    });
-  }
-  for (const c of setup.consolidated) {
-    if (c.fiscalPeriodStatus === 'Closed') continue;
-    issues.push({
-      severity: 'Warning',
-      code: 'PERIOD_NOT_CLOSED',
-      message:
-        c.fiscalPeriodStatus === null
-          ? `${c.companyName} has no fiscal period containing ${input.asOfDate}`
-          : `The fiscal period of ${c.companyName} containing ${input.asOfDate} is not closed`,
-      entityReference: c.companyId,
-    });
-  }
-  for (const c of setup.consolidated) {
-    if (c.unpostedEntryCount <= 0) continue;
-    issues.push({
-      severity: 'Warning',
-      code: 'UNPOSTED_ENTRIES',
-      message: `${c.companyName} has ${plural(c.unpostedEntryCount, 'unposted entry', 'unposted entries')} dated on or before ${input.asOfDate}`,
-      entityReference: c.companyId,
-    });
-  }
-  const unmatched = input.closing.intercompanyTransactions
-    .filter(
-      (t) =>
-        setup.consolidatedIds.has(t.fromCompanyId) &&
-        setup.consolidatedIds.has(t.toCompanyId) &&
-        t.transactionDate >= input.yearStartDate &&
-        t.transactionDate <= input.asOfDate &&
-        (t.matchingStatus === 'Unmatched' || t.matchingStatus === 'PartiallyMatched'),
-    )
-    .sort((a, b) =>
-      a.transactionDate < b.transactionDate
-        ? -1
-        : a.transactionDate > b.transactionDate
-          ? 1
-          : a.id < b.id
-            ? -1
-            : 1,
-    );
-  for (const t of unmatched) {
-    issues.push({
-      severity: 'Warning',
-      code: 'UNMATCHED_INTERCOMPANY',
-      message: `Intercompany ${t.transactionType} of ${t.transactionDate} is ${t.matchingStatus}`,
-      entityReference: t.id,
-    });
-  }
-  for (const c of setup.included) {
-    if (c.isActive) continue;
-    issues.push({
-      severity: 'Warning',
-      code: 'INACTIVE_COMPANY',
-      message: `${c.companyName} is inactive`,
-      entityReference: c.companyId,
-    });
-  }
-  for (const c of setup.notYetAcquired) {
-    issues.push({
-      severity: 'Warning',
-      code: 'MEMBER_NOT_YET_ACQUIRED',
-      message: `${c.companyName} is acquired after ${input.asOfDate} (on ${setup.groupAcquisitionDate.get(c.companyId)}) and is not consolidated`,
-      entityReference: c.companyId,
-    });
-  }
-  issues.push(...acquisitionDataIssues(setup));
-  return issues;
-}
-
-/** Acquisition data that no longer fits the group: accounts gone, the holder's investment account moved. */
-function acquisitionDataIssues(setup: Setup): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  for (const [id, c] of setup.acquired) {
-    if (!setup.includedIds.has(id)) continue;
-    const a = c.acquisition!;
-    const holderId = setup.tree.nodes.get(id)!.holderId;
-    const problems: string[] = [];
-    if (
-      a.investmentAccount.companyId !== holderId ||
-      !setup.accounts.get(holderId)?.has(a.investmentAccount.accountNumber)
-    ) {
-      problems.push('its investment account is not an account of its holder');
-    }
-    for (const f of a.fairValueAdjustments) {
-      if (!setup.accounts.get(id)?.has(f.accountNumber))
-        problems.push(`account ${f.accountNumber} is not its account`);
-    }
-    if (problems.length === 0) continue;
-    issues.push({
-      severity: 'Error',
-      code: 'ACQUISITION_DATA_INVALID',
-      message: `The acquisition data of ${c.companyName} no longer fits the group: ${problems.join('; ')}`,
-      entityReference: id,
-    });
-  }
-  return issues;
 }
 
 export function createConsolidationExecution(input: ConsolidationInput): ConsolidationExecution {
@@ -370,43 +222,10 @@ class Execution implements ConsolidationExecution {
     });
     const G = this.s.G;
     switch (step) {
-      case 'Validate': {
-        if (this.input.options.skipValidation) {
-          return { stepType: step, status: 'Skipped', details: 'Validation skipped', errorMessage: null };
-        }
-        const found = [...this.chartIssues, ...validationIssues(this.s)];
-        this.issues = found;
-        const errors = found.filter((i) => i.severity === 'Error').length;
-        const warnings = found.length - errors;
-        const summary = `Validated ${plural(this.s.included.length, 'company', 'companies')}: ${errors} error(s), ${warnings} warning(s)`;
-        if (errors > 0 || (warnings > 0 && !this.input.options.continueOnWarnings)) {
-          return {
-            stepType: step,
-            status: 'Failed',
-            details: summary,
-            errorMessage: `Validation failed with ${errors} error(s) and ${warnings} warning(s)`,
-          };
-        }
-        return ok(summary);
-      }
-      case 'Translate': {
-        // Without validation the run still cannot aggregate accounts that have no group account,
-        // nor book a rule to a group account the chart lacks.
-        const unmapped = this.chartIssues.filter((i) => i.code === 'UNMAPPED_ACCOUNT');
-        if (unmapped.length > 0) {
-          throw new StepFailure(
-            `Accounts with balances are not mapped to a group account: ${unmapped.map((i) => i.entityReference).join('; ')}`,
-          );
-        }
-        if (this.chartIssues.length > 0) {
-          throw new StepFailure(this.chartIssues.map((i) => i.message).join('; '));
-        }
-        const v = this.view;
-        const { translatedCount } = v.translate();
-        this.addIssues(v.rates.fallbacks.values());
-        this.failOnMissingRates(v);
-        return ok(`Translated ${plural(translatedCount, 'company', 'companies')} to ${G}`);
-      }
+      case 'Validate':
+        return this.validateStep(ok);
+      case 'Translate':
+        return this.translateStep(ok);
       case 'Aggregate': {
         const v = this.view;
         v.aggregate();
@@ -447,29 +266,76 @@ class Execution implements ConsolidationExecution {
           `Computed non-controlling interest for ${plural(v.nci.length, 'member', 'members')}: ${v.money(total).value} ${G}`,
         );
       }
-      case 'GenerateTB': {
-        const opening = new ViewComputation(
-          setupAsOf(this.s, this.input.opening.asOfDate),
-          'opening',
-          this.input.opening,
-        );
-        opening.translate();
-        opening.aggregate();
-        opening.matchIntercompany();
-        this.failOnMissingRates(opening);
-        yield* opening.eliminateInSlices();
-        opening.computeNci();
-        opening.foldIntoRetainedEarnings();
-        this.openingTb = opening.trialBalance();
-        this.closingTb = this.view.trialBalance();
-        this.closingTb.statementFacts = cashFlowFacts(this.view, opening);
-        this.traced = { closing: this.view, opening };
-        return ok(
-          `Generated the closing trial balance (${plural(this.closingTb.lineItems.length, 'line', 'lines')}) and the ` +
-            `opening trial balance (${plural(this.openingTb.lineItems.length, 'line', 'lines')})`,
-        );
-      }
+      case 'GenerateTB':
+        return yield* this.generateStep(ok);
     }
+  }
+
+  /** Step 1: the issues of the input (none when validation is skipped); fails on errors, or on warnings unless allowed. */
+  private validateStep(ok: (details: string) => StepOutcome): StepOutcome {
+    const step = 'Validate';
+    if (this.input.options.skipValidation) {
+      return { stepType: step, status: 'Skipped', details: 'Validation skipped', errorMessage: null };
+    }
+    const found = [...this.chartIssues, ...validationIssues(this.s)];
+    this.issues = found;
+    const errors = found.filter((i) => i.severity === 'Error').length;
+    const warnings = found.length - errors;
+    const summary = `Validated ${plural(this.s.included.length, 'company', 'companies')}: ${errors} error(s), ${warnings} warning(s)`;
+    if (errors > 0 || (warnings > 0 && !this.input.options.continueOnWarnings)) {
+      return {
+        stepType: step,
+        status: 'Failed',
+        details: summary,
+        errorMessage: `Validation failed with ${errors} error(s) and ${warnings} warning(s)`,
+      };
+    }
+    return ok(summary);
+  }
+
+  /** Step 2: every member translated to G (refused while the group chart leaves accounts unmapped). */
+  private translateStep(ok: (details: string) => StepOutcome): StepOutcome {
+    const G = this.s.G;
+    // Without validation the run still cannot aggregate accounts that have no group account,
+    // nor book a rule to a group account the chart lacks.
+    const unmapped = this.chartIssues.filter((i) => i.code === 'UNMAPPED_ACCOUNT');
+    if (unmapped.length > 0) {
+      throw new StepFailure(
+        `Accounts with balances are not mapped to a group account: ${unmapped.map((i) => i.entityReference).join('; ')}`,
+      );
+    }
+    if (this.chartIssues.length > 0) {
+      throw new StepFailure(this.chartIssues.map((i) => i.message).join('; '));
+    }
+    const v = this.view;
+    const { translatedCount } = v.translate();
+    this.addIssues(v.rates.fallbacks.values());
+    this.failOnMissingRates(v);
+    return ok(`Translated ${plural(translatedCount, 'company', 'companies')} to ${G}`);
+  }
+
+  /** Step 7: the opening view computed whole, then both trial balances and the statement facts. */
+  private *generateStep(ok: (details: string) => StepOutcome): Generator<void, StepOutcome, void> {
+    const opening = new ViewComputation(
+      setupAsOf(this.s, this.input.opening.asOfDate),
+      'opening',
+      this.input.opening,
+    );
+    opening.translate();
+    opening.aggregate();
+    opening.matchIntercompany();
+    this.failOnMissingRates(opening);
+    yield* opening.eliminateInSlices();
+    opening.computeNci();
+    opening.foldIntoRetainedEarnings();
+    this.openingTb = opening.trialBalance();
+    this.closingTb = this.view.trialBalance();
+    this.closingTb.statementFacts = cashFlowFacts(this.view, opening);
+    this.traced = { closing: this.view, opening };
+    return ok(
+      `Generated the closing trial balance (${plural(this.closingTb.lineItems.length, 'line', 'lines')}) and the ` +
+        `opening trial balance (${plural(this.openingTb.lineItems.length, 'line', 'lines')})`,
+    );
   }
 
   private failOnMissingRates(v: ViewComputation): void {

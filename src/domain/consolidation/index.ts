@@ -1,10 +1,6 @@
 /** Public API of the pure consolidation engine and consolidated statements. */
-export {
-  type ConsolidationExecution,
-  createConsolidationExecution,
-  runConsolidation,
-  validationIssues,
-} from './engine.ts';
+export { type ConsolidationExecution, createConsolidationExecution, runConsolidation } from './engine.ts';
+export { validationIssues } from './validation-issues.ts';
 export { columnLedger } from './ledger.ts';
 export * from './statements.ts';
 export * from './statements-equity.ts';

@@ -198,8 +198,71 @@ export async function queryFigures(
   exclusions: readonly AdjustmentExclusion[],
   classes: AccountClasses,
 ): Promise<FigureTexts> {
+  if (scope.ids.length === 0) return new Map();
+  const { rows, tailRows } = figureRows(scope, exclusions, classes);
+  // Monetary accounts of companies not in G: this year's movements per group period (closing view).
+  const flows = scope.flows && classes.flows !== '{}';
+  const day = sql`(s.day - date '${sql.raw(EPOCH)}')::text`;
+
+  // Independent parts, each aggregated to ONE delimited string where it is computed: PostgreSQL may
+  // run them side by side (a parallel append; each worker then hands over a single value) when they
+  // are large enough to pay for it.
+  const parts = await queryRows<{ part: number; text: string | null }>(
+    q,
+    sql`select 0 as part, string_agg(g.account_id::text || ',' || g.p::text || ',' || ${units(sql`g.amount`)}, ';') as text
+        from (
+          select s.account_id, (s.day >= ${scope.yearStartDate}::date)::int as p, sum(s.amount) as amount
+          from ${rows}
+          where not ${inList(sql`s.account_id`, classes.keyed)}${
+            flows
+              ? sql` and not (${inList(sql`s.account_id`, classes.flows)} and s.day >= ${scope.yearStartDate}::date)`
+              : sql``
+          }
+          group by 1, 2
+          having sum(s.amount) <> 0
+        ) g
+        union all
+        select 1, string_agg(k.account_id::text || ':' || k.cells, ';')
+        from (
+          select s.account_id, string_agg(${day} || '=' || ${units(sql`s.amount`)}, ',') as cells
+          from ${rows}
+          where ${inList(sql`s.account_id`, classes.keyed)}
+          group by 1
+        ) k
+        ${
+          tailRows
+            ? sql`union all
+        select 2, string_agg(s.account_id::text || ',' || ${day} || ',' || ${units(sql`s.amount`)}, ';')
+        from (${tailRows}) s(account_id, day, amount)`
+            : sql``
+        }
+        ${
+          flows
+            ? sql`union all
+        select 3, string_agg(k.account_id::text || ':' || k.cells, ';')
+        from (
+          select s.account_id, string_agg(${day} || '=' || ${units(sql`s.amount`)}, ',') as cells
+          from ${rows}
+          where ${inList(sql`s.account_id`, classes.flows)} and s.day >= ${scope.yearStartDate}::date
+          group by 1
+        ) k`
+            : sql``
+        }`,
+  );
+  return new Map(parts.map((r) => [Number(r.part), r.text ?? '']));
+}
+
+/**
+ * The row sources of the figure statement (see `queryFigures`): `rows`, the monthly roll-up outside
+ * the split months plus the daily rows of those months, as `s(account_id, day, amount)`; `tailRows`,
+ * the daily tail rows of the historical accounts (null when there are none).
+ */
+function figureRows(
+  scope: FigureScope,
+  exclusions: readonly AdjustmentExclusion[],
+  classes: AccountClasses,
+): { rows: SQL; tailRows: SQL | null } {
   const { organizationId, ids, groupFye } = scope;
-  if (ids.length === 0) return new Map();
   const monthOf = (date: string) => `${date.slice(0, 8)}01`;
   const cuts = [
     addDays(scope.asOfDate, 1),
@@ -281,121 +344,65 @@ export async function queryFigures(
       sql` union all `,
     );
   const rows = sql`(${union([monthRows, splitRows])}) s(account_id, day, amount)`;
-  // Monetary accounts of companies not in G: this year's movements per group period (closing view).
-  const flows = scope.flows && classes.flows !== '{}';
-  const day = sql`(s.day - date '${sql.raw(EPOCH)}')::text`;
-
-  // Independent parts, each aggregated to ONE delimited string where it is computed: PostgreSQL may
-  // run them side by side (a parallel append; each worker then hands over a single value) when they
-  // are large enough to pay for it.
-  const parts = await queryRows<{ part: number; text: string | null }>(
-    q,
-    sql`select 0 as part, string_agg(g.account_id::text || ',' || g.p::text || ',' || ${units(sql`g.amount`)}, ';') as text
-        from (
-          select s.account_id, (s.day >= ${scope.yearStartDate}::date)::int as p, sum(s.amount) as amount
-          from ${rows}
-          where not ${inList(sql`s.account_id`, classes.keyed)}${
-            flows
-              ? sql` and not (${inList(sql`s.account_id`, classes.flows)} and s.day >= ${scope.yearStartDate}::date)`
-              : sql``
-          }
-          group by 1, 2
-          having sum(s.amount) <> 0
-        ) g
-        union all
-        select 1, string_agg(k.account_id::text || ':' || k.cells, ';')
-        from (
-          select s.account_id, string_agg(${day} || '=' || ${units(sql`s.amount`)}, ',') as cells
-          from ${rows}
-          where ${inList(sql`s.account_id`, classes.keyed)}
-          group by 1
-        ) k
-        ${
-          tailRows
-            ? sql`union all
-        select 2, string_agg(s.account_id::text || ',' || ${day} || ',' || ${units(sql`s.amount`)}, ';')
-        from (${tailRows}) s(account_id, day, amount)`
-            : sql``
-        }
-        ${
-          flows
-            ? sql`union all
-        select 3, string_agg(k.account_id::text || ':' || k.cells, ';')
-        from (
-          select s.account_id, string_agg(${day} || '=' || ${units(sql`s.amount`)}, ',') as cells
-          from ${rows}
-          where ${inList(sql`s.account_id`, classes.flows)} and s.day >= ${scope.yearStartDate}::date
-          group by 1
-        ) k`
-            : sql``
-        }`,
-  );
-  return new Map(parts.map((r) => [Number(r.part), r.text ?? '']));
+  return { rows, tailRows };
 }
 
 /** The ledgers of a view from the answer of `queryFigures` (see there). */
 export function readFigures(texts: FigureTexts, scope: FigureScope, accounts: FigureAccounts): ViewFigures {
-  const { groupFye } = scope;
   const text = (part: number) => texts.get(part) ?? '';
-
-  const ledgers = new Map<string, LedgerColumns>();
-  const columnsOf = (companyId: string): LedgerColumns => {
-    let c = ledgers.get(companyId);
-    if (!c) {
-      c = { scale: AMOUNT_SCALE, accountNumbers: [], dates: [], units: [] };
-      ledgers.set(companyId, c);
-    }
-    return c;
+  const reader = new FigureReader(scope, accounts);
+  reader.readSummed(text(0));
+  reader.readKeyed(text(1), (ref) => ref.cls === 'historical');
+  reader.readKeyed(text(3), () => false);
+  reader.readTails(text(2));
+  return {
+    ledgers: [...reader.ledgers].map(([companyId, columns]) => columnLedger(companyId, columns)),
+    earliestPeriodDate: reader.earliestPeriodDate,
   };
-  const priorDay = addDays(scope.yearStartDate, -1);
+}
 
-  // Summed accounts: `account,p,amount` with p = 1 for the rows from the view's yearStartDate on: the
-  // two sides are the prior and current-year figures of a `domestic` account, and are added up for a
-  // `cumulative` one.
-  const cumulative = new Map<number, number>();
-  const summed = text(0);
-  for (let i = 0; i < summed.length;) {
-    const c1 = summed.indexOf(',', i);
-    const c2 = c1 + 2; // p is one digit
-    let end = summed.indexOf(';', c2 + 1);
-    if (end < 0) end = summed.length;
-    const ref = accounts.byId.get(summed.slice(i, c1));
-    if (ref) {
-      const units = unitsAt(summed, c2 + 1, end);
-      const cols = columnsOf(ref.companyId);
-      if (ref.cls === 'domestic') {
-        push(cols, ref.number, summed.charCodeAt(c1 + 1) === 49 ? scope.yearStartDate : priorDay, units);
-      } else {
-        const at = cumulative.get(ref.ordinal);
-        if (at !== undefined) cols.units[at]! += units;
-        else {
-          cumulative.set(ref.ordinal, cols.units.length);
-          push(cols, ref.number, null, units);
-        }
-      }
-    }
-    i = end + 1;
+/** The ledger columns of a view's companies as the parts of the figure statement's answer are read. */
+class FigureReader {
+  readonly ledgers = new Map<string, LedgerColumns>();
+  /** the earliest representative date of a `period` figure (they need average rates), or null */
+  earliestPeriodDate: string | null = null;
+  private readonly priorDay: string;
+  /** day number (since 1970-01-01) → date */
+  private readonly dates = new Map<number, string>();
+  /** per day: its group period's representative date, and where the current account's figure of it is */
+  private readonly periods = new Map<number, { date: string; account: FigureAccount | null; at: number }>();
+
+  constructor(
+    private readonly scope: FigureScope,
+    private readonly accounts: FigureAccounts,
+  ) {
+    this.priorDay = addDays(scope.yearStartDate, -1);
   }
 
-  // Keyed rows, per account: `account:day=amount,day=amount,…` (day = days since 1970-01-01): a
-  // historical figure per row, a period figure per GROUP period (rows of one period merged).
-  const dates = new Map<number, string>();
-  const dateOf = (d: number): string => {
-    let date = dates.get(d);
+  private columnsOf(companyId: string): LedgerColumns {
+    let c = this.ledgers.get(companyId);
+    if (!c) {
+      c = { scale: AMOUNT_SCALE, accountNumbers: [], dates: [], units: [] };
+      this.ledgers.set(companyId, c);
+    }
+    return c;
+  }
+
+  private dateOf(d: number): string {
+    let date = this.dates.get(d);
     if (date === undefined) {
       date = addDays(EPOCH, d);
-      dates.set(d, date);
+      this.dates.set(d, date);
     }
     return date;
-  };
-  /** per day: its group period's representative date, and where the current account's figure of it is */
-  const periods = new Map<number, { date: string; account: FigureAccount | null; at: number }>();
-  let earliestPeriodDate: string | null = null;
-  const periodOfDay = (d: number) => {
-    let q = periods.get(d);
+  }
+
+  private periodOfDay(d: number) {
+    let q = this.periods.get(d);
     if (q === undefined) {
-      const day = dateOf(d);
-      let date = groupPeriodDate(groupFye, day);
+      const { scope } = this;
+      const day = this.dateOf(d);
+      let date = groupPeriodDate(scope.groupFye, day);
       // A view whose dates are not period ends (a company statement's): the rows of a period on
       // either side of yearStartDate stay apart, and no figure is dated after asOfDate (each stays in
       // its period). A run's views keep the group period's date.
@@ -403,26 +410,59 @@ export function readFigures(texts: FigureTexts, scope: FigureScope, accounts: Fi
         if (day < scope.yearStartDate && date >= scope.yearStartDate) date = addDays(scope.yearStartDate, -1);
         if (date > scope.asOfDate) date = scope.asOfDate;
       }
-      const same = [...periods.values()].find((p) => p.date === date);
+      const same = [...this.periods.values()].find((p) => p.date === date);
       q = same ?? { date, account: null, at: -1 };
-      periods.set(d, q);
-      if (earliestPeriodDate === null || date < earliestPeriodDate) earliestPeriodDate = date;
+      this.periods.set(d, q);
+      if (this.earliestPeriodDate === null || date < this.earliestPeriodDate) this.earliestPeriodDate = date;
     }
     return q;
-  };
+  }
+
+  /**
+   * Summed accounts: `account,p,amount` with p = 1 for the rows from the view's yearStartDate on: the
+   * two sides are the prior and current-year figures of a `domestic` account, and are added up for a
+   * `cumulative` one.
+   */
+  readSummed(summed: string): void {
+    const cumulative = new Map<number, number>();
+    for (let i = 0; i < summed.length;) {
+      const c1 = summed.indexOf(',', i);
+      const c2 = c1 + 2; // p is one digit
+      let end = summed.indexOf(';', c2 + 1);
+      if (end < 0) end = summed.length;
+      const ref = this.accounts.byId.get(summed.slice(i, c1));
+      if (ref) {
+        const units = unitsAt(summed, c2 + 1, end);
+        const cols = this.columnsOf(ref.companyId);
+        if (ref.cls === 'domestic') {
+          const date = summed.charCodeAt(c1 + 1) === 49 ? this.scope.yearStartDate : this.priorDay;
+          push(cols, ref.number, date, units);
+        } else {
+          const at = cumulative.get(ref.ordinal);
+          if (at !== undefined) cols.units[at]! += units;
+          else {
+            cumulative.set(ref.ordinal, cols.units.length);
+            push(cols, ref.number, null, units);
+          }
+        }
+      }
+      i = end + 1;
+    }
+  }
+
   /**
    * Keyed rows (part 1, and the flow rows of part 3), per account: `account:day=amount,day=amount,…`
    * (day = days since 1970-01-01): a historical figure per row, otherwise a figure per GROUP period
    * (rows of one period merged).
    */
-  const readKeyed = (keyed: string, perRow: (ref: FigureAccount) => boolean) => {
+  readKeyed(keyed: string, perRow: (ref: FigureAccount) => boolean): void {
     for (let i = 0; i < keyed.length;) {
       const colon = keyed.indexOf(':', i);
       let end = keyed.indexOf(';', colon + 1);
       if (end < 0) end = keyed.length;
-      const ref = accounts.byId.get(keyed.slice(i, colon));
+      const ref = this.accounts.byId.get(keyed.slice(i, colon));
       if (ref) {
-        const cols = columnsOf(ref.companyId);
+        const cols = this.columnsOf(ref.companyId);
         for (let j = colon + 1; j < end;) {
           // day: a (possibly negative) integer, read digit by digit
           let eq = j;
@@ -434,9 +474,9 @@ export function readFigures(texts: FigureTexts, scope: FigureScope, accounts: Fi
           let next = keyed.indexOf(',', eq + 1);
           if (next < 0 || next > end) next = end;
           const units = unitsAt(keyed, eq + 1, next);
-          if (perRow(ref)) push(cols, ref.number, dateOf(d), units);
+          if (perRow(ref)) push(cols, ref.number, this.dateOf(d), units);
           else {
-            const q = periodOfDay(d);
+            const q = this.periodOfDay(d);
             // Another row of the same group period (an adjustment row, another month) adds to its
             // figure (the rows of one account come together).
             if (q.account === ref) cols.units[q.at]! += units;
@@ -451,31 +491,26 @@ export function readFigures(texts: FigureTexts, scope: FigureScope, accounts: Fi
       }
       i = end + 1;
     }
-  };
-  readKeyed(text(1), (ref) => ref.cls === 'historical');
-  readKeyed(text(3), () => false);
-
-  // Tails: `account,day,amount`, a figure of its own date taken out of the month's figure.
-  const tailText = text(2);
-  for (let i = 0; i < tailText.length;) {
-    const c1 = tailText.indexOf(',', i);
-    const c2 = tailText.indexOf(',', c1 + 1);
-    let end = tailText.indexOf(';', c2 + 1);
-    if (end < 0) end = tailText.length;
-    const ref = accounts.byId.get(tailText.slice(i, c1));
-    if (ref) {
-      const date = dateOf(Number(tailText.slice(c1 + 1, c2)));
-      const units = unitsAt(tailText, c2 + 1, end);
-      const cols = columnsOf(ref.companyId);
-      push(cols, ref.number, date, units);
-      push(cols, ref.number, `${date.slice(0, 8)}01`, -units);
-    }
-    i = end + 1;
   }
-  return {
-    ledgers: [...ledgers].map(([companyId, columns]) => columnLedger(companyId, columns)),
-    earliestPeriodDate,
-  };
+
+  /** Tails: `account,day,amount`, a figure of its own date taken out of the month's figure. */
+  readTails(tailText: string): void {
+    for (let i = 0; i < tailText.length;) {
+      const c1 = tailText.indexOf(',', i);
+      const c2 = tailText.indexOf(',', c1 + 1);
+      let end = tailText.indexOf(';', c2 + 1);
+      if (end < 0) end = tailText.length;
+      const ref = this.accounts.byId.get(tailText.slice(i, c1));
+      if (ref) {
+        const date = this.dateOf(Number(tailText.slice(c1 + 1, c2)));
+        const units = unitsAt(tailText, c2 + 1, end);
+        const cols = this.columnsOf(ref.companyId);
+        push(cols, ref.number, date, units);
+        push(cols, ref.number, `${date.slice(0, 8)}01`, -units);
+      }
+      i = end + 1;
+    }
+  }
 }
 
 export function push(cols: LedgerColumns, accountNumber: string, date: string | null, units: bigint): void {

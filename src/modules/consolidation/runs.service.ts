@@ -187,7 +187,31 @@ export async function startRun(
   const orgId = group.organizationId;
   if (!group.isActive) throw groupInactive(group.id);
 
-  // asOfDate within the period of the group calendar (the parent's fiscal year end).
+  const dates = await runDates(db, orgId, group.parentCompanyId, input);
+  const initiatedBy = await checkInitiator(db, access, orgId, input.initiatedBy);
+  const options = resolveOptions(input);
+  await checkApprovedRules(db, orgId, group.id, options.approvedManualRuleIds);
+  const start = { groupId: group.id, orgId, initiatedBy, options, ...dates };
+  const row = await createPendingRun(db, access, start, mode);
+
+  if (mode.async) {
+    await mode.schedule(row);
+    return runRecord(row);
+  }
+  // A run that completed answers with the row its final transaction committed; otherwise (failed,
+  // cancelled meanwhile) the run is read again.
+  const completed = await mode.execute(row);
+  const after = completed ?? (await findRun(db, row.id, orgId));
+  return runRecord(after ?? row);
+}
+
+/** The run's asOfDate (within the period of the group calendar: the parent's fiscal year end) and year start. */
+async function runDates(
+  db: Db,
+  orgId: string,
+  parentCompanyId: string,
+  input: StartRunInput,
+): Promise<{ year: number; period: number; asOfDate: string; yearStartDate: string }> {
   const [parent] = await db
     .select({
       id: companies.id,
@@ -197,8 +221,8 @@ export async function startRun(
       fyeDay: companies.fiscalYearEndDay,
     })
     .from(companies)
-    .where(and(eq(companies.organizationId, orgId), eq(companies.id, group.parentCompanyId)));
-  if (!parent) throw new Error(`Parent company ${group.parentCompanyId} not found`);
+    .where(and(eq(companies.organizationId, orgId), eq(companies.id, parentCompanyId)));
+  if (!parent) throw new Error(`Parent company ${parentCompanyId} not found`);
   const fye = { month: parent.fyeMonth, day: parent.fyeDay };
   const { year, period } = input.periodRef;
   const range = periodRange(fye, year, period);
@@ -210,9 +234,17 @@ export async function startRun(
     );
   }
   const yearStartDate = periodRange(fye, year, 1).startDate;
+  return { year, period, asOfDate, yearStartDate };
+}
 
-  // initiatedBy: a member whose role may start runs.
-  const initiatedBy = (input.initiatedBy ?? access.userId).toLowerCase();
+/** initiatedBy (default: the caller), lower-cased: a member whose role may start runs. */
+async function checkInitiator(
+  db: Db,
+  access: Access,
+  orgId: string,
+  requested: string | null | undefined,
+): Promise<string> {
+  const initiatedBy = (requested ?? access.userId).toLowerCase();
   if (initiatedBy !== access.userId) {
     const [m] = await queryRows<{ role: Role }>(
       db,
@@ -233,13 +265,29 @@ export async function startRun(
       });
     }
   }
+  return initiatedBy;
+}
 
-  const options = resolveOptions(input);
-  await checkApprovedRules(db, orgId, group.id, options.approvedManualRuleIds);
-
-  const row = await inTransaction(db, async (tx) => {
-    const locked = await findGroup(tx, group.id, orgId, true);
-    if (!locked) throw groupNotFound(group.id);
+/** Commits the run `Pending` (the group still active, no run of the period unfinished, nor completed unless forced). */
+async function createPendingRun(
+  db: Db,
+  access: Access,
+  start: {
+    groupId: string;
+    orgId: string;
+    initiatedBy: string;
+    options: ReturnType<typeof resolveOptions>;
+    year: number;
+    period: number;
+    asOfDate: string;
+    yearStartDate: string;
+  },
+  mode: { leaseMs?: number },
+): Promise<RunRow> {
+  const { groupId, orgId, initiatedBy, options, year, period, asOfDate, yearStartDate } = start;
+  return inTransaction(db, async (tx) => {
+    const locked = await findGroup(tx, groupId, orgId, true);
+    if (!locked) throw groupNotFound(groupId);
     if (!locked.isActive) throw groupInactive(locked.id);
     const running = await findRunForPeriod(tx, orgId, locked.id, year, period, UNFINISHED_RUN_STATUSES);
     if (running) throw runInProgress(locked.id, running.id);
@@ -290,16 +338,6 @@ export async function startRun(
     });
     return created;
   });
-
-  if (mode.async) {
-    await mode.schedule(row);
-    return runRecord(row);
-  }
-  // A run that completed answers with the row its final transaction committed; otherwise (failed,
-  // cancelled meanwhile) the run is read again.
-  const completed = await mode.execute(row);
-  const after = completed ?? (await findRun(db, row.id, orgId));
-  return runRecord(after ?? row);
 }
 
 /** Each id: an active rule of this group with `isAutomatic: false`. */
