@@ -35,6 +35,7 @@
  * Endpoints failing without a success for five days are disabled, with a `WebhookEndpointDisabled`
  * event, by a check every few seconds (endpoint-health.ts).
  */
+import { randomUUID } from 'node:crypto';
 import { type Db, run } from '../../db/client.ts';
 import {
   DEFAULT_RETRY_POLICY,
@@ -45,7 +46,6 @@ import {
 } from '../../domain/webhooks.ts';
 import { onEventsCommitted } from '../events/record.ts';
 import { disableFailingEndpoints } from './endpoint-health.ts';
-import { randomUUID } from 'node:crypto';
 import { type ClaimedDelivery, type FanoutBatch, Lanes, type Outcome } from './lanes.ts';
 import { Outbound } from './outbound.ts';
 import { COMPLETE, CYCLE, RELEASE } from './statements.ts';
