@@ -211,7 +211,7 @@ describe('dispatcher woken by commits', () => {
     );
   });
 
-  it("records an endpoint's deliveries without waiting for a slower endpoint's", async () => {
+  it("records an endpoint's deliveries without waiting for a slower endpoint's; parks a disabled one's", async () => {
     const slow = await t.post('/api/v1/webhook-endpoints', {
       token: owner.token,
       body: {
@@ -255,6 +255,33 @@ describe('dispatcher woken by commits', () => {
       body: { enabled: false },
     });
     expect(off.status).toBe(200);
+
+    // a batch of it left leased by a process that died, found after the endpoint was disabled: its
+    // deliveries are written Pending (sent once the endpoint is enabled again), not sent now
+    const [event] = await queryRows<{ tx: string; id: string }>(
+      t.database.db,
+      sql`select tx::text as tx, id from events
+          where organization_id = ${org.id} and resource_id = ${entry.body.id} and type = 'JournalEntryCreated'`,
+    );
+    await t.database.db.execute(sql`delete from webhook_deliveries
+      where organization_id = ${org.id} and endpoint_id = ${slow.body.id} and event_id = ${event!.id}`);
+    await t.database.db.execute(sql`insert into webhook_fanout_batches (id, organization_id, endpoint_id,
+        after_tx, after_event_id, last_tx, last_event_id, created_at, lease_until)
+      values (gen_random_uuid(), ${org.id}, ${slow.body.id}, ${event!.tx}::bigint,
+        '00000000-0000-0000-0000-000000000000', ${event!.tx}::bigint, ${event!.id}, now(),
+        now() - interval '1 second')`);
+    t.app.deps.webhooks.dispatcher.nudge();
+    await until(
+      'the parked delivery',
+      async () => (await rows(slow.body.id as string)).length === 1,
+      PROMPT_MS,
+    );
+    expect(await rows(slow.body.id as string)).toEqual([{ status: 'Pending' }]);
+    const batches = await queryRows<{ n: number }>(
+      t.database.db,
+      sql`select count(*)::int as n from webhook_fanout_batches`,
+    );
+    expect(batches[0]!.n).toBe(0);
   });
 
   it('on stop, records the send in flight and gives back the claimed delivery not yet sent', async () => {

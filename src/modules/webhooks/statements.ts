@@ -129,10 +129,13 @@ const FANNED = (
        ${e}.id as event_id, ${e}.tx as event_tx, ${e}.type as event_type, 0 as attempt_count, ${w}.url, ${w}.secret,
        ${EVENT_JSON(e)}::text as body`;
 
-/** The endpoints `w` an event `e` goes to. */
-const SUBSCRIBED = (e: string, w: string) => `${w}.organization_id = ${e}.organization_id and ${w}.enabled
+/** The endpoints `w` subscribed to an event `e`, enabled or not. */
+const MATCHES = (e: string, w: string) => `${w}.organization_id = ${e}.organization_id
        and (cardinality(${w}.event_types) = 0 or ${e}.type = any(${w}.event_types))
        and ${w}.created_at <= ${e}.occurred_at`;
+
+/** The endpoints `w` an event `e` goes to. */
+const SUBSCRIBED = (e: string, w: string) => `${w}.enabled and ${MATCHES(e, w)}`;
 
 /**
  * One dispatcher cycle in one statement (one round trip, and on PGlite one turn of its single
@@ -145,7 +148,8 @@ const SUBSCRIBED = (e: string, w: string) => `${w}.organization_id = ${e}.organi
  *   batch is leased for $2 ms as a `webhook_fanout_batches` row — no delivery row yet;
  * - `lapsed` … `dropped`: the oldest batches whose lease lapsed (their process died; never one this
  *   statement records), fanned out again and leased again for $2 ms — or deleted, when none of its
- *   events goes to its endpoint any more (disabled or unsubscribed since);
+ *   events goes to its endpoint now: an endpoint disabled since gets them as Pending deliveries (sent
+ *   once it is enabled again, as any of its pending deliveries), one unsubscribed since does not;
  * - `due`, `claimed`: up to $4 due delivery rows (retries, leases that lapsed), leased for $2 ms
  *   with FOR UPDATE SKIP LOCKED — never one whose attempt this statement is recording.
  *
@@ -196,6 +200,15 @@ export const CYCLE = statement(
      join events e on e.organization_id = l.organization_id
        and (e.tx, e.id) > (l.after_tx, l.after_event_id) and (e.tx, e.id) <= (l.last_tx, l.last_event_id)
      join webhook_endpoints w on w.id = l.endpoint_id and ${SUBSCRIBED('e', 'w')}),
+   parked as (
+     insert into webhook_deliveries (id, organization_id, endpoint_id, event_id, event_tx, event_type, status,
+       next_attempt_at, created_at, updated_at)
+     select gen_random_uuid(), e.organization_id, w.id, e.id, e.tx, e.type, 'Pending', now(), l.created_at, now()
+     from lapsed l
+     join events e on e.organization_id = l.organization_id
+       and (e.tx, e.id) > (l.after_tx, l.after_event_id) and (e.tx, e.id) <= (l.last_tx, l.last_event_id)
+     join webhook_endpoints w on w.id = l.endpoint_id and not w.enabled and ${MATCHES('e', 'w')}
+     returning 1),
    relet as (
      update webhook_fanout_batches b set lease_until = now() + $2::int * interval '1 millisecond'
      from lapsed l where b.organization_id = l.organization_id and b.id = l.id
