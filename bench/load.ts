@@ -23,6 +23,12 @@ export interface Measurement {
    * flow): unlike the rate, it barely moves with the machine's other load.
    */
   cpuMsPerRequest?: number | null;
+  /**
+   * CPU time of the server's main thread (its event loop) per request: what bounds the rate of a
+   * server on one event loop when other cores are free (V8's background compilers and the garbage
+   * collector's helper threads left out).
+   */
+  mainThreadMsPerRequest?: number | null;
   count: number;
   note?: string;
 }

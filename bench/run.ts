@@ -69,6 +69,13 @@ const coldRuns = quick ? 1 : 3;
 const serverDir = option('server-dir') ?? ROOT;
 /** Extra Node.js options of the server process, e.g. `--node-args "--cpu-prof --cpu-prof-dir=prof"`. */
 const nodeArgs = option('node-args')?.split(' ').filter(Boolean) ?? [];
+/** Extra environment of the server process, e.g. `--server-env "PGLITE_WASM_OPTIMIZE=true"` (A/B runs). */
+const serverEnv = Object.fromEntries(
+  (option('server-env')?.split(' ').filter(Boolean) ?? []).map((kv) => [
+    kv.slice(0, kv.indexOf('=')),
+    kv.slice(kv.indexOf('=') + 1),
+  ]),
+);
 const wants = (name: string) => !only || only.some((o) => name.startsWith(o));
 /** Records the server's SQL statements to this file (GROUPBOOK_RECORD_SQL) for scripts/check-routing.ts. */
 const recordSql = option('record-sql');
@@ -194,6 +201,7 @@ async function startServer(env: Record<string, string>, serverWorkers: number): 
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WORKERS: String(serverWorkers),
       ...(recordSql ? { GROUPBOOK_RECORD_SQL: recordSql } : {}),
+      ...serverEnv,
       ...env,
     },
     stdio: ['ignore', out, out],
@@ -278,8 +286,10 @@ async function measured(
   log(`  ${scenario}${connections ? ` (${connections} connections)` : ''} …`);
   const rss = sampleRss(server.pid);
   const cpu = treeCpuMs(server.pid);
+  const main = mainThreadCpuMs(server.pid);
   const r = await fn();
   const cpuMs = treeCpuMs(server.pid) - cpu;
+  const mainMs = mainThreadCpuMs(server.pid) - main;
   return {
     scenario,
     connections,
@@ -289,6 +299,7 @@ async function measured(
     errors: r.errors,
     rssMb: rss.stop(),
     cpuMsPerRequest: r.count > 0 ? round(cpuMs / r.count, 2) : null,
+    mainThreadMsPerRequest: r.count > 0 ? round(mainMs / r.count, 2) : null,
     count: r.count,
     ...(note ? { note } : {}),
   };

@@ -29,6 +29,17 @@ export function pageParams(query: { limit?: number; offset?: number; after?: str
   return page;
 }
 
+/**
+ * A list's query string split into its filters (every other field, absent when not given) and its page
+ * (`pageParams`): a list route hands both to its service unchanged.
+ */
+export function listQuery<Q extends { limit?: number; offset?: number; after?: string }>(
+  query: Q,
+): { filters: Omit<Q, 'limit' | 'offset'>; page: PageParams } {
+  const { limit: _limit, offset: _offset, ...filters } = query;
+  return { filters, page: pageParams(query) };
+}
+
 export function paged<K extends string, T>(
   key: K,
   items: T[],

@@ -77,3 +77,34 @@ export const EquityRow = Type.Object({
   nonControllingInterest: Money,
   total: Money,
 });
+
+/**
+ * The body of a balance sheet, in its order: assets, liabilities and the equity section (`section`: the
+ * section schema of the company or the consolidated statement). Totals of equity follow it.
+ */
+export function balanceSheetSections<S extends TSchema>(section: S) {
+  return {
+    currentAssets: section,
+    nonCurrentAssets: section,
+    totalAssets: Money,
+    currentLiabilities: section,
+    nonCurrentLiabilities: section,
+    totalLiabilities: Money,
+    equity: section,
+  };
+}
+
+/** The body of an income statement, in its order, from revenue down to net income. */
+export function incomeStatementSections<S extends TSchema>(section: S) {
+  return {
+    revenue: section,
+    costOfSales: section,
+    grossProfit: Money,
+    operatingExpenses: section,
+    operatingIncome: Money,
+    otherIncomeExpense: section,
+    incomeBeforeTax: Money,
+    taxExpense: Money,
+    netIncome: Money,
+  };
+}

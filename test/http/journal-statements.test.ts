@@ -1,13 +1,15 @@
 /**
- * The one-statement journal paths (src/modules/journal/statements.ts) and their guards: a write that
- * finds the state changed since the service validated it writes nothing, and the request then runs on
- * the transactional path, which answers for the state it finds.
+ * The one-statement journal paths (src/modules/journal/create-statements.ts and
+ * workflow-statements.ts) and their guards: a write that finds the state changed since the service
+ * validated it writes nothing, and the request then runs on the transactional path, which answers for
+ * the state it finds.
  */
 import { sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
-import * as statements from '../../src/modules/journal/statements.ts';
+import * as createStatements from '../../src/modules/journal/create-statements.ts';
+import * as workflowStatements from '../../src/modules/journal/workflow-statements.ts';
 import { createTestContext, type TestContext, type TestUser } from '../helpers/app.ts';
 import { balanceMismatches, type Company, createCompany, setPeriodStatus } from '../helpers/ledger.ts';
 
@@ -46,7 +48,7 @@ afterAll(async () => {
 });
 
 /** A validated new entry of `co` in `period` of 2026, as the service hands it to `insertEntries`. */
-function newEntry(period: number, amount: string): statements.NewEntry {
+function newEntry(period: number, amount: string): createStatements.NewEntry {
   const id = uuidv7();
   const now = new Date();
   const line = (n: number, accountId: string, side: 'debit' | 'credit') => ({
@@ -93,7 +95,7 @@ describe('group commit of new entries', () => {
     await setPeriodStatus(t, co, 2026, 4, 'Closed');
 
     const batch = [newEntry(3, '10.00'), newEntry(4, '20.00'), newEntry(5, '30.00')];
-    const stored = await statements.insertEntries(t.database.db, batch);
+    const stored = await createStatements.insertEntries(t.database.db, batch);
     expect(stored.map((s) => s && s.row.entryNumber)).toEqual([2, null, 3]);
     expect(stored[0]!.lines.map((l) => [l.lineNumber, l.debitAmount, l.creditAmount])).toEqual([
       [1, '10.00000000', null],
@@ -161,7 +163,7 @@ describe('guarded workflow statements', () => {
   it('write nothing when the entry is not in the source status', async () => {
     const draft = await t.post(JE, { token: clerk.token, body: body(co, '2026-03-01') });
     const id = draft.body.id as string;
-    const approve = await statements.transitionEntry(t.database.db, 'approve', {
+    const approve = await workflowStatements.transitionEntry(t.database.db, 'approve', {
       organizationId: org.id,
       id,
       userId: owner.id,
@@ -169,7 +171,7 @@ describe('guarded workflow statements', () => {
       extra: false,
     });
     expect(approve).toBeNull();
-    const post = await statements.postEntry(t.database.db, {
+    const post = await workflowStatements.postEntry(t.database.db, {
       organizationId: org.id,
       id,
       userId: owner.id,

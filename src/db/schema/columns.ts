@@ -12,6 +12,21 @@ export const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 
 export const createdAt = () => ts('created_at').notNull().defaultNow();
 export const updatedAt = () => ts('updated_at').notNull().defaultNow();
 
+/** The key columns of a tenant row: its id and its organization (the primary key is `tenantKey`). */
+export const tenantRow = () => ({ id: id().notNull(), organizationId: orgId() });
+/** A company's tenant row: id, organization, company. */
+export const companyRow = () => ({ ...tenantRow(), companyId: uuid('company_id').notNull() });
+/** A consolidation group's tenant row: id, organization, group. */
+export const groupRow = () => ({ ...tenantRow(), groupId: uuid('group_id').notNull() });
+/** The leading key columns of a balance row: organization, company, account. */
+export const balanceKey = () => ({
+  organizationId: orgId(),
+  companyId: uuid('company_id').notNull(),
+  accountId: uuid('account_id').notNull(),
+});
+/** When the row was created and last changed. */
+export const timestamps = () => ({ createdAt: createdAt(), updatedAt: updatedAt() });
+
 /** The primary key of a tenant table: (organization_id, id). */
 export const tenantKey = (t: { organizationId: PgColumn; id: PgColumn }) =>
   primaryKey({ columns: [t.organizationId, t.id] });

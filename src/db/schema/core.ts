@@ -1,15 +1,14 @@
 /** Users, sessions, organizations, memberships, audit log and idempotency keys. */
 
 import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { createdAt, id, orgId, tenantKey, ts, updatedAt } from './columns.ts';
+import { createdAt, id, orgId, tenantKey, timestamps, ts } from './columns.ts';
 
 export const users = pgTable('users', {
   id: id().primaryKey(),
   email: text('email').notNull().unique(),
   displayName: text('display_name').notNull(),
   passwordHash: text('password_hash').notNull(),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
+  ...timestamps(),
 });
 
 /** Bearer tokens, stored only as SHA-256 hashes (hex). */
@@ -36,8 +35,7 @@ export const organizations = pgTable(
     nameKey: text('name_key').notNull(),
     reportingCurrency: text('reporting_currency').notNull(),
     settings: jsonb('settings').notNull(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('organizations_name_key_uq').on(t.nameKey)],
 );
@@ -50,8 +48,7 @@ export const memberships = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     role: text('role').notNull(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.userId] }), index('memberships_user_idx').on(t.userId)],
 );

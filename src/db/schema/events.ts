@@ -19,7 +19,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { createdAt, id, orgId, tenantKey, ts, updatedAt } from './columns.ts';
+import { id, orgId, tenantKey, tenantRow, timestamps, ts } from './columns.ts';
 import { organizations } from './core.ts';
 
 export const events = pgTable(
@@ -65,8 +65,7 @@ export const webhookEndpoints = pgTable(
     /** First failed attempt since the last success; null while deliveries succeed. */
     failingSince: ts('failing_since'),
     createdBy: uuid('created_by').notNull(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [tenantKey(t), index('webhook_endpoints_id_idx').on(t.id)],
 );
@@ -74,8 +73,7 @@ export const webhookEndpoints = pgTable(
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
+    ...tenantRow(),
     endpointId: uuid('endpoint_id').notNull(),
     /** The delivered event; null for a test ping (whose body is `payload`). */
     eventId: uuid('event_id'),
@@ -98,8 +96,7 @@ export const webhookDeliveries = pgTable(
       .notNull()
       .default(sql`'[]'::jsonb`),
     deliveredAt: ts('delivered_at'),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     tenantKey(t),

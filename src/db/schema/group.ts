@@ -13,7 +13,20 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { amount, createdAt, day, id, orgId, rate, sameOrgRef, tenantKey, ts, updatedAt } from './columns.ts';
+import {
+  amount,
+  createdAt,
+  day,
+  groupRow,
+  id,
+  orgId,
+  rate,
+  sameOrgRef,
+  tenantKey,
+  tenantRow,
+  timestamps,
+  ts,
+} from './columns.ts';
 import { organizations } from './core.ts';
 import { accounts, companies } from './ledger.ts';
 
@@ -29,8 +42,7 @@ export const exchangeRates = pgTable(
     rateType: text('rate_type').notNull(),
     source: text('source').notNull(),
     createdBy: uuid('created_by').notNull(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     tenantKey(t),
@@ -49,8 +61,7 @@ export const exchangeRates = pgTable(
 export const intercompanyTransactions = pgTable(
   'intercompany_transactions',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
+    ...tenantRow(),
     fromCompanyId: uuid('from_company_id').notNull(),
     toCompanyId: uuid('to_company_id').notNull(),
     transactionType: text('transaction_type').notNull(),
@@ -66,8 +77,7 @@ export const intercompanyTransactions = pgTable(
     varianceExplanation: text('variance_explanation'),
     isEliminated: boolean('is_eliminated').notNull().default(false),
     eliminatedByRunId: uuid('eliminated_by_run_id'),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     tenantKey(t),
@@ -83,8 +93,7 @@ export const intercompanyTransactions = pgTable(
 export const consolidationGroups = pgTable(
   'consolidation_groups',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
+    ...tenantRow(),
     name: text('name').notNull(),
     nameKey: text('name_key').notNull(),
     reportingCurrency: text('reporting_currency').notNull(),
@@ -95,8 +104,7 @@ export const consolidationGroups = pgTable(
     icDifferenceAccountNumber: text('ic_difference_account_number'),
     /** residuals up to this amount (reporting currency) are booked to that account */
     icDifferenceTolerance: amount('ic_difference_tolerance'),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     tenantKey(t),
@@ -119,8 +127,7 @@ export const consolidationMembers = pgTable(
     heldByCompanyId: uuid('held_by_company_id'),
     /** acquisition data (consideration, investment account, NCI measurement, fair-value adjustments) */
     acquisition: jsonb('acquisition'),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.groupId, t.companyId] }),
@@ -138,9 +145,7 @@ export const consolidationMembers = pgTable(
 export const eliminationRules = pgTable(
   'elimination_rules',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
-    groupId: uuid('group_id').notNull(),
+    ...groupRow(),
     name: text('name').notNull(),
     description: text('description'),
     eliminationType: text('elimination_type').notNull(),
@@ -158,8 +163,7 @@ export const eliminationRules = pgTable(
     isAutomatic: boolean('is_automatic').notNull(),
     priority: integer('priority').notNull(),
     isActive: boolean('is_active').notNull().default(true),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     tenantKey(t),
@@ -188,9 +192,7 @@ export const eliminationRules = pgTable(
 export const consolidationRuns = pgTable(
   'consolidation_runs',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
-    groupId: uuid('group_id').notNull(),
+    ...groupRow(),
     year: integer('year').notNull(),
     period: smallint('period').notNull(),
     asOfDate: day('as_of_date').notNull(),
@@ -227,8 +229,7 @@ export const consolidationRuns = pgTable(
      * was orphaned by a process that stopped, and is marked Failed (runs.lease.ts).
      */
     leaseExpiresAt: ts('lease_expires_at'),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     tenantKey(t),
@@ -317,9 +318,7 @@ export const runRateUsages = pgTable(
 export const groupAccounts = pgTable(
   'group_accounts',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
-    groupId: uuid('group_id').notNull(),
+    ...groupRow(),
     accountNumber: text('account_number').notNull(),
     name: text('name').notNull(),
     accountType: text('account_type').notNull(),
@@ -327,8 +326,7 @@ export const groupAccounts = pgTable(
     cashFlowCategory: text('cash_flow_category'),
     isCashEquivalent: boolean('is_cash_equivalent').notNull().default(false),
     isNonMonetary: boolean('is_non_monetary').notNull().default(false),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     tenantKey(t),
@@ -347,9 +345,7 @@ export const groupAccounts = pgTable(
 export const groupAccountMappings = pgTable(
   'group_account_mappings',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
-    groupId: uuid('group_id').notNull(),
+    ...groupRow(),
     groupAccountId: uuid('group_account_id').notNull(),
     companyId: uuid('company_id'),
     accountId: uuid('account_id'),
@@ -375,9 +371,7 @@ export const groupAccountMappings = pgTable(
 export const consolidationAdjustments = pgTable(
   'consolidation_adjustments',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
-    groupId: uuid('group_id').notNull(),
+    ...groupRow(),
     year: integer('year').notNull(),
     period: smallint('period').notNull(),
     description: text('description').notNull(),
@@ -391,8 +385,7 @@ export const consolidationAdjustments = pgTable(
     postedAt: ts('posted_at'),
     reversalOfId: uuid('reversal_of_id'),
     reversedById: uuid('reversed_by_id'),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     tenantKey(t),

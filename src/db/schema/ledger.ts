@@ -18,7 +18,21 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { amount, createdAt, day, id, orgId, rate, sameOrgRef, tenantKey, ts, updatedAt } from './columns.ts';
+import {
+  amount,
+  balanceKey,
+  companyRow,
+  createdAt,
+  day,
+  id,
+  orgId,
+  rate,
+  sameOrgRef,
+  tenantKey,
+  tenantRow,
+  timestamps,
+  ts,
+} from './columns.ts';
 import { organizations } from './core.ts';
 
 export const companies = pgTable(
@@ -47,8 +61,7 @@ export const companies = pgTable(
     /** Where revaluation books the residual of a foreign balance that was settled (realised). */
     realizedFxGainLossAccountId: uuid('realized_fx_gain_loss_account_id'),
     isActive: boolean('is_active').notNull().default(true),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     tenantKey(t),
@@ -60,9 +73,7 @@ export const companies = pgTable(
 export const accounts = pgTable(
   'accounts',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
-    companyId: uuid('company_id').notNull(),
+    ...companyRow(),
     accountNumber: text('account_number').notNull(),
     name: text('name').notNull(),
     description: text('description'),
@@ -77,8 +88,7 @@ export const accounts = pgTable(
     cashFlowCategory: text('cash_flow_category'),
     isCashEquivalent: boolean('is_cash_equivalent').notNull().default(false),
     isNonMonetary: boolean('is_non_monetary').notNull().default(false),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
     deactivatedAt: ts('deactivated_at'),
   },
   (t) => [
@@ -93,9 +103,7 @@ export const accounts = pgTable(
 export const fiscalYears = pgTable(
   'fiscal_years',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
-    companyId: uuid('company_id').notNull(),
+    ...companyRow(),
     year: integer('year').notNull(),
     name: text('name').notNull(),
     startDate: day('start_date').notNull(),
@@ -103,8 +111,7 @@ export const fiscalYears = pgTable(
     status: text('status').notNull().default('Open'),
     closedBy: uuid('closed_by'),
     closedAt: ts('closed_at'),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     tenantKey(t),
@@ -117,9 +124,7 @@ export const fiscalYears = pgTable(
 export const fiscalPeriods = pgTable(
   'fiscal_periods',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
-    companyId: uuid('company_id').notNull(),
+    ...companyRow(),
     fiscalYearId: uuid('fiscal_year_id').notNull(),
     fiscalYear: integer('fiscal_year').notNull(),
     periodNumber: smallint('period_number').notNull(),
@@ -130,8 +135,7 @@ export const fiscalPeriods = pgTable(
     status: text('status').notNull().default('Open'),
     closedBy: uuid('closed_by'),
     closedAt: ts('closed_at'),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     tenantKey(t),
@@ -145,9 +149,7 @@ export const fiscalPeriods = pgTable(
 export const periodReopenHistory = pgTable(
   'period_reopen_history',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
-    companyId: uuid('company_id').notNull(),
+    ...companyRow(),
     periodId: uuid('period_id').notNull(),
     reason: text('reason'),
     reopenedBy: uuid('reopened_by').notNull(),
@@ -174,9 +176,7 @@ export const entryCounters = pgTable(
 export const journalEntries = pgTable(
   'journal_entries',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
-    companyId: uuid('company_id').notNull(),
+    ...companyRow(),
     /** Sequence number within the company; rendered as `JE-0001`. */
     entryNumber: integer('entry_number').notNull(),
     referenceNumber: text('reference_number'),
@@ -208,8 +208,7 @@ export const journalEntries = pgTable(
     postedAt: ts('posted_at'),
     reversedBy: uuid('reversed_by'),
     reversedAt: ts('reversed_at'),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     tenantKey(t),
@@ -240,8 +239,7 @@ export const journalEntries = pgTable(
 export const journalLines = pgTable(
   'journal_lines',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
+    ...tenantRow(),
     journalEntryId: uuid('journal_entry_id').notNull(),
     companyId: uuid('company_id').notNull(),
     lineNumber: smallint('line_number').notNull(),
@@ -280,9 +278,7 @@ export const journalLines = pgTable(
 export const accountBalances = pgTable(
   'account_balances',
   {
-    organizationId: orgId(),
-    companyId: uuid('company_id').notNull(),
-    accountId: uuid('account_id').notNull(),
+    ...balanceKey(),
     balanceDate: day('balance_date').notNull(),
     fiscalYear: integer('fiscal_year').notNull(),
     fiscalPeriod: smallint('fiscal_period').notNull(),
@@ -319,9 +315,7 @@ export const accountBalances = pgTable(
 export const accountMonthBalances = pgTable(
   'account_month_balances',
   {
-    organizationId: orgId(),
-    companyId: uuid('company_id').notNull(),
-    accountId: uuid('account_id').notNull(),
+    ...balanceKey(),
     monthStart: day('month_start').notNull(),
     isClosing: boolean('is_closing').notNull(),
     isAdjustment: boolean('is_adjustment').notNull(),
@@ -347,9 +341,7 @@ export const accountMonthBalances = pgTable(
 export const accountCurrencyBalances = pgTable(
   'account_currency_balances',
   {
-    organizationId: orgId(),
-    companyId: uuid('company_id').notNull(),
-    accountId: uuid('account_id').notNull(),
+    ...balanceKey(),
     currency: text('currency').notNull(),
     balanceDate: day('balance_date').notNull(),
     foreignNet: amount('foreign_net').notNull(),
@@ -367,9 +359,7 @@ export const accountCurrencyBalances = pgTable(
 export const accountCurrencyMonthBalances = pgTable(
   'account_currency_month_balances',
   {
-    organizationId: orgId(),
-    companyId: uuid('company_id').notNull(),
-    accountId: uuid('account_id').notNull(),
+    ...balanceKey(),
     currency: text('currency').notNull(),
     monthStart: day('month_start').notNull(),
     foreignNet: amount('foreign_net').notNull(),
@@ -386,9 +376,7 @@ export const accountCurrencyMonthBalances = pgTable(
 export const fxRevaluations = pgTable(
   'fx_revaluations',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
-    companyId: uuid('company_id').notNull(),
+    ...companyRow(),
     asOfDate: day('as_of_date').notNull(),
     rateType: text('rate_type'),
     autoReverse: boolean('auto_reverse').notNull(),
@@ -418,9 +406,7 @@ export const fxRevaluations = pgTable(
 export const trialBalanceImports = pgTable(
   'trial_balance_imports',
   {
-    id: id().notNull(),
-    organizationId: orgId(),
-    companyId: uuid('company_id').notNull(),
+    ...companyRow(),
     mode: text('mode').notNull(),
     asOfDate: day('as_of_date').notNull(),
     sourceFormat: text('source_format').notNull(),

@@ -25,7 +25,8 @@ import { ledgerCuts } from './ownership.ts';
 import { ExactSum, roundScaled, type ScaledValue, toScaled } from './scaled.ts';
 import { CTA_KEY, cmpAccountNumber } from './setup.ts';
 import type { CompanyInput } from './types.ts';
-import type { ItemKind, TranslatedCompany, TranslatedItem, ViewComputation } from './view.ts';
+import type { ViewComputation } from './view.ts';
+import type { ItemKind, TranslatedCompany, TranslatedItem } from './view-types.ts';
 
 /** What the acquisition steps need to know about how an acquired member was translated. */
 export interface AcquiredTranslation {

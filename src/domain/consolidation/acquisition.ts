@@ -58,7 +58,8 @@ import type {
   LineType,
   ValidationIssue,
 } from './types.ts';
-import type { LineAcc, TranslatedCompany, ViewComputation } from './view.ts';
+import type { ViewComputation } from './view.ts';
+import type { LineAcc, TranslatedCompany } from './view-types.ts';
 
 export type EntryKind =
   | 'preEquity'

@@ -20,7 +20,8 @@ import {
 } from './contributions-codec.ts';
 import { scaledToString, toScaled } from './scaled.ts';
 import type { AdjustmentInput, ConsolidationMethod, LineType } from './types.ts';
-import type { LineAcc, TranslatedItem, TranslationDetail, ViewComputation } from './view.ts';
+import type { ViewComputation } from './view.ts';
+import type { LineAcc, TranslatedItem, TranslationDetail } from './view-types.ts';
 
 /** One translated item of a company that lands on the line. */
 export interface ContributionItem {

@@ -37,7 +37,8 @@ import {
   type ValidationIssue,
   type ValidationResult,
 } from './types.ts';
-import { mapIcType, ViewComputation } from './view.ts';
+import { ViewComputation } from './view.ts';
+import { mapIcType } from './view-types.ts';
 
 export interface ConsolidationExecution {
   /** the step that `runNextStep` will execute; null when the run has finished (completed or failed) */

@@ -25,7 +25,8 @@ import { type Decimal, dec } from '../money.ts';
 import { scaledValue } from './scaled.ts';
 import { CTA_KEY, cmpCompany, NCI_KEY } from './setup.ts';
 import type { CompanyInput } from './types.ts';
-import type { NciCalc, TranslatedCompany, TranslatedItem, ViewComputation } from './view.ts';
+import type { ViewComputation } from './view.ts';
+import type { NciCalc, TranslatedCompany, TranslatedItem } from './view-types.ts';
 
 export function computeOwnershipNci(v: ViewComputation): void {
   const { setup } = v;

@@ -23,7 +23,8 @@ import { preparedView, type PreparedCompany } from './ledger.ts';
 import { ExactSum, RATE_SCALE, scaledToString, type ScaledValue, scaledValue, toScaled } from './scaled.ts';
 import { CTA_KEY, groupPeriodIndexOf, NCI_KEY } from './setup.ts';
 import type { StatementFacts } from './types.ts';
-import type { LineAcc, ViewComputation } from './view.ts';
+import type { ViewComputation } from './view.ts';
+import type { LineAcc } from './view-types.ts';
 
 interface LineFacts {
   translationDifference: bigint;

@@ -15,7 +15,8 @@ import { type AccountPattern, matchesPattern, parsePattern } from '../selectors.
 import { scaledToDecimal } from './scaled.ts';
 import { cmpCompany, cmpStr } from './setup.ts';
 import type { AccountSelectorInput, EliminationResult, EliminationRuleInput } from './types.ts';
-import type { IcItem, ViewComputation } from './view.ts';
+import type { ViewComputation } from './view.ts';
+import type { IcItem } from './view-types.ts';
 
 type Working = Map<string, Map<string, bigint>>;
 

@@ -1,5 +1,8 @@
 /**
- * Steps 2–6 for one view (closing or opening) and the trial balance of step 7.
+ * Steps 2–7 for one view (closing or opening): the computation's state and its steps. Translation of
+ * a member without acquisition data is in view-translate.ts (with acquisition data,
+ * acquired-translation.ts), eliminations in view-eliminate.ts, ownership-driven NCI in
+ * ownership-nci.ts, the trial balance in view-trial-balance.ts, their shared shapes in view-types.ts.
  *
  * Every amount after translation is rounded to G's minor unit (where the rules say so), so the
  * working amounts are exact integers of that unit (BigInt "units", scaled.ts); they become decimal
@@ -7,16 +10,12 @@
  */
 import type { AccountType } from '../accounts.ts';
 import { type Decimal, dec, type Money, roundTo, ZERO } from '../money.ts';
-import { type AcquiredTranslation, translateAcquired } from './acquired-translation.ts';
+import { translateAcquired } from './acquired-translation.ts';
 import type { AcquisitionComputation } from './acquisition.ts';
-import { eliminateInSlices } from './view-eliminate.ts';
-import { formatDerivedPercentage } from './ownership.ts';
-
-import { type Cells, type PreparedCompany, preparedView } from './ledger.ts';
+import { type PreparedCompany, preparedView } from './ledger.ts';
 import { computeOwnershipNci } from './ownership-nci.ts';
 import { ViewRates } from './rate-book.ts';
 import {
-  ExactSum,
   RATE_SCALE,
   roundScaled,
   type ScaledValue,
@@ -27,7 +26,6 @@ import {
 } from './scaled.ts';
 import {
   CTA_KEY,
-  cmpAccountNumber,
   cmpCompany,
   cmpStr,
   groupPeriodOf,
@@ -37,135 +35,26 @@ import {
   sourceAccountOf,
 } from './setup.ts';
 import type {
-  CompanyInput,
-  ConsolidatedLine,
   EliminationEntry,
   EliminationResult,
-  EliminationType,
-  IntercompanyTransactionInput,
-  IntercompanyTransactionType,
   LineType,
-  NciDetail,
   TrialBalanceView,
   ValidationIssue,
   ViewData,
 } from './types.ts';
-
-export type ItemKind = 'account' | 'priorYear' | 'cta';
-
-/** One translated balance of a company, in units of G's minor unit. */
-export interface TranslatedItem {
-  /** line key: an account number, the RE line key, or CTA */
-  key: string;
-  kind: ItemKind;
-  accountType: AccountType;
-  units: bigint;
-  /**
-   * Equity items of a member with acquisition data: `units` split by its ledger cuts (phase i dated
-   * in [cut i−1, cut i), the last phase from its group acquisition date on; acquired-translation.ts)
-   */
-  phases?: bigint[];
-  /** how the item was translated (plain members; the contributions of a line show it) */
-  detail?: TranslationDetail;
-}
-
-/** The translation of one item: its functional balance and the rate(s) applied. */
-export interface TranslationDetail {
-  /** Closing (monetary), Historical (equity, non-monetary), Average (revenue, expense), None (same currency) */
-  basis: 'Closing' | 'Historical' | 'Average' | 'None';
-  /** Σ of the functional figures (debit positive), decimal text */
-  functional: string;
-  /** the distinct rates applied (at most 12), each with the first date or group period it was applied for */
-  rates: { rate: string; appliedFor: string }[];
-  /** further distinct rates applied that `rates` does not list */
-  ratesOmitted: number;
-}
-
-const rateText = (r: ScaledValue) => scaledToDecimal(r.coef, r.scale).toString();
-
-/** Collects the distinct rates applied to one item. */
-class RateList {
-  readonly rates: { rate: string; appliedFor: string }[] = [];
-  omitted = 0;
-  /** the multipliers already seen (the view caches one object per currency and date or period) */
-  private readonly objects = new Set<ScaledValue>();
-  private readonly texts = new Set<string>();
-  add(r: ScaledValue, appliedFor: string): void {
-    if (this.objects.has(r)) return;
-    this.objects.add(r);
-    const t = rateText(r);
-    if (this.texts.has(t)) return;
-    this.texts.add(t);
-    if (this.rates.length < RATES_LISTED) this.rates.push({ rate: t, appliedFor });
-    else this.omitted++;
-  }
-}
-
-/** At most this many distinct rates are listed per item (the rest are counted). */
-const RATES_LISTED = 12;
-
-export interface TranslatedCompany {
-  company: CompanyInput;
-  items: TranslatedItem[];
-  /** CTA(c) in units of G's minor unit */
-  cta: bigint;
-  /** Σ of the functional figures (zero for a balanced ledger) */
-  functionalTotal: Decimal;
-  /** set for a member with acquisition data, translated as the group sees it */
-  acquired?: AcquiredTranslation;
-}
-
-/** A consolidated line under construction; amounts in units of G's minor unit. */
-export interface LineAcc {
-  id: string;
-  key: string;
-  lineType: LineType;
-  companyId: string | null;
-  aggregated: bigint;
-  elimination: bigint;
-  /** top-side adjustments (closing view) */
-  adjustment: bigint;
-  nci: bigint;
-}
-
-export interface IcItem {
-  tx: IntercompanyTransactionInput;
-  eliminationType: 'IntercompanySales' | 'IntercompanyDividends';
-  /** translated, weighted amount in units of G's minor unit */
-  amount: bigint;
-}
-
-/** NCI of a member; amounts in units of G's minor unit. */
-export interface NciCalc {
-  company: CompanyInput;
-  pct: Decimal;
-  netAssets: bigint;
-  netIncome: bigint;
-  shareOfEquity: bigint;
-  shareOfNetIncome: bigint;
-}
-
-const IC_TYPE_MAP: Record<IntercompanyTransactionType, 'IntercompanySales' | 'IntercompanyDividends' | null> =
-  {
-    Sale: 'IntercompanySales',
-    Service: 'IntercompanySales',
-    Royalty: 'IntercompanySales',
-    ManagementFee: 'IntercompanySales',
-    Dividend: 'IntercompanyDividends',
-    Loan: null,
-    Other: null,
-  };
-
-export function mapIcType(t: IntercompanyTransactionType): EliminationType | null {
-  return IC_TYPE_MAP[t];
-}
-
-const EM_TYPES = ['EquityMethodInvestment', 'EquityMethodIncome', 'EquityMethodReserve'] as const;
-const EM_NUMBERS: Record<(typeof EM_TYPES)[number], string> = {
-  EquityMethodInvestment: 'EQUITY_METHOD_INVESTMENT',
-  EquityMethodIncome: 'EQUITY_METHOD_INCOME',
-  EquityMethodReserve: 'EQUITY_METHOD_RESERVE',
-};
+import { eliminateInSlices } from './view-eliminate.ts';
+import { trialBalanceOf } from './view-trial-balance.ts';
+import { translateCompany } from './view-translate.ts';
+import {
+  EM_NUMBERS,
+  type EM_TYPES,
+  IC_TYPE_MAP,
+  type IcItem,
+  type LineAcc,
+  type NciCalc,
+  type TranslatedCompany,
+  type TranslatedItem,
+} from './view-types.ts';
 
 function add(map: Map<string, bigint>, key: string, v: bigint): void {
   map.set(key, (map.get(key) ?? 0n) + v);
@@ -278,134 +167,10 @@ export class ViewComputation {
         c.companyId,
         this.setup.ownershipMode && this.setup.groupAcquisitionDate.has(c.companyId)
           ? translateAcquired(this, c, p, prepared.scale)
-          : this.translateCompany(c, p, prepared.scale),
+          : translateCompany(this, c, p, prepared.scale),
       );
     }
     return { translatedCount };
-  }
-
-  /**
-   * Translated balances of one company: per account, Σ amount × rate over its cells, exact in scaled
-   * integers, rounded once to G's minor unit (scaled.ts). Accounts and keys are visited in the order
-   * (monetary, equity and non-monetary, revenue/expense, prior-year results; by account
-   * number, then date or period), so that rate look-ups — and the rate issues they record — happen in
-   * a fixed order.
-   */
-  private translateCompany(c: CompanyInput, p: PreparedCompany, scale: number): TranslatedCompany {
-    const { G, minor } = this.setup;
-    const cur = c.functionalCurrency;
-    const foreign = cur !== G;
-    const items: TranslatedItem[] = [];
-    let itemTotal = 0n;
-    const push = (
-      key: string,
-      kind: ItemKind,
-      accountType: AccountType,
-      units: bigint,
-      detail?: TranslationDetail,
-    ) => {
-      if (units === 0n) return;
-      items.push(detail ? { key, kind, accountType, units, detail } : { key, kind, accountType, units });
-      itemTotal += units;
-    };
-    const detailOf = (
-      basis: TranslationDetail['basis'],
-      functional: bigint,
-      rates: RateList | null,
-    ): TranslationDetail => ({
-      basis: foreign ? basis : 'None',
-      functional: scaledToString(functional, scale),
-      rates: rates?.rates ?? [],
-      ratesOmitted: rates?.omitted ?? 0,
-    });
-    const sorted = <V>(m: Map<string, V>) => [...m.keys()].sort(cmpAccountNumber);
-
-    // Monetary Asset/Liability balances × CR.
-    for (const n of sorted(p.monetary)) {
-      const bal = p.monetary.get(n)!;
-      if (bal === 0n) continue;
-      const type = this.setup.accounts.get(c.companyId)!.get(n)!.accountType;
-      if (!foreign) {
-        push(n, 'account', type, roundScaled(bal, scale, minor), detailOf('None', bal, null));
-        continue;
-      }
-      const r = this.closingRate(cur);
-      const list = new RateList();
-      if (r) list.add(r, this.data.asOfDate);
-      push(
-        n,
-        'account',
-        type,
-        r ? roundScaled(bal * r.coef, scale + r.scale, minor) : 0n,
-        detailOf('Closing', bal, list),
-      );
-    }
-    // Equity and non-monetary lines × HR(transaction date), summed exactly, rounded once.
-    for (const n of sorted(p.historical)) {
-      const { info, keys, amounts } = p.historical.get(n)!.normalize();
-      const total = new ExactSum(scale);
-      const list = new RateList();
-      let functional = 0n;
-      for (let i = 0; i < keys.length; i++) {
-        const amt = amounts[i]!;
-        if (amt === 0n) continue;
-        functional += amt;
-        if (!foreign) total.add(amt);
-        else {
-          const r = this.historicalRate(cur, keys[i]!);
-          if (r) {
-            total.addProduct(amt, r);
-            list.add(r, String(keys[i]));
-          }
-        }
-      }
-      push(n, 'account', info.accountType, total.rounded(minor), detailOf('Historical', functional, list));
-    }
-    // Revenue and expense: each group-period part × AR(q).
-    const averages = foreign ? this.averageRatesOf(cur) : [];
-    const translatePeriods = (cells: Cells<number>, total: ExactSum, list: RateList): bigint => {
-      const { keys, amounts } = cells.normalize();
-      let functional = 0n;
-      for (let i = 0; i < keys.length; i++) {
-        const amt = amounts[i]!;
-        if (amt === 0n) continue;
-        functional += amt;
-        if (!foreign) total.add(amt);
-        else {
-          const q = keys[i]!;
-          let r = averages[q];
-          if (r === undefined) r = this.averageRate(cur, q);
-          if (r) {
-            total.addProduct(amt, r);
-            const gp = this.setup.periods[q];
-            list.add(r, gp ? `${gp.startDate}..${gp.endDate}` : String(q));
-          }
-        }
-      }
-      return functional;
-    };
-    for (const n of sorted(p.ytd)) {
-      const cells = p.ytd.get(n)!;
-      const total = new ExactSum(scale);
-      const list = new RateList();
-      const functional = translatePeriods(cells, total, list);
-      push(n, 'account', cells.info.accountType, total.rounded(minor), detailOf('Average', functional, list));
-    }
-    const prior = new ExactSum(scale);
-    const priorRates = new RateList();
-    let priorFunctional = 0n;
-    for (const n of sorted(p.prior)) priorFunctional += translatePeriods(p.prior.get(n)!, prior, priorRates);
-    push(
-      this.setup.reKey,
-      'priorYear',
-      'Equity',
-      prior.rounded(minor),
-      detailOf('Average', priorFunctional, priorRates),
-    );
-
-    const cta = -itemTotal;
-    if (cta !== 0n) items.push({ key: CTA_KEY, kind: 'cta', accountType: 'Equity', units: cta });
-    return { company: c, items, cta, functionalTotal: scaledToDecimal(p.total, scale) };
   }
 
   /** CR of the view for a currency, as a scaled multiplier (null when missing; the issue is recorded). */
@@ -709,186 +474,6 @@ export class ViewComputation {
   // ------------------------------------------------------------------------------------------
 
   trialBalance(): TrialBalanceView {
-    const { G } = this.setup;
-    const money = (units: bigint) => this.money(units);
-    const out: { line: ConsolidatedLine; rank: [number, string, string, number] }[] = [];
-    let debits = 0n;
-    let credits = 0n;
-    let revExp = 0n;
-    for (const l of this.lines.values()) {
-      if (l.aggregated === 0n && l.elimination === 0n && l.adjustment === 0n && l.nci === 0n) continue;
-      const consolidated = l.aggregated + l.elimination + l.adjustment + l.nci;
-      const attrs = this.lineAttributes(l);
-      if (attrs.accountType === 'Revenue' || attrs.accountType === 'Expense') revExp += consolidated;
-      const debit = consolidated > 0n ? consolidated : 0n;
-      const credit = consolidated < 0n ? -consolidated : 0n;
-      debits += debit;
-      credits += credit;
-      out.push({
-        line: {
-          accountNumber: l.key,
-          accountName: attrs.name,
-          accountType: attrs.accountType,
-          accountCategory: attrs.accountCategory,
-          lineType: l.lineType,
-          companyId: l.companyId,
-          isCashEquivalent: attrs.isCashEquivalent,
-          cashFlowCategory: attrs.cashFlowCategory,
-          aggregatedBalance: money(l.aggregated),
-          eliminationAmount: money(l.elimination),
-          ...(this.hasAdjustments ? { adjustmentAmount: money(l.adjustment) } : {}),
-          nciAmount: money(l.nci),
-          consolidatedBalance: money(consolidated),
-          debitBalance: money(debit),
-          creditBalance: money(credit),
-        },
-        rank: this.rank(l),
-      });
-    }
-    out.sort((a, b) => compareRank(a.rank, b.rank));
-    const netIncome = -revExp;
-    let niNci = 0n;
-    let shareOfEquity = 0n;
-    for (const d of this.nci) {
-      niNci += d.shareOfNetIncome;
-      shareOfEquity += d.shareOfEquity;
-    }
-    return {
-      view: this.view,
-      periodRef: { ...this.setup.input.periodRef },
-      asOfDate: this.data.asOfDate,
-      yearStartDate: this.setup.input.yearStartDate,
-      currency: G,
-      lineItems: out.map((o) => o.line),
-      totalDebits: money(debits),
-      totalCredits: money(credits),
-      isBalanced: debits === credits,
-      totalEliminations: money(this.totalEliminations),
-      totalNCI: money(shareOfEquity + niNci),
-      netIncome: money(netIncome),
-      netIncomeAttributableToParent: money(netIncome - niNci),
-      netIncomeAttributableToNCI: money(niNci),
-      statementFacts: { nciShareOfOci: scaledToString(this.nciShareOfOci, this.setup.minor) },
-      nonControllingInterests: this.nci.map((d): NciDetail => ({
-        companyId: d.company.companyId,
-        companyName: d.company.companyName,
-        nonControllingInterestPercentage: formatDerivedPercentage(d.pct),
-        netAssets: money(d.netAssets),
-        netIncome: money(d.netIncome),
-        nciShareOfEquity: money(d.shareOfEquity),
-        nciShareOfNetIncome: money(d.shareOfNetIncome),
-      })),
-    };
+    return trialBalanceOf(this);
   }
-
-  private rank(l: LineAcc): [number, string, string, number] {
-    switch (l.lineType) {
-      case 'Account':
-        return [0, l.key, '', 0];
-      case 'RetainedEarnings':
-        return [1, '', '', 0];
-      case 'CurrencyTranslationAdjustment':
-        return [2, '', '', 0];
-      case 'NonControllingInterest':
-        return [3, '', '', 0];
-      case 'Goodwill':
-      case 'BargainPurchaseGain': {
-        const c = this.setup.companies.get(l.companyId!)!;
-        return [5, c.companyName.toLowerCase(), c.companyId, l.lineType === 'Goodwill' ? 0 : 1];
-      }
-      default: {
-        const c = this.setup.companies.get(l.companyId!)!;
-        return [
-          4,
-          c.companyName.toLowerCase(),
-          c.companyId,
-          EM_TYPES.indexOf(l.lineType as (typeof EM_TYPES)[number]),
-        ];
-      }
-    }
-  }
-
-  private lineAttributes(l: LineAcc): Pick<
-    ConsolidatedLine,
-    'accountType' | 'accountCategory' | 'isCashEquivalent' | 'cashFlowCategory'
-  > & {
-    name: string;
-  } {
-    const synthetic = { isCashEquivalent: false, cashFlowCategory: null };
-    const companyName = l.companyId ? this.setup.companies.get(l.companyId)!.companyName : '';
-    switch (l.lineType) {
-      case 'Account': {
-        const a = this.sourceOf(l.key);
-        return {
-          name: a.name,
-          accountType: a.accountType,
-          accountCategory: a.accountCategory,
-          isCashEquivalent: a.isCashEquivalent,
-          cashFlowCategory: a.cashFlowCategory,
-        };
-      }
-      case 'RetainedEarnings':
-        return {
-          name: 'Retained earnings',
-          accountType: 'Equity',
-          accountCategory: 'RetainedEarnings',
-          ...synthetic,
-        };
-      case 'CurrencyTranslationAdjustment':
-        return {
-          name: 'Cumulative translation adjustment',
-          accountType: 'Equity',
-          accountCategory: 'OtherComprehensiveIncome',
-          ...synthetic,
-        };
-      case 'NonControllingInterest':
-        return {
-          name: 'Non-controlling interest',
-          accountType: 'Equity',
-          accountCategory: 'NonControllingInterest',
-          ...synthetic,
-        };
-      case 'EquityMethodInvestment':
-        return {
-          name: `Investment in ${companyName} (equity method)`,
-          accountType: 'Asset',
-          accountCategory: 'NonCurrentAsset',
-          ...synthetic,
-        };
-      case 'EquityMethodIncome':
-        return {
-          name: `Share of profit of ${companyName}`,
-          accountType: 'Revenue',
-          accountCategory: 'OtherRevenue',
-          ...synthetic,
-        };
-      case 'EquityMethodReserve':
-        return {
-          name: `Equity-method reserve – ${companyName}`,
-          accountType: 'Equity',
-          accountCategory: 'RetainedEarnings',
-          ...synthetic,
-        };
-      case 'Goodwill':
-        return {
-          name: `Goodwill – ${companyName}`,
-          accountType: 'Asset',
-          accountCategory: 'IntangibleAsset',
-          ...synthetic,
-        };
-      case 'BargainPurchaseGain':
-        return {
-          name: `Gain on the bargain purchase of ${companyName}`,
-          accountType: 'Revenue',
-          accountCategory: 'OtherRevenue',
-          ...synthetic,
-        };
-    }
-  }
-}
-
-function compareRank(a: [number, string, string, number], b: [number, string, string, number]): number {
-  if (a[0] !== b[0]) return a[0] - b[0];
-  if (a[0] === 0) return cmpAccountNumber(a[1], b[1]);
-  return cmpStr(a[1], b[1]) || cmpStr(a[2], b[2]) || a[3] - b[3];
 }

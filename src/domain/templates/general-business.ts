@@ -2,22 +2,22 @@
  * Template `GeneralBusiness` — "General Business" (78 accounts).
  * Columns: number, name, type, category, parent, postable, cash-flow category, flag (see `TemplateRow`).
  */
+import {
+  CASH_ROWS,
+  PAYROLL_LIABILITY_ROWS,
+  PREPAID_ROWS,
+  RECEIVABLE_ROWS,
+  SHARE_CAPITAL_ROWS,
+} from './blocks.ts';
 import type { TemplateRow } from './types.ts';
 
-// One account per line.
+// One account per line, or a shared block of accounts (blocks.ts).
 // prettier-ignore
 export const GENERAL_BUSINESS_ROWS: readonly TemplateRow[] = [
-  ['1000', 'Cash and Cash Equivalents', 'Asset', 'CurrentAsset', null, false, null, 'C'],
-  ['1010', 'Cash - Operating Account', 'Asset', 'CurrentAsset', '1000', true, null, 'C'],
-  ['1020', 'Cash - Payroll Account', 'Asset', 'CurrentAsset', '1000', true, null, 'C'],
-  ['1030', 'Petty Cash', 'Asset', 'CurrentAsset', '1000', true, null, 'C'],
-  ['1100', 'Accounts Receivable', 'Asset', 'CurrentAsset', null, true, 'Operating', null],
-  ['1110', 'Allowance for Doubtful Accounts', 'Asset', 'CurrentAsset', '1100', true, null, null],
+  ...CASH_ROWS,
+  ...RECEIVABLE_ROWS,
   ['1200', 'Inventory', 'Asset', 'CurrentAsset', null, true, 'Operating', null],
-  ['1300', 'Prepaid Expenses', 'Asset', 'CurrentAsset', null, true, 'Operating', null],
-  ['1310', 'Prepaid Insurance', 'Asset', 'CurrentAsset', '1300', true, null, null],
-  ['1320', 'Prepaid Rent', 'Asset', 'CurrentAsset', '1300', true, null, null],
-  ['1400', 'Other Current Assets', 'Asset', 'CurrentAsset', null, true, null, null],
+  ...PREPAID_ROWS,
   ['1500', 'Property, Plant and Equipment', 'Asset', 'FixedAsset', null, false, 'Investing', null],
   ['1510', 'Land', 'Asset', 'FixedAsset', '1500', true, 'Investing', null],
   ['1520', 'Buildings', 'Asset', 'FixedAsset', '1500', true, 'Investing', null],
@@ -38,10 +38,7 @@ export const GENERAL_BUSINESS_ROWS: readonly TemplateRow[] = [
   ['2110', 'Accrued Salaries and Wages', 'Liability', 'CurrentLiability', '2100', true, null, null],
   ['2120', 'Accrued Interest', 'Liability', 'CurrentLiability', '2100', true, null, null],
   ['2130', 'Accrued Taxes', 'Liability', 'CurrentLiability', '2100', true, null, null],
-  ['2200', 'Payroll Liabilities', 'Liability', 'CurrentLiability', null, false, null, null],
-  ['2210', 'Federal Income Tax Withheld', 'Liability', 'CurrentLiability', '2200', true, null, null],
-  ['2220', 'State Income Tax Withheld', 'Liability', 'CurrentLiability', '2200', true, null, null],
-  ['2230', 'Social Security Tax Payable', 'Liability', 'CurrentLiability', '2200', true, null, null],
+  ...PAYROLL_LIABILITY_ROWS,
   ['2300', 'Unearned Revenue', 'Liability', 'CurrentLiability', null, true, 'Operating', null],
   ['2400', 'Short-Term Notes Payable', 'Liability', 'CurrentLiability', null, true, 'Financing', null],
   ['2450', 'Current Portion of Long-Term Debt', 'Liability', 'CurrentLiability', null, true, 'Financing', null],
@@ -49,12 +46,7 @@ export const GENERAL_BUSINESS_ROWS: readonly TemplateRow[] = [
   ['2600', 'Mortgage Payable', 'Liability', 'NonCurrentLiability', null, true, 'Financing', null],
   ['2700', 'Deferred Tax Liabilities', 'Liability', 'NonCurrentLiability', null, true, 'NonCash', null],
   ['2800', 'Other Long-Term Liabilities', 'Liability', 'NonCurrentLiability', null, true, null, null],
-  ['3000', 'Common Stock', 'Equity', 'ContributedCapital', null, true, 'Financing', null],
-  ['3100', 'Preferred Stock', 'Equity', 'ContributedCapital', null, true, 'Financing', null],
-  ['3200', 'Additional Paid-In Capital', 'Equity', 'ContributedCapital', null, true, 'Financing', null],
-  ['3300', 'Retained Earnings', 'Equity', 'RetainedEarnings', null, true, null, 'R'],
-  ['3400', 'Treasury Stock', 'Equity', 'TreasuryStock', null, true, 'Financing', null],
-  ['3500', 'Accumulated Other Comprehensive Income', 'Equity', 'OtherComprehensiveIncome', null, true, null, null],
+  ...SHARE_CAPITAL_ROWS,
   ['3600', 'Dividends', 'Equity', 'RetainedEarnings', null, true, 'Financing', null],
   ['4000', 'Sales Revenue', 'Revenue', 'OperatingRevenue', null, true, null, null],
   ['4100', 'Service Revenue', 'Revenue', 'OperatingRevenue', null, true, null, null],

@@ -2,9 +2,10 @@
  * Template `HoldingCompany` — "Holding Company" (66 accounts).
  * Columns: number, name, type, category, parent, postable, cash-flow category, flag (see `TemplateRow`).
  */
+import { SHARE_CAPITAL_ROWS } from './blocks.ts';
 import type { TemplateRow } from './types.ts';
 
-// One account per line.
+// One account per line, or a shared block of accounts (blocks.ts).
 // prettier-ignore
 export const HOLDING_COMPANY_ROWS: readonly TemplateRow[] = [
   ['1000', 'Cash and Cash Equivalents', 'Asset', 'CurrentAsset', null, false, null, 'C'],
@@ -39,12 +40,7 @@ export const HOLDING_COMPANY_ROWS: readonly TemplateRow[] = [
   ['2600', 'Loans from Subsidiaries', 'Liability', 'NonCurrentLiability', null, true, 'Financing', 'I'],
   ['2700', 'Deferred Tax Liabilities', 'Liability', 'NonCurrentLiability', null, true, 'NonCash', null],
   ['2800', 'Other Long-Term Liabilities', 'Liability', 'NonCurrentLiability', null, true, null, null],
-  ['3000', 'Common Stock', 'Equity', 'ContributedCapital', null, true, 'Financing', null],
-  ['3100', 'Preferred Stock', 'Equity', 'ContributedCapital', null, true, 'Financing', null],
-  ['3200', 'Additional Paid-In Capital', 'Equity', 'ContributedCapital', null, true, 'Financing', null],
-  ['3300', 'Retained Earnings', 'Equity', 'RetainedEarnings', null, true, null, 'R'],
-  ['3400', 'Treasury Stock', 'Equity', 'TreasuryStock', null, true, 'Financing', null],
-  ['3500', 'Accumulated Other Comprehensive Income', 'Equity', 'OtherComprehensiveIncome', null, true, null, null],
+  ...SHARE_CAPITAL_ROWS,
   ['3510', 'Unrealized Gain/Loss on Securities', 'Equity', 'OtherComprehensiveIncome', '3500', true, null, null],
   ['3520', 'Cumulative Translation Adjustment', 'Equity', 'OtherComprehensiveIncome', '3500', true, null, null],
   ['3600', 'Dividends', 'Equity', 'RetainedEarnings', null, true, 'Financing', null],

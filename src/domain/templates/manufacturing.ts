@@ -1,72 +1,22 @@
 /**
- * Template `Manufacturing` — "Manufacturing" (95 accounts).
- * Columns: number, name, type, category, parent, postable, cash-flow category, flag (see `TemplateRow`).
+ * Template `Manufacturing` — "Manufacturing" (95 accounts): the general business chart and the accounts
+ * of a manufacturer (inventories by stage, production equipment, the cost of production), in number
+ * order. Columns: number, name, type, category, parent, postable, cash-flow category, flag (see
+ * `TemplateRow`).
  */
+import { inNumberOrder } from './blocks.ts';
+import { GENERAL_BUSINESS_ROWS } from './general-business.ts';
 import type { TemplateRow } from './types.ts';
 
 // One account per line.
 // prettier-ignore
-export const MANUFACTURING_ROWS: readonly TemplateRow[] = [
-  ['1000', 'Cash and Cash Equivalents', 'Asset', 'CurrentAsset', null, false, null, 'C'],
-  ['1010', 'Cash - Operating Account', 'Asset', 'CurrentAsset', '1000', true, null, 'C'],
-  ['1020', 'Cash - Payroll Account', 'Asset', 'CurrentAsset', '1000', true, null, 'C'],
-  ['1030', 'Petty Cash', 'Asset', 'CurrentAsset', '1000', true, null, 'C'],
-  ['1100', 'Accounts Receivable', 'Asset', 'CurrentAsset', null, true, 'Operating', null],
-  ['1110', 'Allowance for Doubtful Accounts', 'Asset', 'CurrentAsset', '1100', true, null, null],
-  ['1200', 'Inventory', 'Asset', 'CurrentAsset', null, true, 'Operating', null],
+const MANUFACTURING_ACCOUNTS: readonly TemplateRow[] = [
   ['1210', 'Raw Materials Inventory', 'Asset', 'CurrentAsset', '1200', true, 'Operating', null],
   ['1220', 'Work-in-Process Inventory', 'Asset', 'CurrentAsset', '1200', true, 'Operating', null],
   ['1230', 'Finished Goods Inventory', 'Asset', 'CurrentAsset', '1200', true, 'Operating', null],
   ['1240', 'Manufacturing Supplies', 'Asset', 'CurrentAsset', '1200', true, null, null],
-  ['1300', 'Prepaid Expenses', 'Asset', 'CurrentAsset', null, true, 'Operating', null],
-  ['1310', 'Prepaid Insurance', 'Asset', 'CurrentAsset', '1300', true, null, null],
-  ['1320', 'Prepaid Rent', 'Asset', 'CurrentAsset', '1300', true, null, null],
-  ['1400', 'Other Current Assets', 'Asset', 'CurrentAsset', null, true, null, null],
-  ['1500', 'Property, Plant and Equipment', 'Asset', 'FixedAsset', null, false, 'Investing', null],
-  ['1510', 'Land', 'Asset', 'FixedAsset', '1500', true, 'Investing', null],
-  ['1520', 'Buildings', 'Asset', 'FixedAsset', '1500', true, 'Investing', null],
-  ['1530', 'Furniture and Fixtures', 'Asset', 'FixedAsset', '1500', true, 'Investing', null],
-  ['1540', 'Computer Equipment', 'Asset', 'FixedAsset', '1500', true, 'Investing', null],
-  ['1550', 'Vehicles', 'Asset', 'FixedAsset', '1500', true, 'Investing', null],
   ['1560', 'Manufacturing Equipment', 'Asset', 'FixedAsset', '1500', true, 'Investing', null],
-  ['1600', 'Accumulated Depreciation', 'Asset', 'FixedAsset', null, false, 'NonCash', null],
-  ['1610', 'Accumulated Depreciation - Buildings', 'Asset', 'FixedAsset', '1600', true, 'NonCash', null],
-  ['1620', 'Accumulated Depreciation - Furniture', 'Asset', 'FixedAsset', '1600', true, 'NonCash', null],
-  ['1630', 'Accumulated Depreciation - Equipment', 'Asset', 'FixedAsset', '1600', true, 'NonCash', null],
-  ['1640', 'Accumulated Depreciation - Vehicles', 'Asset', 'FixedAsset', '1600', true, 'NonCash', null],
   ['1650', 'Accumulated Depreciation - Manufacturing Equipment', 'Asset', 'FixedAsset', '1600', true, 'NonCash', null],
-  ['1700', 'Intangible Assets', 'Asset', 'IntangibleAsset', null, false, 'Investing', null],
-  ['1710', 'Goodwill', 'Asset', 'IntangibleAsset', '1700', true, null, null],
-  ['1720', 'Patents and Trademarks', 'Asset', 'IntangibleAsset', '1700', true, null, null],
-  ['1800', 'Other Non-Current Assets', 'Asset', 'NonCurrentAsset', null, true, null, null],
-  ['2000', 'Accounts Payable', 'Liability', 'CurrentLiability', null, true, 'Operating', null],
-  ['2100', 'Accrued Liabilities', 'Liability', 'CurrentLiability', null, false, 'Operating', null],
-  ['2110', 'Accrued Salaries and Wages', 'Liability', 'CurrentLiability', '2100', true, null, null],
-  ['2120', 'Accrued Interest', 'Liability', 'CurrentLiability', '2100', true, null, null],
-  ['2130', 'Accrued Taxes', 'Liability', 'CurrentLiability', '2100', true, null, null],
-  ['2200', 'Payroll Liabilities', 'Liability', 'CurrentLiability', null, false, null, null],
-  ['2210', 'Federal Income Tax Withheld', 'Liability', 'CurrentLiability', '2200', true, null, null],
-  ['2220', 'State Income Tax Withheld', 'Liability', 'CurrentLiability', '2200', true, null, null],
-  ['2230', 'Social Security Tax Payable', 'Liability', 'CurrentLiability', '2200', true, null, null],
-  ['2300', 'Unearned Revenue', 'Liability', 'CurrentLiability', null, true, 'Operating', null],
-  ['2400', 'Short-Term Notes Payable', 'Liability', 'CurrentLiability', null, true, 'Financing', null],
-  ['2450', 'Current Portion of Long-Term Debt', 'Liability', 'CurrentLiability', null, true, 'Financing', null],
-  ['2500', 'Long-Term Notes Payable', 'Liability', 'NonCurrentLiability', null, true, 'Financing', null],
-  ['2600', 'Mortgage Payable', 'Liability', 'NonCurrentLiability', null, true, 'Financing', null],
-  ['2700', 'Deferred Tax Liabilities', 'Liability', 'NonCurrentLiability', null, true, 'NonCash', null],
-  ['2800', 'Other Long-Term Liabilities', 'Liability', 'NonCurrentLiability', null, true, null, null],
-  ['3000', 'Common Stock', 'Equity', 'ContributedCapital', null, true, 'Financing', null],
-  ['3100', 'Preferred Stock', 'Equity', 'ContributedCapital', null, true, 'Financing', null],
-  ['3200', 'Additional Paid-In Capital', 'Equity', 'ContributedCapital', null, true, 'Financing', null],
-  ['3300', 'Retained Earnings', 'Equity', 'RetainedEarnings', null, true, null, 'R'],
-  ['3400', 'Treasury Stock', 'Equity', 'TreasuryStock', null, true, 'Financing', null],
-  ['3500', 'Accumulated Other Comprehensive Income', 'Equity', 'OtherComprehensiveIncome', null, true, null, null],
-  ['3600', 'Dividends', 'Equity', 'RetainedEarnings', null, true, 'Financing', null],
-  ['4000', 'Sales Revenue', 'Revenue', 'OperatingRevenue', null, true, null, null],
-  ['4100', 'Service Revenue', 'Revenue', 'OperatingRevenue', null, true, null, null],
-  ['4200', 'Sales Returns and Allowances', 'Revenue', 'OperatingRevenue', null, true, null, null],
-  ['4300', 'Sales Discounts', 'Revenue', 'OperatingRevenue', null, true, null, null],
-  ['5000', 'Cost of Goods Sold', 'Expense', 'CostOfGoodsSold', null, true, null, null],
   ['5010', 'Raw Materials Used', 'Expense', 'CostOfGoodsSold', '5000', true, null, null],
   ['5020', 'Direct Labor', 'Expense', 'CostOfGoodsSold', '5000', true, null, null],
   ['5030', 'Manufacturing Overhead', 'Expense', 'CostOfGoodsSold', '5000', false, null, null],
@@ -78,28 +28,9 @@ export const MANUFACTURING_ROWS: readonly TemplateRow[] = [
   ['5036', 'Indirect Labor', 'Expense', 'CostOfGoodsSold', '5030', true, null, null],
   ['5040', 'Freight-In', 'Expense', 'CostOfGoodsSold', '5000', true, null, null],
   ['5050', 'Purchase Discounts', 'Expense', 'CostOfGoodsSold', '5000', true, null, null],
-  ['5100', 'Cost of Services', 'Expense', 'CostOfGoodsSold', null, true, null, null],
-  ['6000', 'Salaries and Wages', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['6100', 'Employee Benefits', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['6200', 'Payroll Taxes', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['6300', 'Rent Expense', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['6400', 'Utilities Expense', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['6500', 'Insurance Expense', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['6600', 'Professional Fees', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['6700', 'Office Supplies', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['6800', 'Advertising and Marketing', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['6900', 'Travel and Entertainment', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['7000', 'Depreciation Expense', 'Expense', 'DepreciationAmortization', null, true, null, null],
-  ['7100', 'Amortization Expense', 'Expense', 'DepreciationAmortization', null, true, null, null],
-  ['7200', 'Bad Debt Expense', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['7300', 'Repairs and Maintenance', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['7400', 'Telephone and Internet', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['7500', 'Bank Charges', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['7600', 'Miscellaneous Expense', 'Expense', 'OperatingExpense', null, true, null, null],
-  ['8000', 'Interest Income', 'Revenue', 'OtherRevenue', null, true, null, null],
-  ['8100', 'Interest Expense', 'Expense', 'InterestExpense', null, true, null, null],
-  ['8200', 'Gain on Sale of Assets', 'Revenue', 'OtherRevenue', null, true, null, null],
-  ['8300', 'Loss on Sale of Assets', 'Expense', 'OtherExpense', null, true, null, null],
-  ['8400', 'Foreign Exchange Gain/Loss', 'Revenue', 'OtherRevenue', null, true, null, null],
-  ['8500', 'Income Tax Expense', 'Expense', 'TaxExpense', null, true, null, null],
 ];
+
+export const MANUFACTURING_ROWS: readonly TemplateRow[] = inNumberOrder([
+  ...GENERAL_BUSINESS_ROWS,
+  ...MANUFACTURING_ACCOUNTS,
+]);

@@ -2,22 +2,16 @@
  * Template `ServiceBusiness` — "Service Business" (80 accounts).
  * Columns: number, name, type, category, parent, postable, cash-flow category, flag (see `TemplateRow`).
  */
+import { CASH_ROWS, PAYROLL_LIABILITY_ROWS, PREPAID_ROWS, RECEIVABLE_ROWS } from './blocks.ts';
 import type { TemplateRow } from './types.ts';
 
-// One account per line.
+// One account per line, or a shared block of accounts (blocks.ts).
 // prettier-ignore
 export const SERVICE_BUSINESS_ROWS: readonly TemplateRow[] = [
-  ['1000', 'Cash and Cash Equivalents', 'Asset', 'CurrentAsset', null, false, null, 'C'],
-  ['1010', 'Cash - Operating Account', 'Asset', 'CurrentAsset', '1000', true, null, 'C'],
-  ['1020', 'Cash - Payroll Account', 'Asset', 'CurrentAsset', '1000', true, null, 'C'],
-  ['1030', 'Petty Cash', 'Asset', 'CurrentAsset', '1000', true, null, 'C'],
-  ['1100', 'Accounts Receivable', 'Asset', 'CurrentAsset', null, true, 'Operating', null],
-  ['1110', 'Allowance for Doubtful Accounts', 'Asset', 'CurrentAsset', '1100', true, null, null],
+  ...CASH_ROWS,
+  ...RECEIVABLE_ROWS,
   ['1120', 'Unbilled Revenue', 'Asset', 'CurrentAsset', '1100', true, null, null],
-  ['1300', 'Prepaid Expenses', 'Asset', 'CurrentAsset', null, true, 'Operating', null],
-  ['1310', 'Prepaid Insurance', 'Asset', 'CurrentAsset', '1300', true, null, null],
-  ['1320', 'Prepaid Rent', 'Asset', 'CurrentAsset', '1300', true, null, null],
-  ['1400', 'Other Current Assets', 'Asset', 'CurrentAsset', null, true, null, null],
+  ...PREPAID_ROWS,
   ['1500', 'Property, Plant and Equipment', 'Asset', 'FixedAsset', null, false, 'Investing', null],
   ['1530', 'Furniture and Fixtures', 'Asset', 'FixedAsset', '1500', true, 'Investing', null],
   ['1540', 'Computer Equipment', 'Asset', 'FixedAsset', '1500', true, 'Investing', null],
@@ -34,10 +28,7 @@ export const SERVICE_BUSINESS_ROWS: readonly TemplateRow[] = [
   ['2110', 'Accrued Salaries and Wages', 'Liability', 'CurrentLiability', '2100', true, null, null],
   ['2120', 'Accrued Bonuses', 'Liability', 'CurrentLiability', '2100', true, null, null],
   ['2130', 'Accrued Taxes', 'Liability', 'CurrentLiability', '2100', true, null, null],
-  ['2200', 'Payroll Liabilities', 'Liability', 'CurrentLiability', null, false, null, null],
-  ['2210', 'Federal Income Tax Withheld', 'Liability', 'CurrentLiability', '2200', true, null, null],
-  ['2220', 'State Income Tax Withheld', 'Liability', 'CurrentLiability', '2200', true, null, null],
-  ['2230', 'Social Security Tax Payable', 'Liability', 'CurrentLiability', '2200', true, null, null],
+  ...PAYROLL_LIABILITY_ROWS,
   ['2300', 'Deferred Revenue', 'Liability', 'CurrentLiability', null, true, 'Operating', null],
   ['2310', 'Retainers Received', 'Liability', 'CurrentLiability', '2300', true, null, null],
   ['2400', 'Short-Term Notes Payable', 'Liability', 'CurrentLiability', null, true, 'Financing', null],

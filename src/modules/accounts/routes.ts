@@ -3,8 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
 import { isTemplateType, TEMPLATE_TYPES } from '../../domain/templates/index.ts';
-import { pageParams } from '../../http/pagination.ts';
-import { NoContent, responses } from '../../http/responses.ts';
+import { listQuery } from '../../http/pagination.ts';
+import { NoContent } from '../../http/responses.ts';
+import { route } from '../../http/route.ts';
 import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import * as service from './service.ts';
 
@@ -138,129 +139,98 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
 function accountReadRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    '/api/v1/accounts',
-    {
-      config: { access: 'account:read', errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'] },
-      schema: {
-        tags,
-        summary: 'List accounts of a company',
-        description: 'Viewer. Ordered by account number (numeric), then id.',
-        querystring: Type.Object({
-          organizationId: Uuid,
-          companyId: Uuid,
-          accountType: Type.Optional(AccountTypeSchema),
-          accountCategory: Type.Optional(AccountCategorySchema),
-          isActive: Type.Optional(Type.Boolean()),
-          isPostable: Type.Optional(Type.Boolean()),
-          isIntercompany: Type.Optional(Type.Boolean()),
-          parentAccountId: Type.Optional(Uuid),
-          ...PageQuery,
-        }),
-        response: responses({ 200: Page('accounts', Account) }),
-      },
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/accounts',
+    tags,
+    summary: 'List accounts of a company',
+    description: 'Viewer. Ordered by account number (numeric), then id.',
+    access: 'account:read',
+    errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
+    querystring: Type.Object({
+      organizationId: Uuid,
+      companyId: Uuid,
+      accountType: Type.Optional(AccountTypeSchema),
+      accountCategory: Type.Optional(AccountCategorySchema),
+      isActive: Type.Optional(Type.Boolean()),
+      isPostable: Type.Optional(Type.Boolean()),
+      isIntercompany: Type.Optional(Type.Boolean()),
+      parentAccountId: Type.Optional(Uuid),
+      ...PageQuery,
+    }),
+    response: { 200: Page('accounts', Account) },
+    handler: async (request) => {
+      const { filters, page } = listQuery(request.query);
+      return service.listAccounts(db, request.access, filters, page);
     },
-    async (request) => {
-      const q = request.query;
-      return service.listAccounts(
-        db,
-        request.access,
-        {
-          organizationId: q.organizationId,
-          companyId: q.companyId,
-          accountType: q.accountType,
-          accountCategory: q.accountCategory,
-          isActive: q.isActive,
-          isPostable: q.isPostable,
-          isIntercompany: q.isIntercompany,
-          parentAccountId: q.parentAccountId,
-        },
-        pageParams(q),
-      );
-    },
-  );
+  });
 
-  app.get(
-    byIdPath,
-    {
-      config: {
-        pathIds: accountPathIds,
-        access: 'account:read',
-        errors: ['OrganizationNotFoundError', 'AccountNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Get an account',
-        description: 'Viewer.',
-        params: Params,
-        response: responses({ 200: Account }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: byIdPath,
+    tags,
+    summary: 'Get an account',
+    description: 'Viewer.',
+    pathIds: accountPathIds,
+    access: 'account:read',
+    errors: ['OrganizationNotFoundError', 'AccountNotFoundError'],
+    params: Params,
+    response: { 200: Account },
+    handler: async (request) =>
       service.getAccount(db, request.access, request.params.organizationId, request.params.id),
-  );
+  });
 }
 
 /** Accounts: create, update, delete. */
 function accountWriteRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.post(
-    '/api/v1/accounts',
-    {
-      config: {
-        access: 'account:manage',
-        errors: [
-          'OrganizationNotFoundError',
-          'CompanyNotFoundError',
-          'ParentAccountNotFoundError',
-          'ParentAccountDifferentCompanyError',
-          'AccountTypeMismatchError',
-          'InvalidRetainedEarningsAccountError',
-          'ValidationError',
-          'AccountNumberAlreadyExistsError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Create an account',
-        description:
-          'Admin. The parent must be an account of the same company and type; at most 10 hierarchy levels.',
-        body: CreateAccountBody,
-        response: responses({ 201: Account }),
-      },
-    },
-    async (request, reply) =>
-      reply.code(201).send(await service.createAccount(db, request.access, request.body)),
-  );
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/accounts',
+    tags,
+    summary: 'Create an account',
+    description:
+      'Admin. The parent must be an account of the same company and type; at most 10 hierarchy levels.',
+    access: 'account:manage',
+    errors: [
+      'OrganizationNotFoundError',
+      'CompanyNotFoundError',
+      'ParentAccountNotFoundError',
+      'ParentAccountDifferentCompanyError',
+      'AccountTypeMismatchError',
+      'InvalidRetainedEarningsAccountError',
+      'ValidationError',
+      'AccountNumberAlreadyExistsError',
+    ],
+    body: CreateAccountBody,
+    response: { 201: Account },
+    status: 201,
+    handler: async (request) => service.createAccount(db, request.access, request.body),
+  });
 
-  app.put(
-    byIdPath,
-    {
-      config: {
-        pathIds: accountPathIds,
-        access: 'account:manage',
-        errors: [
-          'OrganizationNotFoundError',
-          'AccountNotFoundError',
-          'CircularAccountReferenceError',
-          'CompanyNotFoundError',
-          'InvalidRetainedEarningsAccountError',
-          'HasActiveChildAccountsError',
-          'AccountInUseError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Update an account',
-        description:
-          'Admin. PUT semantics. `companyId`, `organizationId`, `accountNumber`, `accountType` and `accountCategory` are immutable.',
-        params: Params,
-        body: UpdateAccountBody,
-        response: responses({ 200: Account }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'PUT',
+    url: byIdPath,
+    tags,
+    summary: 'Update an account',
+    description:
+      'Admin. PUT semantics. `companyId`, `organizationId`, `accountNumber`, `accountType` and `accountCategory` are immutable.',
+    pathIds: accountPathIds,
+    access: 'account:manage',
+    errors: [
+      'OrganizationNotFoundError',
+      'AccountNotFoundError',
+      'CircularAccountReferenceError',
+      'CompanyNotFoundError',
+      'InvalidRetainedEarningsAccountError',
+      'HasActiveChildAccountsError',
+      'AccountInUseError',
+    ],
+    params: Params,
+    body: UpdateAccountBody,
+    response: { 200: Account },
+    handler: async (request) =>
       service.updateAccount(
         db,
         request.access,
@@ -268,95 +238,78 @@ function accountWriteRoutes(app: RouteApp): void {
         request.params.id,
         request.body,
       ),
-  );
+  });
 
-  app.delete(
-    byIdPath,
-    {
-      config: {
-        pathIds: accountPathIds,
-        access: 'account:manage',
-        errors: ['OrganizationNotFoundError', 'AccountNotFoundError', 'AccountInUseError'],
-      },
-      schema: {
-        tags,
-        summary: 'Delete an account',
-        description:
-          'Admin. Only accounts never used: not the retained-earnings account, no children, no journal lines, no elimination rules.',
-        params: Params,
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await service.deleteAccount(db, request.access, request.params.organizationId, request.params.id);
-      return reply.code(204).send();
-    },
-  );
+  route(app, {
+    method: 'DELETE',
+    url: byIdPath,
+    tags,
+    summary: 'Delete an account',
+    description:
+      'Admin. Only accounts never used: not the retained-earnings account, no children, no journal lines, no elimination rules.',
+    pathIds: accountPathIds,
+    access: 'account:manage',
+    errors: ['OrganizationNotFoundError', 'AccountNotFoundError', 'AccountInUseError'],
+    params: Params,
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) =>
+      service.deleteAccount(db, request.access, request.params.organizationId, request.params.id),
+  });
 }
 
 /** Account templates: list, get, apply to a company. */
 function accountTemplateRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    '/api/v1/account-templates',
-    {
-      config: { access: 'signedIn' },
-      schema: {
-        tags: templateTags,
-        summary: 'List account templates',
-        description: `Any user. In the order ${TEMPLATE_TYPES.join(', ')}.`,
-        response: responses({ 200: Type.Object({ templates: Type.Array(TemplateSummary) }) }),
-      },
-    },
-    async () => service.listAccountTemplates(),
-  );
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/account-templates',
+    tags: templateTags,
+    summary: 'List account templates',
+    description: `Any user. In the order ${TEMPLATE_TYPES.join(', ')}.`,
+    access: 'signedIn',
+    response: { 200: Type.Object({ templates: Type.Array(TemplateSummary) }) },
+    handler: async () => service.listAccountTemplates(),
+  });
 
-  app.get(
-    '/api/v1/account-templates/:type',
-    {
-      config: { access: 'signedIn', errors: ['AccountTemplateNotFoundError'] },
-      schema: {
-        tags: templateTags,
-        summary: 'Get an account template',
-        description: 'Any user. Accounts ordered by account number.',
-        params: Type.Object({ type: Type.String() }),
-        response: responses({ 200: Type.Object({ template: Template }) }),
-      },
-    },
-    async (request) => service.getAccountTemplate(request.params.type),
-  );
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/account-templates/:type',
+    tags: templateTags,
+    summary: 'Get an account template',
+    description: 'Any user. Accounts ordered by account number.',
+    access: 'signedIn',
+    errors: ['AccountTemplateNotFoundError'],
+    params: Type.Object({ type: Type.String() }),
+    response: { 200: Type.Object({ template: Template }) },
+    handler: async (request) => service.getAccountTemplate(request.params.type),
+  });
 
-  app.post(
-    '/api/v1/account-templates/:type/apply',
-    {
-      config: {
-        access: 'account:manage',
-        errors: [
-          'AccountTemplateNotFoundError',
-          'OrganizationNotFoundError',
-          'CompanyNotFoundError',
-          'AccountsAlreadyExistError',
-        ],
-      },
-      // An unknown template type answers 404 before the body is validated, like a malformed path id.
-      preValidation: async (request) => {
-        const { type } = request.params as { type: string };
-        if (!isTemplateType(type)) throw service.templateNotFound(type);
-      },
-      schema: {
-        tags: templateTags,
-        summary: 'Apply an account template to a company',
-        description:
-          'Admin. Creates every template account and sets the company retained-earnings account (3300). Refused when the company has any account.',
-        params: Type.Object({ type: Type.String() }),
-        body: Type.Object({ organizationId: Uuid, companyId: Uuid }),
-        response: responses({ 201: ApplyResult }),
-      },
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/account-templates/:type/apply',
+    tags: templateTags,
+    summary: 'Apply an account template to a company',
+    description:
+      'Admin. Creates every template account and sets the company retained-earnings account (3300). Refused when the company has any account.',
+    access: 'account:manage',
+    errors: [
+      'AccountTemplateNotFoundError',
+      'OrganizationNotFoundError',
+      'CompanyNotFoundError',
+      'AccountsAlreadyExistError',
+    ],
+    // An unknown template type answers 404 before the body is validated, like a malformed path id.
+    preValidation: async (request) => {
+      const { type } = request.params as { type: string };
+      if (!isTemplateType(type)) throw service.templateNotFound(type);
     },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(await service.applyAccountTemplate(db, request.access, request.params.type, request.body)),
-  );
+    params: Type.Object({ type: Type.String() }),
+    body: Type.Object({ organizationId: Uuid, companyId: Uuid }),
+    response: { 201: ApplyResult },
+    status: 201,
+    handler: async (request) =>
+      service.applyAccountTemplate(db, request.access, request.params.type, request.body),
+  });
 }

@@ -1,6 +1,6 @@
 /** Year-end close, close preview and reopen endpoints. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { responses } from '../../http/responses.ts';
+import { route } from '../../http/route.ts';
 import { Money, Nullable, StringEnum, Text, Type, Uuid } from '../../http/schemas.ts';
 import { FISCAL_BASE, FiscalYear, fiscalPathIds, YearParams } from '../fiscal/routes.ts';
 import * as yearEnd from './year-end.ts';
@@ -48,60 +48,52 @@ const config = { pathIds: fiscalPathIds };
 export const yearEndRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.deps;
 
-  app.get(
-    `${FISCAL_BASE}/fiscal-years/:fiscalYearId/close/preview`,
-    {
-      config: { ...config, access: 'fiscal_period:read' },
-      schema: {
-        tags,
-        summary: 'Preview a year-end close',
-        description: 'Viewer. What a close would transfer now, and what blocks it.',
-        params: YearParams,
-        response: responses({ 200: YearEndClosePreview }),
-      },
-    },
-    async (request) => yearEnd.closePreview(db, request.access, request.params),
-  );
+  route(app, {
+    method: 'GET',
+    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/close/preview`,
+    tags,
+    summary: 'Preview a year-end close',
+    description: 'Viewer. What a close would transfer now, and what blocks it.',
+    ...config,
+    access: 'fiscal_period:read',
+    params: YearParams,
+    response: { 200: YearEndClosePreview },
+    handler: async (request) => yearEnd.closePreview(db, request.access, request.params),
+  });
 
-  app.post(
-    `${FISCAL_BASE}/fiscal-years/:fiscalYearId/close`,
-    {
-      config: {
-        ...config,
-        access: 'fiscal_period:manage',
-        errors: [
-          'YearAlreadyClosedError',
-          'RetainedEarningsNotConfiguredError',
-          'InvalidRetainedEarningsAccountError',
-          'UnpostedEntriesInPeriodError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Year-end close',
-        description:
-          'Admin. Posts one closing entry (revenue and expense to retained earnings, period 13) and closes the year and all its periods.',
-        params: YearParams,
-        response: responses({ 200: YearEndCloseResult }),
-      },
-    },
-    async (request) => yearEnd.closeYear(db, request.access, request.params),
-  );
+  route(app, {
+    method: 'POST',
+    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/close`,
+    tags,
+    summary: 'Year-end close',
+    description:
+      'Admin. Posts one closing entry (revenue and expense to retained earnings, period 13) and closes the year and all its periods.',
+    ...config,
+    access: 'fiscal_period:manage',
+    errors: [
+      'YearAlreadyClosedError',
+      'RetainedEarningsNotConfiguredError',
+      'InvalidRetainedEarningsAccountError',
+      'UnpostedEntriesInPeriodError',
+    ],
+    params: YearParams,
+    response: { 200: YearEndCloseResult },
+    handler: async (request) => yearEnd.closeYear(db, request.access, request.params),
+  });
 
-  app.post(
-    `${FISCAL_BASE}/fiscal-years/:fiscalYearId/reopen`,
-    {
-      config: { ...config, access: 'fiscal_period:manage', errors: ['YearNotClosedError'] },
-      schema: {
-        tags,
-        summary: 'Reopen a closed fiscal year',
-        description:
-          'Admin. Reverses the closing entry in period 13 and reopens the year and all its periods.',
-        params: YearParams,
-        body: Type.Object({ reason: Type.Optional(Nullable(Text(2000))) }),
-        response: responses({ 200: ReopenYearResult }),
-      },
-    },
-    async (request) => yearEnd.reopenYear(db, request.access, request.params, request.body.reason ?? null),
-  );
+  route(app, {
+    method: 'POST',
+    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/reopen`,
+    tags,
+    summary: 'Reopen a closed fiscal year',
+    description: 'Admin. Reverses the closing entry in period 13 and reopens the year and all its periods.',
+    ...config,
+    access: 'fiscal_period:manage',
+    errors: ['YearNotClosedError'],
+    params: YearParams,
+    body: Type.Object({ reason: Type.Optional(Nullable(Text(2000))) }),
+    response: { 200: ReopenYearResult },
+    handler: async (request) =>
+      yearEnd.reopenYear(db, request.access, request.params, request.body.reason ?? null),
+  });
 };

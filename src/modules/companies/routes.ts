@@ -2,8 +2,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { TEMPLATE_TYPES } from '../../domain/templates/index.ts';
-import { pageParams } from '../../http/pagination.ts';
-import { NoContent, responses } from '../../http/responses.ts';
+import { listQuery } from '../../http/pagination.ts';
+import { NoContent } from '../../http/responses.ts';
+import { route } from '../../http/route.ts';
 import {
   CountryCode,
   CurrencyCode,
@@ -126,111 +127,85 @@ export const companyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 function companyReadRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    '/api/v1/companies',
-    {
-      config: { access: 'company:read', errors: ['OrganizationNotFoundError'] },
-      schema: {
-        tags,
-        summary: 'List companies',
-        description: 'Viewer. Ordered by name (case-insensitive), then id.',
-        querystring: Type.Object({
-          organizationId: Uuid,
-          isActive: Type.Optional(Type.Boolean()),
-          jurisdiction: Type.Optional(JurisdictionCode),
-          ...PageQuery,
-        }),
-        response: responses({ 200: Page('companies', Company) }),
-      },
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/companies',
+    tags,
+    summary: 'List companies',
+    description: 'Viewer. Ordered by name (case-insensitive), then id.',
+    access: 'company:read',
+    errors: ['OrganizationNotFoundError'],
+    querystring: Type.Object({
+      organizationId: Uuid,
+      isActive: Type.Optional(Type.Boolean()),
+      jurisdiction: Type.Optional(JurisdictionCode),
+      ...PageQuery,
+    }),
+    response: { 200: Page('companies', Company) },
+    handler: async (request) => {
+      const { filters, page } = listQuery(request.query);
+      return service.listCompanies(db, request.access, filters, page);
     },
-    async (request) => {
-      const q = request.query;
-      return service.listCompanies(
-        db,
-        request.access,
-        {
-          organizationId: q.organizationId,
-          ...(q.isActive !== undefined ? { isActive: q.isActive } : {}),
-          ...(q.jurisdiction !== undefined ? { jurisdiction: q.jurisdiction } : {}),
-        },
-        pageParams(q),
-      );
-    },
-  );
+  });
 
-  app.get(
-    byIdPath,
-    {
-      config: {
-        pathIds: companyPathIds,
-        access: 'company:read',
-        errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Get a company',
-        description: 'Viewer.',
-        params: Params,
-        response: responses({ 200: Company }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: byIdPath,
+    tags,
+    summary: 'Get a company',
+    description: 'Viewer.',
+    pathIds: companyPathIds,
+    access: 'company:read',
+    errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
+    params: Params,
+    response: { 200: Company },
+    handler: async (request) =>
       service.getCompany(db, request.access, request.params.organizationId, request.params.companyId),
-  );
+  });
 
-  app.post(
-    '/api/v1/companies',
-    {
-      config: {
-        access: 'company:manage',
-        errors: ['OrganizationNotFoundError', 'CompanyNameAlreadyExistsError'],
-      },
-      schema: {
-        tags,
-        summary: 'Create a company',
-        description:
-          'Admin. With `accountTemplate`, the template is applied in the same transaction and sets `retainedEarningsAccountId`.',
-        body: CreateCompanyBody,
-        response: responses({ 201: Company }),
-      },
-    },
-    async (request, reply) =>
-      reply.code(201).send(await service.createCompany(db, request.access, request.body)),
-  );
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/companies',
+    tags,
+    summary: 'Create a company',
+    description:
+      'Admin. With `accountTemplate`, the template is applied in the same transaction and sets `retainedEarningsAccountId`.',
+    access: 'company:manage',
+    errors: ['OrganizationNotFoundError', 'CompanyNameAlreadyExistsError'],
+    body: CreateCompanyBody,
+    response: { 201: Company },
+    status: 201,
+    handler: async (request) => service.createCompany(db, request.access, request.body),
+  });
 }
 
 /** Companies: update, deactivate. */
 function companyChangeRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.put(
-    byIdPath,
-    {
-      config: {
-        pathIds: companyPathIds,
-        access: 'company:manage',
-        errors: [
-          'OrganizationNotFoundError',
-          'CompanyNotFoundError',
-          'CompanyNameAlreadyExistsError',
-          'FiscalYearEndChangeNotAllowedError',
-          'AccountNotFoundError',
-          'InvalidRetainedEarningsAccountError',
-          'InvalidFxGainLossAccountError',
-          'CompanyHasUnpostedEntriesError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Update a company',
-        description:
-          'Admin. PUT semantics: omitted fields unchanged, null clears. `functionalCurrency` and `organizationId` are immutable.',
-        params: Params,
-        body: UpdateCompanyBody,
-        response: responses({ 200: Company }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'PUT',
+    url: byIdPath,
+    tags,
+    summary: 'Update a company',
+    description:
+      'Admin. PUT semantics: omitted fields unchanged, null clears. `functionalCurrency` and `organizationId` are immutable.',
+    pathIds: companyPathIds,
+    access: 'company:manage',
+    errors: [
+      'OrganizationNotFoundError',
+      'CompanyNotFoundError',
+      'CompanyNameAlreadyExistsError',
+      'FiscalYearEndChangeNotAllowedError',
+      'AccountNotFoundError',
+      'InvalidRetainedEarningsAccountError',
+      'InvalidFxGainLossAccountError',
+      'CompanyHasUnpostedEntriesError',
+    ],
+    params: Params,
+    body: UpdateCompanyBody,
+    response: { 200: Company },
+    handler: async (request) =>
       service.updateCompany(
         db,
         request.access,
@@ -238,33 +213,22 @@ function companyChangeRoutes(app: RouteApp): void {
         request.params.companyId,
         request.body,
       ),
-  );
+  });
 
-  app.delete(
-    byIdPath,
-    {
-      config: {
-        pathIds: companyPathIds,
-        access: 'company:manage',
-        errors: ['OrganizationNotFoundError', 'CompanyNotFoundError', 'CompanyHasUnpostedEntriesError'],
-      },
-      schema: {
-        tags,
-        summary: 'Deactivate a company',
-        description:
-          'Admin. Soft delete (isActive false), idempotent; refused while entries are Draft, PendingApproval or Approved.',
-        params: Params,
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await service.deactivateCompany(
-        db,
-        request.access,
-        request.params.organizationId,
-        request.params.companyId,
-      );
-      return reply.code(204).send();
-    },
-  );
+  route(app, {
+    method: 'DELETE',
+    url: byIdPath,
+    tags,
+    summary: 'Deactivate a company',
+    description:
+      'Admin. Soft delete (isActive false), idempotent; refused while entries are Draft, PendingApproval or Approved.',
+    pathIds: companyPathIds,
+    access: 'company:manage',
+    errors: ['OrganizationNotFoundError', 'CompanyNotFoundError', 'CompanyHasUnpostedEntriesError'],
+    params: Params,
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) =>
+      service.deactivateCompany(db, request.access, request.params.organizationId, request.params.companyId),
+  });
 }

@@ -3,7 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent, responses } from '../../http/responses.ts';
+import { NoContent } from '../../http/responses.ts';
+import { IdParams, OrgQuery, route } from '../../http/route.ts';
+import { groupById } from './groups.routes.ts';
 import {
   Money,
   Nullable,
@@ -80,13 +82,7 @@ const Adjustment = Type.Object({
   updatedAt: Timestamp,
 });
 
-const groupPath = {
-  id: {
-    tag: 'ConsolidationGroupNotFoundError',
-    field: 'consolidationGroupId',
-    message: 'Consolidation group not found',
-  },
-};
+const groupPath = groupById.pathIds;
 const adjustmentPath = {
   ...groupPath,
   adjustmentId: {
@@ -95,9 +91,7 @@ const adjustmentPath = {
     message: 'Adjustment not found',
   },
 };
-const IdParams = Type.Object({ id: Type.String() });
 const AdjustmentParams = Type.Object({ id: Type.String(), adjustmentId: Type.String() });
-const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 const tags = ['Top-side adjustments'];
 
 const WORKFLOW_ERRORS = [
@@ -158,30 +152,25 @@ export const adjustmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 function adjustmentCreateRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    base,
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:read',
-        errors: ['ConsolidationGroupNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'List top-side adjustments',
-        description: 'Viewer. Ordered by period, then id.',
-        params: IdParams,
-        querystring: Type.Object({
-          organizationId: Type.Optional(Uuid),
-          year: Type.Optional(Type.Integer({ minimum: 1900, maximum: 2999 })),
-          period: Type.Optional(Type.Integer({ minimum: 1, maximum: 13 })),
-          status: Type.Optional(StringEnum(STATUSES)),
-          ...PageQuery,
-        }),
-        response: responses({ 200: Page('adjustments', Adjustment) }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: base,
+    tags,
+    summary: 'List top-side adjustments',
+    description: 'Viewer. Ordered by period, then id.',
+    pathIds: groupPath,
+    access: 'consolidation:read',
+    errors: ['ConsolidationGroupNotFoundError'],
+    params: IdParams,
+    querystring: Type.Object({
+      organizationId: Type.Optional(Uuid),
+      year: Type.Optional(Type.Integer({ minimum: 1900, maximum: 2999 })),
+      period: Type.Optional(Type.Integer({ minimum: 1, maximum: 13 })),
+      status: Type.Optional(StringEnum(STATUSES)),
+      ...PageQuery,
+    }),
+    response: { 200: Page('adjustments', Adjustment) },
+    handler: async (request) =>
       adjustments.listAdjustments(
         db,
         request.access,
@@ -194,68 +183,49 @@ function adjustmentCreateRoutes(app: RouteApp): void {
         },
         pageParams(request.query),
       ),
-  );
+  });
 
-  app.post(
-    base,
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:manage',
-        errors: [
-          'ConsolidationGroupNotFoundError',
-          'ValidationError',
-          'ConsolidationAdjustmentUnbalancedError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Create a top-side adjustment',
-        description:
-          'Admin. A consolidation-only entry of the group for one period, in its reporting currency: balanced lines, each a debit or a credit, on group accounts (or account numbers of the group’s companies when it has no group chart), optionally attributed to a member. Created as Draft.',
-        params: IdParams,
-        querystring: OrgQuery,
-        body: CreateBody,
-        response: responses({ 201: Adjustment }),
-      },
-    },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(
-          await adjustments.createAdjustment(
-            db,
-            request.access,
-            request.params.id,
-            request.query.organizationId,
-            request.body,
-          ),
-        ),
-  );
+  route(app, {
+    method: 'POST',
+    url: base,
+    tags,
+    summary: 'Create a top-side adjustment',
+    description:
+      'Admin. A consolidation-only entry of the group for one period, in its reporting currency: balanced lines, each a debit or a credit, on group accounts (or account numbers of the group’s companies when it has no group chart), optionally attributed to a member. Created as Draft.',
+    ...groupById,
+    access: 'consolidation:manage',
+    errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'ConsolidationAdjustmentUnbalancedError'],
+    body: CreateBody,
+    response: { 201: Adjustment },
+    status: 201,
+    handler: async (request) =>
+      adjustments.createAdjustment(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.body,
+      ),
+  });
 }
 
 /** A top-side adjustment: get, update, delete. */
 function adjustmentRecordRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    `${base}/:adjustmentId`,
-    {
-      config: {
-        pathIds: adjustmentPath,
-        access: 'consolidation:read',
-        errors: ['ConsolidationGroupNotFoundError', 'ConsolidationAdjustmentNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Get a top-side adjustment',
-        description: 'Viewer.',
-        params: AdjustmentParams,
-        querystring: OrgQuery,
-        response: responses({ 200: Adjustment }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: `${base}/:adjustmentId`,
+    tags,
+    summary: 'Get a top-side adjustment',
+    description: 'Viewer.',
+    pathIds: adjustmentPath,
+    access: 'consolidation:read',
+    errors: ['ConsolidationGroupNotFoundError', 'ConsolidationAdjustmentNotFoundError'],
+    params: AdjustmentParams,
+    querystring: OrgQuery,
+    response: { 200: Adjustment },
+    handler: async (request) =>
       adjustments.getAdjustment(
         db,
         request.access,
@@ -263,33 +233,28 @@ function adjustmentRecordRoutes(app: RouteApp): void {
         request.params.adjustmentId,
         request.query.organizationId,
       ),
-  );
+  });
 
-  app.put(
-    `${base}/:adjustmentId`,
-    {
-      config: {
-        pathIds: adjustmentPath,
-        access: 'consolidation:manage',
-        errors: [
-          'ConsolidationGroupNotFoundError',
-          'ConsolidationAdjustmentNotFoundError',
-          'ValidationError',
-          'ConsolidationAdjustmentUnbalancedError',
-          'InvalidStatusTransitionError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Update a draft adjustment',
-        description: 'Admin. Drafts only; fields left out keep their value.',
-        params: AdjustmentParams,
-        querystring: OrgQuery,
-        body: UpdateBody,
-        response: responses({ 200: Adjustment }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'PUT',
+    url: `${base}/:adjustmentId`,
+    tags,
+    summary: 'Update a draft adjustment',
+    description: 'Admin. Drafts only; fields left out keep their value.',
+    pathIds: adjustmentPath,
+    access: 'consolidation:manage',
+    errors: [
+      'ConsolidationGroupNotFoundError',
+      'ConsolidationAdjustmentNotFoundError',
+      'ValidationError',
+      'ConsolidationAdjustmentUnbalancedError',
+      'InvalidStatusTransitionError',
+    ],
+    params: AdjustmentParams,
+    querystring: OrgQuery,
+    body: UpdateBody,
+    response: { 200: Adjustment },
+    handler: async (request) =>
       adjustments.updateAdjustment(
         db,
         request.access,
@@ -298,40 +263,34 @@ function adjustmentRecordRoutes(app: RouteApp): void {
         request.query.organizationId,
         request.body,
       ),
-  );
+  });
 
-  app.delete(
-    `${base}/:adjustmentId`,
-    {
-      config: {
-        pathIds: adjustmentPath,
-        access: 'consolidation:manage',
-        errors: [
-          'ConsolidationGroupNotFoundError',
-          'ConsolidationAdjustmentNotFoundError',
-          'InvalidStatusTransitionError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Delete a draft adjustment',
-        description: 'Admin. Drafts only.',
-        params: AdjustmentParams,
-        querystring: OrgQuery,
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await adjustments.deleteAdjustment(
+  route(app, {
+    method: 'DELETE',
+    url: `${base}/:adjustmentId`,
+    tags,
+    summary: 'Delete a draft adjustment',
+    description: 'Admin. Drafts only.',
+    pathIds: adjustmentPath,
+    access: 'consolidation:manage',
+    errors: [
+      'ConsolidationGroupNotFoundError',
+      'ConsolidationAdjustmentNotFoundError',
+      'InvalidStatusTransitionError',
+    ],
+    params: AdjustmentParams,
+    querystring: OrgQuery,
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) =>
+      adjustments.deleteAdjustment(
         db,
         request.access,
         request.params.id,
         request.params.adjustmentId,
         request.query.organizationId,
-      );
-      return reply.code(204).send();
-    },
-  );
+      ),
+  });
 }
 
 /** The workflow moves of an adjustment. */
@@ -339,20 +298,19 @@ function adjustmentWorkflowRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
   for (const a of ACTIONS) {
-    app.post(
-      `${base}/:adjustmentId/${a.path}`,
-      {
-        config: { pathIds: adjustmentPath, access: 'consolidation:manage', errors: a.errors },
-        schema: {
-          tags,
-          summary: a.summary,
-          description: a.description,
-          params: AdjustmentParams,
-          querystring: OrgQuery,
-          response: responses({ 200: Adjustment }),
-        },
-      },
-      async (request) =>
+    route(app, {
+      method: 'POST',
+      url: `${base}/:adjustmentId/${a.path}`,
+      tags,
+      summary: a.summary,
+      description: a.description,
+      pathIds: adjustmentPath,
+      access: 'consolidation:manage',
+      errors: a.errors,
+      params: AdjustmentParams,
+      querystring: OrgQuery,
+      response: { 200: Adjustment },
+      handler: async (request) =>
         adjustments.actOnAdjustment(
           db,
           request.access,
@@ -361,6 +319,6 @@ function adjustmentWorkflowRoutes(app: RouteApp): void {
           request.query.organizationId,
           a.path,
         ),
-    );
+    });
   }
 }

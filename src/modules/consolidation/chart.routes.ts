@@ -3,7 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent, responses } from '../../http/responses.ts';
+import { NoContent } from '../../http/responses.ts';
+import { IdParams, OrgQuery, route } from '../../http/route.ts';
+import { groupById } from './groups.routes.ts';
 import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import * as mappings from './chart.mappings.ts';
@@ -107,13 +109,7 @@ const SetIcDifference = Type.Object({
   ),
 });
 
-const groupPath = {
-  id: {
-    tag: 'ConsolidationGroupNotFoundError',
-    field: 'consolidationGroupId',
-    message: 'Consolidation group not found',
-  },
-};
+const groupPath = groupById.pathIds;
 const accountPath = {
   ...groupPath,
   accountId: {
@@ -130,10 +126,8 @@ const mappingPath = {
     message: 'Account mapping not found',
   },
 };
-const IdParams = Type.Object({ id: Type.String() });
 const AccountParams = Type.Object({ id: Type.String(), accountId: Type.String() });
 const MappingParams = Type.Object({ id: Type.String(), mappingId: Type.String() });
-const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 const tags = ['Group chart of accounts'];
 
 const base = '/api/v1/consolidation/groups/:id';
@@ -151,24 +145,19 @@ export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 function groupAccountListRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    `${base}/accounts`,
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:read',
-        errors: ['ConsolidationGroupNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'List the group chart of accounts',
-        description: 'Viewer. Ordered by account number. A group without accounts has no group chart.',
-        params: IdParams,
-        querystring: Type.Object({ organizationId: Type.Optional(Uuid), ...PageQuery }),
-        response: responses({ 200: Page('accounts', GroupAccount) }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: `${base}/accounts`,
+    tags,
+    summary: 'List the group chart of accounts',
+    description: 'Viewer. Ordered by account number. A group without accounts has no group chart.',
+    pathIds: groupPath,
+    access: 'consolidation:read',
+    errors: ['ConsolidationGroupNotFoundError'],
+    params: IdParams,
+    querystring: Type.Object({ organizationId: Type.Optional(Uuid), ...PageQuery }),
+    response: { 200: Page('accounts', GroupAccount) },
+    handler: async (request) =>
       chart.listGroupAccounts(
         db,
         request.access,
@@ -176,106 +165,73 @@ function groupAccountListRoutes(app: RouteApp): void {
         request.query.organizationId,
         pageParams(request.query),
       ),
-  );
+  });
 
-  app.post(
-    `${base}/accounts`,
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:manage',
-        errors: [
-          'ConsolidationGroupNotFoundError',
-          'ValidationError',
-          'GroupAccountNumberAlreadyExistsError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Create a group account',
-        description:
-          'Admin. The first account gives the group a chart: its runs then aggregate by group account, and every member account with a balance must be mapped. Same rules as company accounts for categories, cash-flow category, cash equivalents and non-monetary accounts.',
-        params: IdParams,
-        querystring: OrgQuery,
-        body: CreateGroupAccount,
-        response: responses({ 201: GroupAccount }),
-      },
-    },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(
-          await chart.createGroupAccount(
-            db,
-            request.access,
-            request.params.id,
-            request.query.organizationId,
-            request.body,
-          ),
-        ),
-  );
+  route(app, {
+    method: 'POST',
+    url: `${base}/accounts`,
+    tags,
+    summary: 'Create a group account',
+    description:
+      'Admin. The first account gives the group a chart: its runs then aggregate by group account, and every member account with a balance must be mapped. Same rules as company accounts for categories, cash-flow category, cash equivalents and non-monetary accounts.',
+    ...groupById,
+    access: 'consolidation:manage',
+    errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'GroupAccountNumberAlreadyExistsError'],
+    body: CreateGroupAccount,
+    response: { 201: GroupAccount },
+    status: 201,
+    handler: async (request) =>
+      chart.createGroupAccount(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.body,
+      ),
+  });
 }
 
 /** Group accounts: create in bulk, get one. */
 function groupAccountBulkRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.post(
-    `${base}/accounts/bulk`,
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:manage',
-        errors: [
-          'ConsolidationGroupNotFoundError',
-          'ValidationError',
-          'GroupAccountNumberAlreadyExistsError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Create group accounts in bulk',
-        description: 'Admin. 1–500 accounts; all or nothing.',
-        params: IdParams,
-        querystring: OrgQuery,
-        body: Type.Object({ accounts: Type.Array(CreateGroupAccount, { minItems: 1, maxItems: 500 }) }),
-        response: responses({
-          201: Type.Object({ created: Type.Array(GroupAccount), count: Type.Integer() }),
-        }),
-      },
+  route(app, {
+    method: 'POST',
+    url: `${base}/accounts/bulk`,
+    tags,
+    summary: 'Create group accounts in bulk',
+    description: 'Admin. 1–500 accounts; all or nothing.',
+    ...groupById,
+    access: 'consolidation:manage',
+    errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'GroupAccountNumberAlreadyExistsError'],
+    body: Type.Object({ accounts: Type.Array(CreateGroupAccount, { minItems: 1, maxItems: 500 }) }),
+    response: {
+      201: Type.Object({ created: Type.Array(GroupAccount), count: Type.Integer() }),
     },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(
-          await chart.bulkCreateGroupAccounts(
-            db,
-            request.access,
-            request.params.id,
-            request.query.organizationId,
-            request.body.accounts,
-          ),
-        ),
-  );
+    status: 201,
+    handler: async (request) =>
+      chart.bulkCreateGroupAccounts(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.body.accounts,
+      ),
+  });
 
-  app.get(
-    `${base}/accounts/:accountId`,
-    {
-      config: {
-        pathIds: accountPath,
-        access: 'consolidation:read',
-        errors: ['ConsolidationGroupNotFoundError', 'GroupAccountNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Get a group account',
-        description: 'Viewer.',
-        params: AccountParams,
-        querystring: OrgQuery,
-        response: responses({ 200: GroupAccount }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: `${base}/accounts/:accountId`,
+    tags,
+    summary: 'Get a group account',
+    description: 'Viewer.',
+    pathIds: accountPath,
+    access: 'consolidation:read',
+    errors: ['ConsolidationGroupNotFoundError', 'GroupAccountNotFoundError'],
+    params: AccountParams,
+    querystring: OrgQuery,
+    response: { 200: GroupAccount },
+    handler: async (request) =>
       chart.getGroupAccount(
         db,
         request.access,
@@ -283,39 +239,34 @@ function groupAccountBulkRoutes(app: RouteApp): void {
         request.params.accountId,
         request.query.organizationId,
       ),
-  );
+  });
 }
 
 /** A group account: update, delete. */
 function groupAccountChangeRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.put(
-    `${base}/accounts/:accountId`,
-    {
-      config: {
-        pathIds: accountPath,
-        access: 'consolidation:manage',
-        errors: [
-          'ConsolidationGroupNotFoundError',
-          'GroupAccountNotFoundError',
-          'ValidationError',
-          'GroupAccountNumberAlreadyExistsError',
-          'GroupAccountInUseError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Update a group account',
-        description:
-          'Admin. Fields left out keep their value. The account type and monetary nature cannot change while accounts are mapped to it, nor the number while it is the intercompany-difference account (409).',
-        params: AccountParams,
-        querystring: OrgQuery,
-        body: UpdateGroupAccount,
-        response: responses({ 200: GroupAccount }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'PUT',
+    url: `${base}/accounts/:accountId`,
+    tags,
+    summary: 'Update a group account',
+    description:
+      'Admin. Fields left out keep their value. The account type and monetary nature cannot change while accounts are mapped to it, nor the number while it is the intercompany-difference account (409).',
+    pathIds: accountPath,
+    access: 'consolidation:manage',
+    errors: [
+      'ConsolidationGroupNotFoundError',
+      'GroupAccountNotFoundError',
+      'ValidationError',
+      'GroupAccountNumberAlreadyExistsError',
+      'GroupAccountInUseError',
+    ],
+    params: AccountParams,
+    querystring: OrgQuery,
+    body: UpdateGroupAccount,
+    response: { 200: GroupAccount },
+    handler: async (request) =>
       chart.updateGroupAccount(
         db,
         request.access,
@@ -324,61 +275,50 @@ function groupAccountChangeRoutes(app: RouteApp): void {
         request.query.organizationId,
         request.body,
       ),
-  );
+  });
 
-  app.delete(
-    `${base}/accounts/:accountId`,
-    {
-      config: {
-        pathIds: accountPath,
-        access: 'consolidation:manage',
-        errors: ['ConsolidationGroupNotFoundError', 'GroupAccountNotFoundError', 'GroupAccountInUseError'],
-      },
-      schema: {
-        tags,
-        summary: 'Delete a group account',
-        description:
-          'Admin. Refused (409 GroupAccountInUseError, reason Mappings, IntercompanyDifferenceAccount or EliminationRules) while mappings name it, it is the intercompany-difference account, or an elimination rule books to it.',
-        params: AccountParams,
-        querystring: OrgQuery,
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await chart.deleteGroupAccount(
+  route(app, {
+    method: 'DELETE',
+    url: `${base}/accounts/:accountId`,
+    tags,
+    summary: 'Delete a group account',
+    description:
+      'Admin. Refused (409 GroupAccountInUseError, reason Mappings, IntercompanyDifferenceAccount or EliminationRules) while mappings name it, it is the intercompany-difference account, or an elimination rule books to it.',
+    pathIds: accountPath,
+    access: 'consolidation:manage',
+    errors: ['ConsolidationGroupNotFoundError', 'GroupAccountNotFoundError', 'GroupAccountInUseError'],
+    params: AccountParams,
+    querystring: OrgQuery,
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) =>
+      chart.deleteGroupAccount(
         db,
         request.access,
         request.params.id,
         request.params.accountId,
         request.query.organizationId,
-      );
-      return reply.code(204).send();
-    },
-  );
+      ),
+  });
 }
 
 /** Account mappings: list, create. */
 function mappingRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    `${base}/mappings`,
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:read',
-        errors: ['ConsolidationGroupNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'List account mappings',
-        description: 'Viewer. In creation order.',
-        params: IdParams,
-        querystring: Type.Object({ organizationId: Type.Optional(Uuid), ...PageQuery }),
-        response: responses({ 200: Page('mappings', Mapping) }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: `${base}/mappings`,
+    tags,
+    summary: 'List account mappings',
+    description: 'Viewer. In creation order.',
+    pathIds: groupPath,
+    access: 'consolidation:read',
+    errors: ['ConsolidationGroupNotFoundError'],
+    params: IdParams,
+    querystring: Type.Object({ organizationId: Type.Optional(Uuid), ...PageQuery }),
+    response: { 200: Page('mappings', Mapping) },
+    handler: async (request) =>
       mappings.listMappings(
         db,
         request.access,
@@ -386,72 +326,57 @@ function mappingRoutes(app: RouteApp): void {
         request.query.organizationId,
         pageParams(request.query),
       ),
-  );
+  });
 
-  app.post(
-    `${base}/mappings`,
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:manage',
-        errors: [
-          'ConsolidationGroupNotFoundError',
-          'ValidationError',
-          'GroupAccountNotFoundError',
-          'AccountNotFoundError',
-          'CompanyNotFoundError',
-          'GroupAccountMappingExistsError',
-        ],
-      },
-      validatorCompiler: withBodyCheck<mappings.CreateMappingInput>((body) => mappings.checkMapping(body)),
-      schema: {
-        tags,
-        summary: 'Map company accounts to a group account',
-        description:
-          'Admin. Either `accountId` (an explicit mapping of one account of the parent or a member) or `pattern` (a selector pattern, for `companyId` or, without it, for every member). Explicit mappings win over patterns; a company’s own patterns over patterns for every member; then the most specific pattern (exact, narrower range, longer prefix), then the oldest. A mapping applies only to accounts of the group account’s type and monetary nature.',
-        params: IdParams,
-        querystring: OrgQuery,
-        body: CreateMapping,
-        response: responses({ 201: Mapping }),
-      },
-    },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(
-          await mappings.createMapping(
-            db,
-            request.access,
-            request.params.id,
-            request.query.organizationId,
-            request.body,
-          ),
-        ),
-  );
+  route(app, {
+    method: 'POST',
+    url: `${base}/mappings`,
+    tags,
+    summary: 'Map company accounts to a group account',
+    description:
+      'Admin. Either `accountId` (an explicit mapping of one account of the parent or a member) or `pattern` (a selector pattern, for `companyId` or, without it, for every member). Explicit mappings win over patterns; a company’s own patterns over patterns for every member; then the most specific pattern (exact, narrower range, longer prefix), then the oldest. A mapping applies only to accounts of the group account’s type and monetary nature.',
+    ...groupById,
+    access: 'consolidation:manage',
+    errors: [
+      'ConsolidationGroupNotFoundError',
+      'ValidationError',
+      'GroupAccountNotFoundError',
+      'AccountNotFoundError',
+      'CompanyNotFoundError',
+      'GroupAccountMappingExistsError',
+    ],
+    validatorCompiler: withBodyCheck<mappings.CreateMappingInput>((body) => mappings.checkMapping(body)),
+    body: CreateMapping,
+    response: { 201: Mapping },
+    status: 201,
+    handler: async (request) =>
+      mappings.createMapping(
+        db,
+        request.access,
+        request.params.id,
+        request.query.organizationId,
+        request.body,
+      ),
+  });
 }
 
 /** Account mappings: get one, delete, preview. */
 function mappingChangeRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    `${base}/mappings/:mappingId`,
-    {
-      config: {
-        pathIds: mappingPath,
-        access: 'consolidation:read',
-        errors: ['ConsolidationGroupNotFoundError', 'GroupAccountMappingNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Get an account mapping',
-        description: 'Viewer. One mapping of the group, as the list shows it.',
-        params: MappingParams,
-        querystring: OrgQuery,
-        response: responses({ 200: Mapping }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: `${base}/mappings/:mappingId`,
+    tags,
+    summary: 'Get an account mapping',
+    description: 'Viewer. One mapping of the group, as the list shows it.',
+    pathIds: mappingPath,
+    access: 'consolidation:read',
+    errors: ['ConsolidationGroupNotFoundError', 'GroupAccountMappingNotFoundError'],
+    params: MappingParams,
+    querystring: OrgQuery,
+    response: { 200: Mapping },
+    handler: async (request) =>
       mappings.getMapping(
         db,
         request.access,
@@ -459,111 +384,84 @@ function mappingChangeRoutes(app: RouteApp): void {
         request.params.mappingId,
         request.query.organizationId,
       ),
-  );
+  });
 
-  app.delete(
-    `${base}/mappings/:mappingId`,
-    {
-      config: {
-        pathIds: mappingPath,
-        access: 'consolidation:manage',
-        errors: ['ConsolidationGroupNotFoundError', 'GroupAccountMappingNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Delete an account mapping',
-        description: 'Admin.',
-        params: MappingParams,
-        querystring: OrgQuery,
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await mappings.deleteMapping(
+  route(app, {
+    method: 'DELETE',
+    url: `${base}/mappings/:mappingId`,
+    tags,
+    summary: 'Delete an account mapping',
+    description: 'Admin.',
+    pathIds: mappingPath,
+    access: 'consolidation:manage',
+    errors: ['ConsolidationGroupNotFoundError', 'GroupAccountMappingNotFoundError'],
+    params: MappingParams,
+    querystring: OrgQuery,
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) =>
+      mappings.deleteMapping(
         db,
         request.access,
         request.params.id,
         request.params.mappingId,
         request.query.organizationId,
-      );
-      return reply.code(204).send();
-    },
-  );
+      ),
+  });
 
-  app.get(
-    `${base}/mappings/preview`,
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:read',
-        errors: ['ConsolidationGroupNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Preview the account mappings',
-        description:
-          'Viewer. Every account of the parent and of every member with the group account a run maps it to, and the accounts left unmapped (a run fails with UNMAPPED_ACCOUNT when one of them has a balance).',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 200: Preview }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: `${base}/mappings/preview`,
+    tags,
+    summary: 'Preview the account mappings',
+    description:
+      'Viewer. Every account of the parent and of every member with the group account a run maps it to, and the accounts left unmapped (a run fails with UNMAPPED_ACCOUNT when one of them has a balance).',
+    ...groupById,
+    access: 'consolidation:read',
+    errors: ['ConsolidationGroupNotFoundError'],
+    response: { 200: Preview },
+    handler: async (request) =>
       mappings.previewMappings(db, request.access, request.params.id, request.query.organizationId),
-  );
+  });
 }
 
 /** The intercompany-difference setting: get, set. */
 function intercompanyDifferenceRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    `${base}/intercompany-difference`,
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:read',
-        errors: ['ConsolidationGroupNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Get the intercompany-difference setting',
-        description:
-          'Viewer. accountNumber null: residuals of reciprocal rules are only reported (IC_DIFFERENCE).',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 200: IcDifference }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: `${base}/intercompany-difference`,
+    tags,
+    summary: 'Get the intercompany-difference setting',
+    description:
+      'Viewer. accountNumber null: residuals of reciprocal rules are only reported (IC_DIFFERENCE).',
+    ...groupById,
+    access: 'consolidation:read',
+    errors: ['ConsolidationGroupNotFoundError'],
+    response: { 200: IcDifference },
+    handler: async (request) =>
       icDifference.getIcDifferenceSetting(
         db,
         request.access,
         request.params.id,
         request.query.organizationId,
       ),
-  );
+  });
 
-  app.put(
-    `${base}/intercompany-difference`,
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:manage',
-        errors: ['ConsolidationGroupNotFoundError', 'ValidationError'],
-      },
-      schema: {
-        tags,
-        summary: 'Set the intercompany-difference account and tolerance',
-        description:
-          'Admin. A group account (with a group chart) or an account number of the parent. Residuals of reciprocal (balance-based) rules up to the tolerance, in the reporting currency, are booked to it as part of the rule’s elimination; larger ones are reported as IC_DIFFERENCE warnings. accountNumber null clears the setting.',
-        params: IdParams,
-        querystring: OrgQuery,
-        body: SetIcDifference,
-        response: responses({ 200: IcDifference }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'PUT',
+    url: `${base}/intercompany-difference`,
+    tags,
+    summary: 'Set the intercompany-difference account and tolerance',
+    description:
+      'Admin. A group account (with a group chart) or an account number of the parent. Residuals of reciprocal (balance-based) rules up to the tolerance, in the reporting currency, are booked to it as part of the rule’s elimination; larger ones are reported as IC_DIFFERENCE warnings. accountNumber null clears the setting.',
+    ...groupById,
+    access: 'consolidation:manage',
+    errors: ['ConsolidationGroupNotFoundError', 'ValidationError'],
+    body: SetIcDifference,
+    response: { 200: IcDifference },
+    handler: async (request) =>
       icDifference.setIcDifferenceSetting(
         db,
         request.access,
@@ -571,5 +469,5 @@ function intercompanyDifferenceRoutes(app: RouteApp): void {
         request.query.organizationId,
         request.body,
       ),
-  );
+  });
 }

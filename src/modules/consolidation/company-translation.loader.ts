@@ -15,7 +15,8 @@ import { fiscalYearOf, periodOf, periodRange, periodsOfYear } from '../../domain
 import { HISTORICAL_RATE_TYPES } from '../../domain/rates.ts';
 import { loadRateBook } from '../exchange-rates/service.ts';
 import { accountClasses, queryFigures, readFigures, type FigureScope } from './runs.figures.ts';
-import { type CompanyRow, fyeOf, loadChart, rateProvider } from './runs.loader.ts';
+import { loadChart } from './runs.chart.ts';
+import { type CompanyRow, fyeOf, rateProvider } from './runs.loader.ts';
 
 /** One view of a company's statements in another currency: its date and the year start it uses. */
 export interface CompanyTranslationView {

@@ -2,7 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent, responses } from '../../http/responses.ts';
+import { NoContent } from '../../http/responses.ts';
+import { byId, IdParams, OrgQuery, route } from '../../http/route.ts';
 import {
   CurrencyCode,
   IsoDate,
@@ -168,13 +169,15 @@ const GroupStructure = Type.Object({
   }),
 });
 
-const groupPath = {
-  id: {
-    tag: 'ConsolidationGroupNotFoundError',
-    field: 'consolidationGroupId',
-    message: 'Consolidation group not found',
-  },
+/** A group's id in a path: malformed or unknown, it answers 404 ConsolidationGroupNotFoundError. */
+export const GROUP_ID_RULE = {
+  tag: 'ConsolidationGroupNotFoundError',
+  field: 'consolidationGroupId',
+  message: 'Consolidation group not found',
 };
+/** A group addressed by `:id`, in the organization the query names (optional). */
+export const groupById = byId(GROUP_ID_RULE);
+const groupPath = groupById.pathIds;
 const memberPath = {
   ...groupPath,
   companyId: {
@@ -184,9 +187,7 @@ const memberPath = {
     extra: { groupId: 'id' },
   },
 };
-const IdParams = Type.Object({ id: Type.String() });
 const MemberParams = Type.Object({ id: Type.String(), companyId: Type.String() });
-const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 const tags = ['Consolidation groups'];
 
 export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -200,170 +201,136 @@ export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) =
 function groupRecordRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    '/api/v1/consolidation/groups',
-    {
-      config: { access: 'consolidation:read' },
-      schema: {
-        tags,
-        summary: 'List consolidation groups',
-        description:
-          'Viewer. Without organizationId: groups of every organization of the caller. Ordered by name (case-insensitive), then id.',
-        querystring: Type.Object({
-          organizationId: Type.Optional(Uuid),
-          isActive: Type.Optional(Type.Boolean()),
-          ...PageQuery,
-        }),
-        response: responses({ 200: Page('groups', ConsolidationGroup) }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/consolidation/groups',
+    tags,
+    summary: 'List consolidation groups',
+    description:
+      'Viewer. Without organizationId: groups of every organization of the caller. Ordered by name (case-insensitive), then id.',
+    access: 'consolidation:read',
+    querystring: Type.Object({
+      organizationId: Type.Optional(Uuid),
+      isActive: Type.Optional(Type.Boolean()),
+      ...PageQuery,
+    }),
+    response: { 200: Page('groups', ConsolidationGroup) },
+    handler: async (request) =>
       groups.listGroups(
         db,
         request.access,
         { organizationId: request.query.organizationId, isActive: request.query.isActive },
         pageParams(request.query),
       ),
-  );
+  });
 
-  app.get(
-    '/api/v1/consolidation/groups/:id',
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:read',
-        errors: ['ConsolidationGroupNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Get a consolidation group',
-        description: 'Viewer. The group with its members and elimination rule ids.',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 200: ConsolidationGroup }),
-      },
-    },
-    async (request) => groups.getGroup(db, request.access, request.params.id, request.query.organizationId),
-  );
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/consolidation/groups/:id',
+    tags,
+    summary: 'Get a consolidation group',
+    description: 'Viewer. The group with its members and elimination rule ids.',
+    ...groupById,
+    access: 'consolidation:read',
+    errors: ['ConsolidationGroupNotFoundError'],
+    response: { 200: ConsolidationGroup },
+    handler: async (request) =>
+      groups.getGroup(db, request.access, request.params.id, request.query.organizationId),
+  });
 
-  app.post(
-    '/api/v1/consolidation/groups',
-    {
-      config: {
-        access: 'consolidation:manage',
-        errors: ['CompanyNotFoundError', 'ConsolidationGroupNameAlreadyExistsError', 'ValidationError'],
-      },
-      validatorCompiler: withBodyCheck(groups.checkCreateGroup),
-      schema: {
-        tags,
-        summary: 'Create a consolidation group',
-        description:
-          'Admin. The parent and every member must be companies of the organization; the parent cannot be a member; names are unique per organization (case-insensitive). A member may be held by another member (heldByCompanyId) and carry acquisition data.',
-        body: Type.Object({
-          organizationId: Uuid,
-          name: Text(255),
-          reportingCurrency: CurrencyCode,
-          consolidationMethod: Method,
-          parentCompanyId: Uuid,
-          members: Type.Array(GroupMemberInput, { maxItems: MAX_MEMBERS }),
-        }),
-        response: responses({ 201: ConsolidationGroup }),
-      },
-    },
-    async (request, reply) =>
-      reply.code(201).send(await groups.createGroup(db, request.access, request.body)),
-  );
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/consolidation/groups',
+    tags,
+    summary: 'Create a consolidation group',
+    description:
+      'Admin. The parent and every member must be companies of the organization; the parent cannot be a member; names are unique per organization (case-insensitive). A member may be held by another member (heldByCompanyId) and carry acquisition data.',
+    access: 'consolidation:manage',
+    errors: ['CompanyNotFoundError', 'ConsolidationGroupNameAlreadyExistsError', 'ValidationError'],
+    validatorCompiler: withBodyCheck(groups.checkCreateGroup),
+    body: Type.Object({
+      organizationId: Uuid,
+      name: Text(255),
+      reportingCurrency: CurrencyCode,
+      consolidationMethod: Method,
+      parentCompanyId: Uuid,
+      members: Type.Array(GroupMemberInput, { maxItems: MAX_MEMBERS }),
+    }),
+    response: { 201: ConsolidationGroup },
+    status: 201,
+    handler: async (request) => groups.createGroup(db, request.access, request.body),
+  });
 }
 
 /** Groups: update, delete, activate and deactivate. */
 function groupChangeRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.put(
-    '/api/v1/consolidation/groups/:id',
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:manage',
-        errors: [
-          'ConsolidationGroupNotFoundError',
-          'ConsolidationGroupNameAlreadyExistsError',
-          'ValidationError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Update a consolidation group',
-        description:
-          'Admin. name, reportingCurrency, consolidationMethod; parentCompanyId and organizationId are immutable. A new reportingCurrency must fit every rule minimumAmount.',
-        params: IdParams,
-        querystring: OrgQuery,
-        body: Type.Object({
-          name: Type.Optional(Text(255)),
-          reportingCurrency: Type.Optional(CurrencyCode),
-          consolidationMethod: Type.Optional(Method),
-          parentCompanyId: Type.Optional(Uuid),
-          organizationId: Type.Optional(Uuid),
-        }),
-        response: responses({ 200: ConsolidationGroup }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'PUT',
+    url: '/api/v1/consolidation/groups/:id',
+    tags,
+    summary: 'Update a consolidation group',
+    description:
+      'Admin. name, reportingCurrency, consolidationMethod; parentCompanyId and organizationId are immutable. A new reportingCurrency must fit every rule minimumAmount.',
+    ...groupById,
+    access: 'consolidation:manage',
+    errors: [
+      'ConsolidationGroupNotFoundError',
+      'ConsolidationGroupNameAlreadyExistsError',
+      'ValidationError',
+    ],
+    body: Type.Object({
+      name: Type.Optional(Text(255)),
+      reportingCurrency: Type.Optional(CurrencyCode),
+      consolidationMethod: Type.Optional(Method),
+      parentCompanyId: Type.Optional(Uuid),
+      organizationId: Type.Optional(Uuid),
+    }),
+    response: { 200: ConsolidationGroup },
+    handler: async (request) =>
       groups.updateGroup(db, request.access, request.params.id, request.query.organizationId, request.body),
-  );
+  });
 
-  app.delete(
-    '/api/v1/consolidation/groups/:id',
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:manage',
-        errors: [
-          'ConsolidationGroupNotFoundError',
-          'ConsolidationGroupHasCompletedRunsError',
-          'ConsolidationRunInProgressError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Delete a consolidation group',
-        description:
-          'Admin. Deletes the group with its members, elimination rules and (failed or cancelled) runs. Refused while it has completed, pending or running runs.',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await groups.deleteGroup(db, request.access, request.params.id, request.query.organizationId);
-      return reply.code(204).send();
-    },
-  );
+  route(app, {
+    method: 'DELETE',
+    url: '/api/v1/consolidation/groups/:id',
+    tags,
+    summary: 'Delete a consolidation group',
+    description:
+      'Admin. Deletes the group with its members, elimination rules and (failed or cancelled) runs. Refused while it has completed, pending or running runs.',
+    ...groupById,
+    access: 'consolidation:manage',
+    errors: [
+      'ConsolidationGroupNotFoundError',
+      'ConsolidationGroupHasCompletedRunsError',
+      'ConsolidationRunInProgressError',
+    ],
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) =>
+      groups.deleteGroup(db, request.access, request.params.id, request.query.organizationId),
+  });
 
   for (const [path, active] of [
     ['activate', true],
     ['deactivate', false],
   ] as const) {
-    app.post(
-      `/api/v1/consolidation/groups/:id/${path}`,
-      {
-        config: {
-          pathIds: groupPath,
-          access: 'consolidation:manage',
-          errors: ['ConsolidationGroupNotFoundError'],
-        },
-        schema: {
-          tags,
-          summary: active ? 'Activate a consolidation group' : 'Deactivate a consolidation group',
-          description: `Admin. Idempotent.${active ? '' : ' An inactive group cannot start runs.'}`,
-          params: IdParams,
-          querystring: OrgQuery,
-          response: responses({ 200: ConsolidationGroup }),
-        },
-      },
-      async (request) =>
+    route(app, {
+      method: 'POST',
+      url: `/api/v1/consolidation/groups/:id/${path}`,
+      tags,
+      summary: active ? 'Activate a consolidation group' : 'Deactivate a consolidation group',
+      description: `Admin. Idempotent.${active ? '' : ' An inactive group cannot start runs.'}`,
+      pathIds: groupPath,
+      access: 'consolidation:manage',
+      errors: ['ConsolidationGroupNotFoundError'],
+      params: IdParams,
+      querystring: OrgQuery,
+      response: { 200: ConsolidationGroup },
+      handler: async (request) =>
         groups.setGroupActive(db, request.access, request.params.id, request.query.organizationId, active),
-    );
+    });
   }
 }
 
@@ -371,96 +338,68 @@ function groupChangeRoutes(app: RouteApp): void {
 function memberAddRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    '/api/v1/consolidation/groups/:id/structure',
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:read',
-        errors: ['ConsolidationGroupNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Get the ownership structure',
-        description:
-          'Viewer. The ownership tree: the parent, then each member below its holder, with its direct, effective and non-controlling percentages, method, functional currency and acquisition date.',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 200: GroupStructure }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/consolidation/groups/:id/structure',
+    tags,
+    summary: 'Get the ownership structure',
+    description:
+      'Viewer. The ownership tree: the parent, then each member below its holder, with its direct, effective and non-controlling percentages, method, functional currency and acquisition date.',
+    ...groupById,
+    access: 'consolidation:read',
+    errors: ['ConsolidationGroupNotFoundError'],
+    response: { 200: GroupStructure },
+    handler: async (request) =>
       members.getStructure(db, request.access, request.params.id, request.query.organizationId),
-  );
+  });
 
-  app.post(
-    '/api/v1/consolidation/groups/:id/members',
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:manage',
-        errors: [
-          'ConsolidationGroupNotFoundError',
-          'ValidationError',
-          'CompanyNotFoundError',
-          'ConsolidationMemberAlreadyExistsError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Add a member',
-        description: 'Admin. Answers 201 with the group.',
-        params: IdParams,
-        querystring: OrgQuery,
-        body: GroupMemberInput,
-        response: responses({ 201: ConsolidationGroup }),
-      },
-    },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(
-          await members.addMember(
-            db,
-            request.access,
-            request.params.id,
-            request.query.organizationId,
-            request.body,
-          ),
-        ),
-  );
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/consolidation/groups/:id/members',
+    tags,
+    summary: 'Add a member',
+    description: 'Admin. Answers 201 with the group.',
+    ...groupById,
+    access: 'consolidation:manage',
+    errors: [
+      'ConsolidationGroupNotFoundError',
+      'ValidationError',
+      'CompanyNotFoundError',
+      'ConsolidationMemberAlreadyExistsError',
+    ],
+    body: GroupMemberInput,
+    response: { 201: ConsolidationGroup },
+    status: 201,
+    handler: async (request) =>
+      members.addMember(db, request.access, request.params.id, request.query.organizationId, request.body),
+  });
 }
 
 /** Members: update, remove. */
 function memberChangeRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.put(
-    '/api/v1/consolidation/groups/:id/members/:companyId',
-    {
-      config: {
-        pathIds: memberPath,
-        access: 'consolidation:manage',
-        errors: ['ConsolidationGroupNotFoundError', 'ConsolidationMemberNotFoundError', 'ValidationError'],
-      },
-      schema: {
-        tags,
-        summary: 'Update a member',
-        description:
-          'Admin. ownershipPercentage, consolidationMethod, acquisitionDate (null clears), heldByCompanyId (null = the parent), acquisition (null clears). The structure after the change must be valid.',
-        params: MemberParams,
-        querystring: OrgQuery,
-        body: Type.Object({
-          ownershipPercentage: Type.Optional(OwnershipPercentageInput),
-          consolidationMethod: Type.Optional(Method),
-          acquisitionDate: Type.Optional(Nullable(IsoDate)),
-          heldByCompanyId: Type.Optional(Nullable(HeldBy)),
-          acquisition: Type.Optional(Nullable(AcquisitionInput)),
-        }),
-        response: responses({ 200: ConsolidationGroup }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'PUT',
+    url: '/api/v1/consolidation/groups/:id/members/:companyId',
+    tags,
+    summary: 'Update a member',
+    description:
+      'Admin. ownershipPercentage, consolidationMethod, acquisitionDate (null clears), heldByCompanyId (null = the parent), acquisition (null clears). The structure after the change must be valid.',
+    pathIds: memberPath,
+    access: 'consolidation:manage',
+    errors: ['ConsolidationGroupNotFoundError', 'ConsolidationMemberNotFoundError', 'ValidationError'],
+    params: MemberParams,
+    querystring: OrgQuery,
+    body: Type.Object({
+      ownershipPercentage: Type.Optional(OwnershipPercentageInput),
+      consolidationMethod: Type.Optional(Method),
+      acquisitionDate: Type.Optional(Nullable(IsoDate)),
+      heldByCompanyId: Type.Optional(Nullable(HeldBy)),
+      acquisition: Type.Optional(Nullable(AcquisitionInput)),
+    }),
+    response: { 200: ConsolidationGroup },
+    handler: async (request) =>
       members.updateMember(
         db,
         request.access,
@@ -469,39 +408,33 @@ function memberChangeRoutes(app: RouteApp): void {
         request.query.organizationId,
         request.body,
       ),
-  );
+  });
 
-  app.delete(
-    '/api/v1/consolidation/groups/:id/members/:companyId',
-    {
-      config: {
-        pathIds: memberPath,
-        access: 'consolidation:manage',
-        errors: [
-          'ConsolidationGroupNotFoundError',
-          'ConsolidationMemberNotFoundError',
-          'ConsolidationMemberHoldsOthersError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Remove a member',
-        description:
-          'Admin. Completed runs keep their member snapshot. A member that holds others cannot be removed (409).',
-        params: MemberParams,
-        querystring: OrgQuery,
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await members.removeMember(
+  route(app, {
+    method: 'DELETE',
+    url: '/api/v1/consolidation/groups/:id/members/:companyId',
+    tags,
+    summary: 'Remove a member',
+    description:
+      'Admin. Completed runs keep their member snapshot. A member that holds others cannot be removed (409).',
+    pathIds: memberPath,
+    access: 'consolidation:manage',
+    errors: [
+      'ConsolidationGroupNotFoundError',
+      'ConsolidationMemberNotFoundError',
+      'ConsolidationMemberHoldsOthersError',
+    ],
+    params: MemberParams,
+    querystring: OrgQuery,
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) =>
+      members.removeMember(
         db,
         request.access,
         request.params.id,
         request.params.companyId,
         request.query.organizationId,
-      );
-      return reply.code(204).send();
-    },
-  );
+      ),
+  });
 }

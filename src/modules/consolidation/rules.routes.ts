@@ -2,7 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent, responses } from '../../http/responses.ts';
+import { NoContent } from '../../http/responses.ts';
+import { byId, IdParams, OrgQuery, route } from '../../http/route.ts';
 import {
   MONEY_VALUE,
   Nullable,
@@ -124,15 +125,12 @@ const UpdateRule = Type.Object({
   isActive: Type.Optional(Nullable(Type.Boolean())),
 });
 
-const rulePath = {
-  id: {
-    tag: 'EliminationRuleNotFoundError',
-    field: 'eliminationRuleId',
-    message: 'Elimination rule not found',
-  },
-};
-const IdParams = Type.Object({ id: Type.String() });
-const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
+const ruleById = byId({
+  tag: 'EliminationRuleNotFoundError',
+  field: 'eliminationRuleId',
+  message: 'Elimination rule not found',
+});
+const rulePath = ruleById.pathIds;
 const tags = ['Elimination rules'];
 
 export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -145,28 +143,26 @@ export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
 function ruleReadRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    '/api/v1/elimination-rules',
-    {
-      config: { access: 'consolidation:read', errors: ['ConsolidationGroupNotFoundError'] },
-      schema: {
-        tags,
-        summary: 'List elimination rules',
-        description:
-          'Viewer. Without organizationId: rules of every organization of the caller. Ordered by priority, createdAt, id. highPriorityOnly=true keeps priority < 10.',
-        querystring: Type.Object({
-          organizationId: Type.Optional(Uuid),
-          consolidationGroupId: Type.Optional(Uuid),
-          eliminationType: Type.Optional(EliminationTypeSchema),
-          isActive: Type.Optional(Type.Boolean()),
-          isAutomatic: Type.Optional(Type.Boolean()),
-          highPriorityOnly: Type.Optional(Type.Boolean()),
-          ...PageQuery,
-        }),
-        response: responses({ 200: Page('rules', EliminationRule) }),
-      },
-    },
-    async (request) => {
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/elimination-rules',
+    tags,
+    summary: 'List elimination rules',
+    description:
+      'Viewer. Without organizationId: rules of every organization of the caller. Ordered by priority, createdAt, id. highPriorityOnly=true keeps priority < 10.',
+    access: 'consolidation:read',
+    errors: ['ConsolidationGroupNotFoundError'],
+    querystring: Type.Object({
+      organizationId: Type.Optional(Uuid),
+      consolidationGroupId: Type.Optional(Uuid),
+      eliminationType: Type.Optional(EliminationTypeSchema),
+      isActive: Type.Optional(Type.Boolean()),
+      isAutomatic: Type.Optional(Type.Boolean()),
+      highPriorityOnly: Type.Optional(Type.Boolean()),
+      ...PageQuery,
+    }),
+    response: { 200: Page('rules', EliminationRule) },
+    handler: async (request) => {
       const q = request.query;
       return rules.listRules(
         db,
@@ -182,25 +178,23 @@ function ruleReadRoutes(app: RouteApp): void {
         pageParams(q),
       );
     },
-  );
+  });
 
-  app.get(
-    '/api/v1/elimination-rules/by-type',
-    {
-      config: { access: 'consolidation:read', errors: ['ConsolidationGroupNotFoundError'] },
-      schema: {
-        tags,
-        summary: 'Elimination rules of a group by type',
-        description: 'Viewer. Same order as the list.',
-        querystring: Type.Object({
-          consolidationGroupId: Uuid,
-          eliminationType: EliminationTypeSchema,
-          ...PageQuery,
-        }),
-        response: responses({ 200: Page('rules', EliminationRule) }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/elimination-rules/by-type',
+    tags,
+    summary: 'Elimination rules of a group by type',
+    description: 'Viewer. Same order as the list.',
+    access: 'consolidation:read',
+    errors: ['ConsolidationGroupNotFoundError'],
+    querystring: Type.Object({
+      consolidationGroupId: Uuid,
+      eliminationType: EliminationTypeSchema,
+      ...PageQuery,
+    }),
+    response: { 200: Page('rules', EliminationRule) },
+    handler: async (request) =>
       rules.listRulesByType(
         db,
         request.access,
@@ -210,181 +204,147 @@ function ruleReadRoutes(app: RouteApp): void {
         },
         pageParams(request.query),
       ),
-  );
+  });
 
-  app.get(
-    '/api/v1/elimination-rules/:id',
-    {
-      config: { pathIds: rulePath, access: 'consolidation:read', errors: ['EliminationRuleNotFoundError'] },
-      schema: {
-        tags,
-        summary: 'Get an elimination rule',
-        description: 'Viewer.',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 200: EliminationRule }),
-      },
-    },
-    async (request) => rules.getRule(db, request.access, request.params.id, request.query.organizationId),
-  );
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/elimination-rules/:id',
+    tags,
+    summary: 'Get an elimination rule',
+    description: 'Viewer.',
+    ...ruleById,
+    access: 'consolidation:read',
+    errors: ['EliminationRuleNotFoundError'],
+    response: { 200: EliminationRule },
+    handler: async (request) =>
+      rules.getRule(db, request.access, request.params.id, request.query.organizationId),
+  });
 }
 
 /** Elimination rules: create, create in bulk, update. */
 function ruleWriteRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.post(
-    '/api/v1/elimination-rules',
-    {
-      config: {
-        access: 'consolidation:manage',
-        errors: [
-          'EliminationRuleOperationFailedError',
-          'ConsolidationGroupNotFoundError',
-          'AccountNotFoundError',
-          'ValidationError',
-        ],
-      },
-      validatorCompiler: withBodyCheck<rules.CreateRuleInput>((body) => rules.checkPatterns(body, 'create')),
-      schema: {
-        tags,
-        summary: 'Create an elimination rule',
-        description:
-          'Admin. Invalid selector patterns answer 400 EliminationRuleOperationFailedError; selector companies and the debit/credit accounts must belong to the group. With a group chart, debitAccountId and creditAccountId may each name a group account of the group instead of a company account (404 AccountNotFoundError for a group account of another group or without a chart); the rule then answers debitAccountKind and creditAccountKind.',
-        body: CreateRule,
-        response: responses({ 201: EliminationRule }),
-      },
-    },
-    async (request, reply) => reply.code(201).send(await rules.createRule(db, request.access, request.body)),
-  );
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/elimination-rules',
+    tags,
+    summary: 'Create an elimination rule',
+    description:
+      'Admin. Invalid selector patterns answer 400 EliminationRuleOperationFailedError; selector companies and the debit/credit accounts must belong to the group. With a group chart, debitAccountId and creditAccountId may each name a group account of the group instead of a company account (404 AccountNotFoundError for a group account of another group or without a chart); the rule then answers debitAccountKind and creditAccountKind.',
+    access: 'consolidation:manage',
+    errors: [
+      'EliminationRuleOperationFailedError',
+      'ConsolidationGroupNotFoundError',
+      'AccountNotFoundError',
+      'ValidationError',
+    ],
+    validatorCompiler: withBodyCheck<rules.CreateRuleInput>((body) => rules.checkPatterns(body, 'create')),
+    body: CreateRule,
+    response: { 201: EliminationRule },
+    status: 201,
+    handler: async (request) => rules.createRule(db, request.access, request.body),
+  });
 
-  app.post(
-    '/api/v1/elimination-rules/bulk',
-    {
-      config: {
-        access: 'consolidation:manage',
-        errors: [
-          'ConsolidationGroupNotFoundError',
-          'EliminationRuleOperationFailedError',
-          'AccountNotFoundError',
-          'ValidationError',
-        ],
-      },
-      validatorCompiler: withBodyCheck<{ rules: rules.CreateRuleInput[] }>((body) =>
-        rules.checkBulkRules(body.rules),
-      ),
-      schema: {
-        tags,
-        summary: 'Create elimination rules in bulk',
-        description: 'Admin. 1–100 rules of one organization; all or nothing.',
-        body: Type.Object({ rules: Type.Array(CreateRule, { minItems: 1, maxItems: 100 }) }),
-        response: responses({
-          201: Type.Object({ created: Type.Array(EliminationRule), count: Type.Integer() }),
-        }),
-      },
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/elimination-rules/bulk',
+    tags,
+    summary: 'Create elimination rules in bulk',
+    description: 'Admin. 1–100 rules of one organization; all or nothing.',
+    access: 'consolidation:manage',
+    errors: [
+      'ConsolidationGroupNotFoundError',
+      'EliminationRuleOperationFailedError',
+      'AccountNotFoundError',
+      'ValidationError',
+    ],
+    validatorCompiler: withBodyCheck<{ rules: rules.CreateRuleInput[] }>((body) =>
+      rules.checkBulkRules(body.rules),
+    ),
+    body: Type.Object({ rules: Type.Array(CreateRule, { minItems: 1, maxItems: 100 }) }),
+    response: {
+      201: Type.Object({ created: Type.Array(EliminationRule), count: Type.Integer() }),
     },
-    async (request, reply) =>
-      reply.code(201).send(await rules.bulkCreateRules(db, request.access, request.body.rules)),
-  );
+    status: 201,
+    handler: async (request) => rules.bulkCreateRules(db, request.access, request.body.rules),
+  });
 
-  app.put(
-    '/api/v1/elimination-rules/:id',
-    {
-      config: {
-        pathIds: rulePath,
-        access: 'consolidation:manage',
-        errors: [
-          'EliminationRuleNotFoundError',
-          'EliminationRuleOperationFailedError',
-          'AccountNotFoundError',
-          'ValidationError',
-        ],
-      },
-      validatorCompiler: withBodyCheck<rules.UpdateRuleInput>((body) => rules.checkPatterns(body, 'update')),
-      schema: {
-        tags,
-        summary: 'Update an elimination rule',
-        description:
-          'Admin. PUT semantics; organizationId and consolidationGroupId are immutable; the create constraints apply to the resulting rule. A debitAccountId or creditAccountId given is resolved again, so a side may switch between a company account and a group account.',
-        params: IdParams,
-        querystring: OrgQuery,
-        body: UpdateRule,
-        response: responses({ 200: EliminationRule }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'PUT',
+    url: '/api/v1/elimination-rules/:id',
+    tags,
+    summary: 'Update an elimination rule',
+    description:
+      'Admin. PUT semantics; organizationId and consolidationGroupId are immutable; the create constraints apply to the resulting rule. A debitAccountId or creditAccountId given is resolved again, so a side may switch between a company account and a group account.',
+    ...ruleById,
+    access: 'consolidation:manage',
+    errors: [
+      'EliminationRuleNotFoundError',
+      'EliminationRuleOperationFailedError',
+      'AccountNotFoundError',
+      'ValidationError',
+    ],
+    validatorCompiler: withBodyCheck<rules.UpdateRuleInput>((body) => rules.checkPatterns(body, 'update')),
+    body: UpdateRule,
+    response: { 200: EliminationRule },
+    handler: async (request) =>
       rules.updateRule(db, request.access, request.params.id, request.query.organizationId, request.body),
-  );
+  });
 }
 
 /** Elimination rules: delete, activate and deactivate, priority. */
 function ruleStateRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.delete(
-    '/api/v1/elimination-rules/:id',
-    {
-      config: {
-        pathIds: rulePath,
-        access: 'consolidation:manage',
-        errors: ['EliminationRuleNotFoundError', 'EliminationRuleInUseError'],
-      },
-      schema: {
-        tags,
-        summary: 'Delete an elimination rule',
-        description: 'Admin. Refused (409) when a completed run applied the rule.',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await rules.deleteRule(db, request.access, request.params.id, request.query.organizationId);
-      return reply.code(204).send();
-    },
-  );
+  route(app, {
+    method: 'DELETE',
+    url: '/api/v1/elimination-rules/:id',
+    tags,
+    summary: 'Delete an elimination rule',
+    description: 'Admin. Refused (409) when a completed run applied the rule.',
+    ...ruleById,
+    access: 'consolidation:manage',
+    errors: ['EliminationRuleNotFoundError', 'EliminationRuleInUseError'],
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) =>
+      rules.deleteRule(db, request.access, request.params.id, request.query.organizationId),
+  });
 
   for (const [path, active] of [
     ['activate', true],
     ['deactivate', false],
   ] as const) {
-    app.post(
-      `/api/v1/elimination-rules/:id/${path}`,
-      {
-        config: {
-          pathIds: rulePath,
-          access: 'consolidation:manage',
-          errors: ['EliminationRuleNotFoundError'],
-        },
-        schema: {
-          tags,
-          summary: active ? 'Activate an elimination rule' : 'Deactivate an elimination rule',
-          description: 'Admin. Idempotent.',
-          params: IdParams,
-          querystring: OrgQuery,
-          response: responses({ 200: EliminationRule }),
-        },
-      },
-      async (request) =>
+    route(app, {
+      method: 'POST',
+      url: `/api/v1/elimination-rules/:id/${path}`,
+      tags,
+      summary: active ? 'Activate an elimination rule' : 'Deactivate an elimination rule',
+      description: 'Admin. Idempotent.',
+      pathIds: rulePath,
+      access: 'consolidation:manage',
+      errors: ['EliminationRuleNotFoundError'],
+      params: IdParams,
+      querystring: OrgQuery,
+      response: { 200: EliminationRule },
+      handler: async (request) =>
         rules.setRuleActive(db, request.access, request.params.id, request.query.organizationId, active),
-    );
+    });
   }
 
-  app.post(
-    '/api/v1/elimination-rules/:id/priority',
-    {
-      config: { pathIds: rulePath, access: 'consolidation:manage', errors: ['EliminationRuleNotFoundError'] },
-      schema: {
-        tags,
-        summary: 'Set the priority of an elimination rule',
-        description: 'Admin. Lower priorities run first.',
-        params: IdParams,
-        querystring: OrgQuery,
-        body: Type.Object({ priority: Priority }),
-        response: responses({ 200: EliminationRule }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/elimination-rules/:id/priority',
+    tags,
+    summary: 'Set the priority of an elimination rule',
+    description: 'Admin. Lower priorities run first.',
+    ...ruleById,
+    access: 'consolidation:manage',
+    errors: ['EliminationRuleNotFoundError'],
+    body: Type.Object({ priority: Priority }),
+    response: { 200: EliminationRule },
+    handler: async (request) =>
       rules.setRulePriority(
         db,
         request.access,
@@ -392,5 +352,5 @@ function ruleStateRoutes(app: RouteApp): void {
         request.query.organizationId,
         request.body.priority,
       ),
-  );
+  });
 }

@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import { type Db, inTransaction, queryRows, type Tx } from '../../db/client.ts';
 import { runRateUsages, runRuleApplications } from '../../db/schema/index.ts';
 import {
+  type ConsolidationInput,
   type ConsolidationResult,
   createConsolidationExecution,
   type EliminationEntry,
@@ -101,64 +102,22 @@ export async function executeRun(
   log: RunLogger,
   leaseMs: number = DEFAULT_RUN_LEASE_MS,
 ): Promise<RunRow | null> {
-  const orgId = run.organizationId;
   const steps = storedSteps(run);
-  let current = -1;
+  /** the index of the step under way (−1 before loading) */
+  const progress = { current: -1 };
   let startedAt: Date | null = null;
   try {
     startedAt = new Date();
-    const begun = await inTransaction(db, async (tx) => {
-      const locked = await lockRunStatus(tx, orgId, run.id);
-      if (!locked || !canTransition(statusOf(locked), 'InProgress')) return null;
-      return updateRun(tx, orgId, run.id, {
-        status: 'InProgress',
-        startedAt,
-        executorId: EXECUTOR_ID,
-        leaseExpiresAt: leaseUntil(leaseMs),
-        updatedAt: startedAt as Date,
-      });
-    });
+    const begun = await beginRun(db, run, startedAt, leaseMs);
     if (!begun) return null;
-
-    const persistSteps = async () => {
-      const ok = await touchRun(
-        db,
-        orgId,
-        run.id,
-        { steps, leaseExpiresAt: leaseUntil(leaseMs), updatedAt: new Date() },
-        'InProgress',
-      );
-      if (!ok) throw new RunStopped();
-    };
-
-    current = 0;
+    progress.current = 0;
     const input = await probed('load', () =>
       loadRunInput(db, begun).catch((err: unknown) => {
         throw new Error(`Could not load the run's data: ${err instanceof Error ? err.message : String(err)}`);
       }),
     );
     const execution = createConsolidationExecution(input);
-    while (execution.nextStep !== null) {
-      current = STEP_TYPES.indexOf(execution.nextStep);
-      const stepStart = new Date();
-      steps[current] = { ...steps[current]!, status: 'InProgress', startedAt: iso(stepStart) };
-      await persistSteps();
-      const outcome = await probed(execution.nextStep, () => inSlices(execution.runNextStepInSlices()));
-      const stepEnd = new Date();
-      const skipped = outcome.status === 'Skipped';
-      steps[current] = {
-        stepType: outcome.stepType,
-        status: outcome.status,
-        startedAt: skipped ? null : iso(stepStart),
-        completedAt: skipped ? null : iso(stepEnd),
-        durationMs: skipped ? null : stepEnd.getTime() - stepStart.getTime(),
-        errorMessage: outcome.errorMessage,
-        details: outcome.details,
-      };
-      // The next step's start (one write at the top of the loop) records this one's end too; the
-      // last one's is recorded by the final transaction.
-      if (outcome.status === 'Failed') break;
-    }
+    await runSteps(db, begun, execution, steps, progress, leaseMs);
     const result = execution.result();
     result.steps.forEach((s, i) => {
       if (isStepUnfinished(steps[i]!.status)) {
@@ -166,49 +125,16 @@ export async function executeRun(
       }
     });
     if (result.status === 'Completed') {
-      const extras = {
-        inputDigest: await probed('digest', () =>
-          inSlices(inputDigestInSlices(input, result.exchangeRatesUsed)),
-        ),
-        eliminationEntries: execution.eliminationEntries(),
-        contributions: await probed('contributions', async () =>
-          execution.storedContributions(contributionsDirectory(begun)),
-        ),
-        adjustmentIds: (input.adjustments ?? []).map((a) => a.id),
-      };
-      const done = await probed('finish', () =>
-        finishCompleted(db, begun, steps, result, startedAt, extras, input.closing.intercompanyTransactions),
-      );
-      if (done === 'vanished' || done === 'changed') {
-        const last = STEP_TYPES.length - 1;
-        steps[last] = {
-          ...steps[last]!,
-          status: 'Failed',
-          errorMessage:
-            done === 'vanished'
-              ? 'An exchange rate or elimination rule used by the run was deleted during execution; start the run again'
-              : 'An intercompany transaction the run eliminates was changed or deleted during execution; start the run again',
-        };
-        await finishFailed(db, begun, steps, result.validationResult, steps[last]!.errorMessage!, startedAt);
-        return null;
-      }
-      return done === 'stopped' ? null : done;
-    } else {
-      await finishFailed(
-        db,
-        begun,
-        steps,
-        result.validationResult,
-        result.errorMessage ?? 'Failed',
-        startedAt,
-      );
-      return null;
+      return await completeRun(db, begun, steps, { execution, input, result }, startedAt);
     }
+    const message = result.errorMessage ?? 'Failed';
+    await finishFailed(db, begun, steps, result.validationResult, message, startedAt);
+    return null;
   } catch (err) {
     if (err instanceof RunStopped) return null;
     const message = err instanceof Error ? err.message : String(err);
     try {
-      const failed = failedSteps(steps, Math.max(current, 0), message, iso(new Date()));
+      const failed = failedSteps(steps, Math.max(progress.current, 0), message, iso(new Date()));
       await finishFailed(db, run, failed, null, message, startedAt);
     } catch (inner) {
       log.error({ err: inner, runId: run.id }, 'could not record the failure of a consolidation run');
@@ -216,6 +142,115 @@ export async function executeRun(
     log.error({ err, runId: run.id }, 'consolidation run failed unexpectedly');
     return null;
   }
+}
+
+/** `Pending → InProgress` with this executor's lease; null when the run may no longer start. */
+async function beginRun(db: Db, run: RunRow, startedAt: Date, leaseMs: number): Promise<RunRow | null> {
+  return inTransaction(db, async (tx) => {
+    const locked = await lockRunStatus(tx, run.organizationId, run.id);
+    if (!locked || !canTransition(statusOf(locked), 'InProgress')) return null;
+    return updateRun(tx, run.organizationId, run.id, {
+      status: 'InProgress',
+      startedAt,
+      executorId: EXECUTOR_ID,
+      leaseExpiresAt: leaseUntil(leaseMs),
+      updatedAt: startedAt,
+    });
+  });
+}
+
+/**
+ * Runs the engine's steps in slices, recording each step's start (with the previous one's end) while
+ * the run is still `InProgress` (`RunStopped` otherwise), until the last step or a failed one.
+ */
+async function runSteps(
+  db: Db,
+  run: RunRow,
+  execution: ReturnType<typeof createConsolidationExecution>,
+  steps: StepRecord[],
+  progress: { current: number },
+  leaseMs: number,
+): Promise<void> {
+  const persistSteps = async () => {
+    const values = { steps, leaseExpiresAt: leaseUntil(leaseMs), updatedAt: new Date() };
+    if (!(await touchRun(db, run.organizationId, run.id, values, 'InProgress'))) throw new RunStopped();
+  };
+  while (execution.nextStep !== null) {
+    const current = STEP_TYPES.indexOf(execution.nextStep);
+    progress.current = current;
+    const stepStart = new Date();
+    steps[current] = { ...steps[current]!, status: 'InProgress', startedAt: iso(stepStart) };
+    await persistSteps();
+    const outcome = await probed(execution.nextStep, () => inSlices(execution.runNextStepInSlices()));
+    const stepEnd = new Date();
+    const skipped = outcome.status === 'Skipped';
+    steps[current] = {
+      stepType: outcome.stepType,
+      status: outcome.status,
+      startedAt: skipped ? null : iso(stepStart),
+      completedAt: skipped ? null : iso(stepEnd),
+      durationMs: skipped ? null : stepEnd.getTime() - stepStart.getTime(),
+      errorMessage: outcome.errorMessage,
+      details: outcome.details,
+    };
+    // The next step's start (one write at the top of the loop) records this one's end too; the
+    // last one's is recorded by the final transaction.
+    if (outcome.status === 'Failed') break;
+  }
+}
+
+/**
+ * Stores a completed run's results (`finishCompleted`), or records it `Failed` when an input it used
+ * was deleted or changed meanwhile. The input digest is computed in slices while the final
+ * transaction's first statements (its locks, the trial balances and the contributions) run on the
+ * database; that transaction waits for it only where it writes the run's row.
+ */
+async function completeRun(
+  db: Db,
+  run: RunRow,
+  steps: StepRecord[],
+  computed: {
+    execution: ReturnType<typeof createConsolidationExecution>;
+    input: ConsolidationInput;
+    result: ConsolidationResult;
+  },
+  startedAt: Date | null,
+): Promise<RunRow | null> {
+  const { execution, input, result } = computed;
+  const contributions = await probed('contributions', async () =>
+    execution.storedContributions(contributionsDirectory(run)),
+  );
+  const inputDigest = probed('digest', () => inSlices(inputDigestInSlices(input, result.exchangeRatesUsed)));
+  inputDigest.catch(() => {}); // awaited by the final transaction, or not needed when it stops first
+  const extras = {
+    inputDigest,
+    eliminationEntries: execution.eliminationEntries(),
+    contributions,
+    adjustmentIds: (input.adjustments ?? []).map((a) => a.id),
+  };
+  const done = await probed('finish', () =>
+    finishCompleted(db, run, steps, result, startedAt, extras, input.closing.intercompanyTransactions),
+  );
+  if (done !== 'vanished' && done !== 'changed') return done === 'stopped' ? null : done;
+  const last = STEP_TYPES.length - 1;
+  const errorMessage =
+    done === 'vanished'
+      ? 'An exchange rate or elimination rule used by the run was deleted during execution; start the run again'
+      : 'An intercompany transaction the run eliminates was changed or deleted during execution; start the run again';
+  steps[last] = { ...steps[last]!, status: 'Failed', errorMessage };
+  await finishFailed(db, run, steps, result.validationResult, errorMessage, startedAt);
+  return null;
+}
+
+class Vanished extends Error {}
+class Changed extends Error {}
+
+interface CompletedExtras {
+  /** awaited only where the run's row is written (see `completeRun`) */
+  inputDigest: Promise<string>;
+  eliminationEntries: EliminationEntry[];
+  adjustmentIds: string[];
+  contributions: { closing: StoredLineContributions[]; opening: StoredLineContributions[] } | null;
 }
 
 /**
@@ -229,74 +264,23 @@ async function finishCompleted(
   steps: StepRecord[],
   result: ConsolidationResult,
   startedAt: Date | null,
-  extras: {
-    inputDigest: string;
-    eliminationEntries: EliminationEntry[];
-    adjustmentIds: string[];
-    contributions: { closing: StoredLineContributions[]; opening: StoredLineContributions[] } | null;
-  },
+  extras: CompletedExtras,
   read: readonly IntercompanyTransactionInput[],
 ): Promise<RunRow | 'stopped' | 'vanished' | 'changed'> {
   const orgId = run.organizationId;
-  class Vanished extends Error {}
-  class Changed extends Error {}
   try {
     return await inTransaction(db, async (tx) => {
       const locked = await lockRunStatus(tx, orgId, run.id);
       if (!locked || !canTransition(statusOf(locked), 'Completed')) return 'stopped';
-      const legIds = [...new Set(result.exchangeRatesUsed.flatMap((u) => u.legIds))];
-      const present = await lockRatesForUse(tx, orgId, legIds);
-      if (present.length !== legIds.length) throw new Vanished();
-      const applied = [
-        ...new Set(result.eliminations.filter((e) => e.status === 'Applied').map((e) => e.eliminationRuleId)),
-      ];
-      if (applied.length > 0) {
-        const rows = await queryRows<{ id: string }>(
-          tx,
-          sql`select id::text as id from elimination_rules
-              where organization_id = ${orgId} and id in (${sql.join(
-                applied.map((id) => sql`${id}::uuid`),
-                sql`, `,
-              )})
-              order by id for share`,
-        );
-        if (rows.length !== applied.length) throw new Vanished();
-      }
+      const used = await lockUsedInputs(tx, orgId, result);
       const completedAt = new Date();
-      const generatedAt = iso(completedAt);
-      const views: StoredTrialBalance[] = [];
-      for (const tb of [result.closingTrialBalance, result.openingTrialBalance]) {
-        if (!tb) continue;
-        views.push({
-          consolidationRunId: run.id,
-          groupId: run.groupId,
-          generatedAt,
-          ...tb,
-          ...(tb.view === 'closing' ? { retainedEarningsLine: result.retainedEarningsLine } : {}),
-        });
-      }
-      await insertTrialBalances(tx, orgId, run.id, views);
-      if (extras.contributions) {
-        await insertLineContributions(tx, run, [
-          { view: 'closing', lines: extras.contributions.closing },
-          { view: 'opening', lines: extras.contributions.opening },
-        ]);
-      }
-      if (applied.length > 0) {
-        await tx
-          .insert(runRuleApplications)
-          .values(applied.map((ruleId) => ({ organizationId: orgId, runId: run.id, ruleId })));
-      }
-      if (legIds.length > 0) {
-        await tx
-          .insert(runRateUsages)
-          .values(legIds.map((exchangeRateId) => ({ organizationId: orgId, runId: run.id, exchangeRateId })));
-      }
+      await storeResults(tx, run, result, extras, used, iso(completedAt));
       // The transactions it marks are locked and must still be exactly what the run eliminated:
       // changed (status, amount, parties, date) or deleted meanwhile, the run's result is stale.
       if (!(await transactionsUnchanged(tx, orgId, result.eliminatedTransactionIds, read)))
         throw new Changed();
       await markTransactionsEliminated(tx, orgId, result.eliminatedTransactionIds, run.id);
+      const inputDigest = await extras.inputDigest;
       const completed = await updateRun(tx, orgId, run.id, {
         status: 'Completed',
         steps,
@@ -305,7 +289,7 @@ async function finishCompleted(
         exchangeRatesUsed: result.exchangeRatesUsed,
         acquisitionAnalysis: result.acquisitionAnalysis,
         totals: result.totals,
-        inputDigest: extras.inputDigest,
+        inputDigest,
         eliminationEntries: extras.eliminationEntries,
         adjustmentIds: extras.adjustmentIds,
         completedAt,
@@ -313,24 +297,7 @@ async function finishCompleted(
         errorMessage: null,
         updatedAt: completedAt,
       });
-      await recordAudit(tx, {
-        organizationId: orgId,
-        userId: run.requestedBy,
-        action: 'CompleteRun',
-        entityType: 'ConsolidationRun',
-        entityId: run.id,
-        changes: { status: { from: 'InProgress', to: 'Completed' } },
-      });
-      await recordEvent(
-        tx,
-        runEvent('ConsolidationRunCompleted', run, {
-          status: 'Completed',
-          completedAt,
-          totalDurationMs: durationSince(startedAt, completedAt),
-          errorMessage: null,
-          totals: result.totals,
-        }),
-      );
+      await recordCompletion(tx, run, result, startedAt, completedAt);
       return completed!;
     });
   } catch (err) {
@@ -338,6 +305,103 @@ async function finishCompleted(
     if (err instanceof Changed) return 'changed';
     throw err;
   }
+}
+
+/** Locks the rates (legs) and the applied rules the run used; `Vanished` when one was deleted. */
+async function lockUsedInputs(
+  tx: Tx,
+  orgId: string,
+  result: ConsolidationResult,
+): Promise<{ legIds: string[]; applied: string[] }> {
+  const legIds = [...new Set(result.exchangeRatesUsed.flatMap((u) => u.legIds))];
+  const present = await lockRatesForUse(tx, orgId, legIds);
+  if (present.length !== legIds.length) throw new Vanished();
+  const applied = [
+    ...new Set(result.eliminations.filter((e) => e.status === 'Applied').map((e) => e.eliminationRuleId)),
+  ];
+  if (applied.length > 0) {
+    const rows = await queryRows<{ id: string }>(
+      tx,
+      sql`select id::text as id from elimination_rules
+          where organization_id = ${orgId} and id in (${sql.join(
+            applied.map((id) => sql`${id}::uuid`),
+            sql`, `,
+          )})
+          order by id for share`,
+    );
+    if (rows.length !== applied.length) throw new Vanished();
+  }
+  return { legIds, applied };
+}
+
+/** The run's trial balances, line contributions, applied rules and rates used. */
+async function storeResults(
+  tx: Tx,
+  run: RunRow,
+  result: ConsolidationResult,
+  extras: CompletedExtras,
+  used: { legIds: string[]; applied: string[] },
+  generatedAt: string,
+): Promise<void> {
+  const orgId = run.organizationId;
+  const views: StoredTrialBalance[] = [];
+  for (const tb of [result.closingTrialBalance, result.openingTrialBalance]) {
+    if (!tb) continue;
+    views.push({
+      consolidationRunId: run.id,
+      groupId: run.groupId,
+      generatedAt,
+      ...tb,
+      ...(tb.view === 'closing' ? { retainedEarningsLine: result.retainedEarningsLine } : {}),
+    });
+  }
+  await insertTrialBalances(tx, orgId, run.id, views);
+  if (extras.contributions) {
+    await insertLineContributions(tx, run, [
+      { view: 'closing', lines: extras.contributions.closing },
+      { view: 'opening', lines: extras.contributions.opening },
+    ]);
+  }
+  if (used.applied.length > 0) {
+    await tx
+      .insert(runRuleApplications)
+      .values(used.applied.map((ruleId) => ({ organizationId: orgId, runId: run.id, ruleId })));
+  }
+  if (used.legIds.length > 0) {
+    await tx
+      .insert(runRateUsages)
+      .values(
+        used.legIds.map((exchangeRateId) => ({ organizationId: orgId, runId: run.id, exchangeRateId })),
+      );
+  }
+}
+
+/** The audit record and the event of a completed run. */
+async function recordCompletion(
+  tx: Tx,
+  run: RunRow,
+  result: ConsolidationResult,
+  startedAt: Date | null,
+  completedAt: Date,
+): Promise<void> {
+  await recordAudit(tx, {
+    organizationId: run.organizationId,
+    userId: run.requestedBy,
+    action: 'CompleteRun',
+    entityType: 'ConsolidationRun',
+    entityId: run.id,
+    changes: { status: { from: 'InProgress', to: 'Completed' } },
+  });
+  await recordEvent(
+    tx,
+    runEvent('ConsolidationRunCompleted', run, {
+      status: 'Completed',
+      completedAt,
+      totalDurationMs: durationSince(startedAt, completedAt),
+      errorMessage: null,
+      totals: result.totals,
+    }),
+  );
 }
 
 /** Locks the transactions `ids` (FOR UPDATE) and tells whether each still matches what was read. */

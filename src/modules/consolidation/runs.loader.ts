@@ -26,9 +26,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Db, type Queryable, queryRows, readInSnapshot } from '../../db/client.ts';
 import { companies } from '../../db/schema/index.ts';
-import type { AccountCategory, AccountType, CashFlowCategory } from '../../domain/accounts.ts';
 import {
-  type AccountInfo,
   type CompanyInput,
   type ConsolidationInput,
   type GroupPeriod,
@@ -64,12 +62,11 @@ import {
   readFigures,
   type AccountClasses,
   type AdjustmentExclusion,
-  type FigureAccount,
-  type FigureAccounts,
-  type FigureClass,
   type FigureScope,
+  type ViewFigures,
 } from './runs.figures.ts';
 import { memberCuts, queryCuts, readCuts } from './runs.cuts.ts';
+import { loadChart } from './runs.chart.ts';
 const ALL_MATCHING_STATUSES: readonly MatchingStatus[] = [
   'Unmatched',
   'PartiallyMatched',
@@ -97,23 +94,76 @@ export const fyeOf = (c: CompanyRow): FiscalYearEnd => ({
   day: c.fiscalYearEndDay,
 });
 
+/** What the reads of a run share: its members, companies, scopes and the ledger cuts. */
+interface RunContext {
+  run: RunRow;
+  orgId: string;
+  members: StoredRunMember[];
+  ids: string[];
+  companyRows: CompanyRow[];
+  companyById: Map<string, CompanyRow>;
+  foreignIds: string[];
+  groupFye: FiscalYearEnd;
+  openingAsOf: string;
+  openingYearStart: string;
+  exclusions: AdjustmentExclusion[];
+  /** the ledger cuts up to the run's date (acquisition accounting; `memberCuts`) */
+  cuts: { companyId: string; cutDate: string }[];
+  /** every ledger cut of the members (they split the historical figures too) */
+  allCuts: { companyId: string; cutDate: string }[];
+}
+
+type ViewDates = { asOfDate: string; yearStartDate: string; flows: boolean };
+type Shared = { rateChangeDates: string[]; earliestDate: string; classes: AccountClasses };
+
+const scopeOf = (ctx: RunContext, view: ViewDates, shared: Omit<Shared, 'classes'>): FigureScope => ({
+  organizationId: ctx.orgId,
+  ids: ctx.ids,
+  foreignIds: ctx.foreignIds,
+  groupFye: ctx.groupFye,
+  rateChangeDates: shared.rateChangeDates,
+  earliestDate: shared.earliestDate,
+  ...view,
+});
+const closingDates = (ctx: RunContext): ViewDates => ({
+  asOfDate: ctx.run.asOfDate,
+  yearStartDate: ctx.run.yearStartDate,
+  flows: true,
+});
+const openingDates = (ctx: RunContext): ViewDates => ({
+  asOfDate: ctx.openingAsOf,
+  yearStartDate: ctx.openingYearStart,
+  flows: false,
+});
+
+// The aggregations join 10^5+ balance rows with the accounts: hash joins and in-memory aggregation,
+// whatever the (often poor) row estimates say.
+// No JIT: the disabled nested loops inflate plan costs past jit_above_cost, and compiling the
+// expressions costs far more than running these queries (measured again with the figure statement:
+// still slower).
+// All four settings are local to a transaction, set in one round trip.
+const SNAPSHOT_SETTINGS = sql`select set_config('enable_nestloop', 'off', true), set_config('jit', 'off', true),
+    set_config('work_mem', '64MB', true), set_config('min_parallel_table_scan_size', '8GB', true)`;
+
 async function loadInSnapshot(
   tx: Queryable,
   companion: Queryable | null,
   run: RunRow,
 ): Promise<ConsolidationInput> {
+  // The first statement fixes the snapshot; every later one sees the same database state.
+  const ctx = await runContext(tx, run);
+  await tx.execute(SNAPSHOT_SETTINGS);
+  const reads = await readBothChains(tx, companion, ctx);
+  return assembleInput(ctx, reads);
+}
+
+/** The run's companies (the snapshot's first statement) and what follows from them. */
+async function runContext(tx: Queryable, run: RunRow): Promise<RunContext> {
   const orgId = run.organizationId;
-  const G = run.reportingCurrency;
   const members = storedMembers(run);
   const ids = members.map((m) => m.companyId);
   const parentMember = members.find((m) => m.role === 'Parent');
   if (!parentMember) throw new Error('The run has no parent company');
-  const options = storedOptions(run);
-  const asOfDate = run.asOfDate;
-  const yearStartDate = run.yearStartDate;
-  const openingAsOf = addDays(yearStartDate, -1);
-
-  // The first statement fixes the snapshot; every later one sees the same database state.
   const companyRows: CompanyRow[] = await tx
     .select({
       id: companies.id,
@@ -130,192 +180,262 @@ async function loadInSnapshot(
   for (const id of ids)
     if (!companyById.has(id)) throw new Error(`Company ${id} of the run no longer exists`);
   const groupFye = fyeOf(companyById.get(parentMember.companyId)!);
-  const openingYearStart = fiscalYearStartDate(groupFye, run.year - 1);
-
-  // Period-13 exclusion of the closing view (p ≤ 12): per company, its own fiscal year containing
-  // asOfDate. Companies are grouped by that year and its first day (usually one group).
-  const exclusionGroups = new Map<string, AdjustmentExclusion>();
-  if (run.period <= 12) {
-    for (const c of companyRows) {
-      const fy = fiscalYearOf(fyeOf(c), asOfDate);
-      const fromDate = fiscalYearStartDate(fyeOf(c), fy);
-      const key = `${fy}|${fromDate}`;
-      const group = exclusionGroups.get(key) ?? { fiscalYear: fy, fromDate, companyIds: [] };
-      group.companyIds.push(c.id);
-      exclusionGroups.set(key, group);
-    }
-  }
-  const exclusions = [...exclusionGroups.values()];
-
-  // The aggregations join 10^5+ balance rows with the accounts: hash joins and in-memory aggregation,
-  // whatever the (often poor) row estimates say.
-  // No JIT: the disabled nested loops inflate plan costs past jit_above_cost, and compiling the
-  // expressions costs far more than running these queries (measured again with the figure statement:
-  // still slower).
-  // All four settings are local to a transaction, set in one round trip.
-  const settings = sql`select set_config('enable_nestloop', 'off', true), set_config('jit', 'off', true),
-    set_config('work_mem', '64MB', true), set_config('min_parallel_table_scan_size', '8GB', true)`;
-  await tx.execute(settings);
-  const foreignIds = companyRows.filter((c) => c.functionalCurrency !== G).map((c) => c.id);
   // Acquisition accounting cuts members' ledgers at acquisition dates (see `memberCuts`).
-  const cuts = memberCuts(members);
-  const scopeOf = (
-    view: { asOfDate: string; yearStartDate: string; flows: boolean },
-    shared: { rateChangeDates: readonly string[]; earliestDate: string },
-  ): FigureScope => ({ organizationId: orgId, ids, foreignIds, groupFye, ...shared, ...view });
-  const closingView = { asOfDate, yearStartDate, flows: true };
-  const openingView = { asOfDate: openingAsOf, yearStartDate: openingYearStart, flows: false };
+  const allCuts = memberCuts(members);
+  return {
+    run,
+    orgId,
+    members,
+    ids,
+    companyRows,
+    companyById,
+    foreignIds: companyRows.filter((c) => c.functionalCurrency !== run.reportingCurrency).map((c) => c.id),
+    groupFye,
+    openingAsOf: addDays(run.yearStartDate, -1),
+    openingYearStart: fiscalYearStartDate(groupFye, run.year - 1),
+    exclusions: periodThirteenExclusions(companyRows, run),
+    cuts: allCuts.filter((c) => c.cutDate <= run.asOfDate),
+    allCuts,
+  };
+}
 
-  // Two chains of reads: the closing figures (the largest statement) after what they depend on, and
-  // everything else. With a companion connection (a PostgreSQL server) they run side by side in the
-  // same snapshot; otherwise one after the other on the transaction. Statements of one chain run one
-  // after the other: a connection runs one statement at a time.
-  type Shared = { rateChangeDates: string[]; earliestDate: string; classes: AccountClasses };
-  let shareScope!: (shared: Shared) => void;
-  let failScope!: (err: unknown) => void;
-  const shared = new Promise<Shared>((resolve, reject) => {
-    shareScope = resolve;
-    failScope = reject;
-  });
-  shared.catch(() => {}); // the failing chain reports the error
-  const figureChain = async (q: Queryable) => {
-    try {
-      const [earliestRow] = await queryRows<{ d: string | null }>(
-        q,
-        sql`select min(start_date)::text as d from fiscal_years
-            where organization_id = ${orgId} and company_id in (${idList(ids)})`,
-      );
-      const earliestDate = minDate(earliestRow?.d ?? openingYearStart, openingYearStart);
-      const icRows = await loadTransactionsForRun(q, {
-        organizationId: orgId,
-        companyIds: ids,
-        startDate: openingYearStart,
-        endDate: asOfDate,
-        statuses: ALL_MATCHING_STATUSES,
-      });
-      // Rates: every currency involved, effective up to the end of the group period containing
-      // asOfDate (an average rate of that period may be dated after asOfDate but within the period).
-      const currencies = new Set<string>([G, ...companyRows.map((c) => c.functionalCurrency)]);
-      for (const r of icRows) currencies.add(r.currency);
-      const last = periodOf(groupFye, asOfDate);
-      const untilDate = periodRange(groupFye, last.year, last.period).endDate;
-      const book = await loadRateBook(q, orgId, [...currencies], untilDate);
-      // A historical rate HR(d) can only change on the effective date of a rate it may be resolved
-      // from; acquisition dates split the figures of equity and non-monetary accounts too.
-      const rateChangeDates = [
-        ...new Set([
-          ...book.rates.filter((r) => HISTORICAL_RATE_TYPES.includes(r.rateType)).map((r) => r.effectiveDate),
-          ...cuts.map((c) => c.cutDate),
-        ]),
-      ].sort();
-      const classes = await accountClasses(q, orgId, ids, foreignIds);
-      shareScope({ rateChangeDates, earliestDate, classes });
-      const closingTexts = await queryFigures(
-        q,
-        scopeOf(closingView, { rateChangeDates, earliestDate }),
-        exclusions,
-        classes,
-      );
-      return { icRows, book, rateChangeDates, earliestDate, closingTexts };
-    } catch (err) {
-      failScope(err);
-      throw err;
-    }
-  };
-  const otherChain = async (q: Queryable) => {
-    if (q !== tx) await q.execute(settings);
-    const chart = await loadChart(q, orgId, ids, new Set(foreignIds));
-    const periodRows = await queryRows<{ company_id: string; status: string }>(
-      q,
-      sql`select company_id::text as company_id, status from fiscal_periods
-          where organization_id = ${orgId} and company_id in (${idList(ids)})
-            and period_number between 1 and 12
-            and start_date <= ${asOfDate}::date and end_date >= ${asOfDate}::date`,
-    );
-    const unpostedRows = await queryRows<{ company_id: string; n: number }>(
-      q,
-      sql`select company_id::text as company_id, count(*)::int as n from journal_entries
-          where organization_id = ${orgId} and company_id in (${idList(ids)})
-            and status in ('Draft', 'PendingApproval', 'Approved')
-            and transaction_date <= ${asOfDate}::date
-          group by company_id`,
-    );
-    const rules = await loadRuleInputs(q, orgId, run.groupId);
-    // The group's own settings and whether it has a group chart or adjustments: one statement, so a
-    // group using none of them costs one round trip.
-    const [differenceRow] = await queryRows<{
-      n: string | null;
-      t: string | null;
-      chart: boolean;
-      adj: boolean;
-    }>(
-      q,
-      sql`select g.ic_difference_account_number as n, g.ic_difference_tolerance::text as t,
-            exists (select 1 from group_accounts ga
-                    where ga.organization_id = ${orgId} and ga.group_id = g.id) as chart,
-            exists (select 1 from consolidation_adjustments ca
-                    where ca.organization_id = ${orgId} and ca.group_id = g.id and ca.year = ${run.year}) as adj
-          from consolidation_groups g where g.organization_id = ${orgId} and g.id = ${run.groupId}`,
-    );
-    const groupChart = differenceRow?.chart ? await loadGroupChartInput(q, orgId, run.groupId) : null;
-    const adjustments = differenceRow?.adj
-      ? await loadAdjustmentInputs(q, orgId, run.groupId, run.year, run.period)
-      : [];
-    const cutRows = await queryCuts(
-      q,
-      orgId,
-      cuts.filter((c) => c.cutDate <= asOfDate),
-    );
-    const { classes, ...openingShared } = await shared;
-    const openingTexts = await queryFigures(q, scopeOf(openingView, openingShared), [], classes);
-    return {
-      chart,
-      periodRows,
-      unpostedRows,
-      rules,
-      cutRows,
-      openingTexts,
-      groupChart,
-      differenceRow,
-      adjustments,
-    };
-  };
-  let figureReads: Awaited<ReturnType<typeof figureChain>>;
-  let otherReads: Awaited<ReturnType<typeof otherChain>>;
-  if (companion) {
-    const [a, b] = await Promise.allSettled([figureChain(tx), otherChain(companion)]);
-    if (a.status === 'rejected') throw a.reason;
-    if (b.status === 'rejected') throw b.reason;
-    figureReads = a.value;
-    otherReads = b.value;
-  } else {
-    figureReads = await figureChain(tx);
-    otherReads = await otherChain(tx);
+/**
+ * Period-13 exclusion of the closing view (p ≤ 12): per company, its own fiscal year containing
+ * asOfDate. Companies are grouped by that year and its first day (usually one group).
+ */
+function periodThirteenExclusions(companyRows: readonly CompanyRow[], run: RunRow): AdjustmentExclusion[] {
+  const groups = new Map<string, AdjustmentExclusion>();
+  if (run.period > 12) return [];
+  for (const c of companyRows) {
+    const fy = fiscalYearOf(fyeOf(c), run.asOfDate);
+    const fromDate = fiscalYearStartDate(fyeOf(c), fy);
+    const key = `${fy}|${fromDate}`;
+    const group = groups.get(key) ?? { fiscalYear: fy, fromDate, companyIds: [] };
+    group.companyIds.push(c.id);
+    groups.set(key, group);
   }
-  const { icRows, book, rateChangeDates, earliestDate } = figureReads;
-  const { chart, periodRows, unpostedRows, rules, groupChart, differenceRow, adjustments } = otherReads;
-  const figureAccounts = chart.figures;
-  const closingFigures = readFigures(
-    figureReads.closingTexts,
-    scopeOf(closingView, { rateChangeDates, earliestDate }),
-    figureAccounts,
-  );
-  const openingFigures = readFigures(
-    otherReads.openingTexts,
-    scopeOf(openingView, { rateChangeDates, earliestDate }),
-    figureAccounts,
-  );
-  const cutLedgers = readCuts(
-    otherReads.cutRows,
-    cuts.filter((c) => c.cutDate <= asOfDate),
-    figureAccounts.byId,
-  );
+  return [...groups.values()];
+}
 
-  const periodStatus = new Map(periodRows.map((r) => [r.company_id, r.status]));
-  const unposted = new Map(unpostedRows.map((r) => [r.company_id, Number(r.n)]));
+type FigureReads = Awaited<ReturnType<typeof figureChain>>;
+type OtherReads = Awaited<ReturnType<typeof otherChain>>;
+type Chart = Awaited<ReturnType<typeof loadChart>>;
 
-  const companyInputs: CompanyInput[] = members.map((m) => {
-    const c = companyById.get(m.companyId)!;
+/** A promise with its settling functions, for the hand-overs between the two chains. */
+function handOver<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => {}); // the failing chain reports the error
+  return { promise, resolve, reject };
+}
+
+/**
+ * Two chains of reads: the closing figures (the largest statement) after what they depend on, and
+ * everything else. With a companion connection (a PostgreSQL server) they run side by side in the
+ * same snapshot; otherwise one after the other on the transaction. Statements of one chain run one
+ * after the other: a connection runs one statement at a time. Each answer is read as soon as what it
+ * needs has arrived (the closing figures once the chart is read too), so that reading one answer
+ * overlaps the database's work on the next statements.
+ */
+async function readBothChains(
+  tx: Queryable,
+  companion: Queryable | null,
+  ctx: RunContext,
+): Promise<{ figures: FigureReads; other: OtherReads; closing: ViewFigures }> {
+  const shared = handOver<Shared>();
+  const chart = handOver<Chart>();
+  const figures = (q: Queryable) =>
+    figureChain(q, ctx, shared.resolve).catch((err: unknown) => {
+      shared.reject(err);
+      throw err;
+    });
+  const other = (q: Queryable) =>
+    otherChain(q, q !== tx, ctx, shared.promise, chart.resolve).catch((err: unknown) => {
+      chart.reject(err);
+      throw err;
+    });
+  const figuresRead = companion ? figures(tx) : Promise.resolve(await figures(tx));
+  const otherRead = other(companion ?? tx);
+  // The closing figures are read as soon as both their text and the chart have arrived.
+  const closing = Promise.all([figuresRead, chart.promise]).then(([f, c]) =>
+    readFigures(f.closingTexts, f.closingScope, c.figures),
+  );
+  closing.catch(() => {}); // a failing chain reports the error
+  const [a, b] = await Promise.allSettled([figuresRead, otherRead]);
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return { figures: a.value, other: b.value, closing: await closing };
+}
+
+async function figureChain(q: Queryable, ctx: RunContext, share: (shared: Shared) => void) {
+  const { orgId, ids, run } = ctx;
+  const [earliestRow] = await queryRows<{ d: string | null }>(
+    q,
+    sql`select min(start_date)::text as d from fiscal_years
+        where organization_id = ${orgId} and company_id in (${idList(ids)})`,
+  );
+  const earliestDate = minDate(earliestRow?.d ?? ctx.openingYearStart, ctx.openingYearStart);
+  const icRows = await loadTransactionsForRun(q, {
+    organizationId: orgId,
+    companyIds: ids,
+    startDate: ctx.openingYearStart,
+    endDate: run.asOfDate,
+    statuses: ALL_MATCHING_STATUSES,
+  });
+  // Rates: every currency involved, effective up to the end of the group period containing
+  // asOfDate (an average rate of that period may be dated after asOfDate but within the period).
+  const currencies = new Set<string>([
+    run.reportingCurrency,
+    ...ctx.companyRows.map((c) => c.functionalCurrency),
+  ]);
+  for (const r of icRows) currencies.add(r.currency);
+  const last = periodOf(ctx.groupFye, run.asOfDate);
+  const untilDate = periodRange(ctx.groupFye, last.year, last.period).endDate;
+  const book = await loadRateBook(q, orgId, [...currencies], untilDate);
+  // A historical rate HR(d) can only change on the effective date of a rate it may be resolved
+  // from; acquisition dates split the figures of equity and non-monetary accounts too.
+  const rateChangeDates = [
+    ...new Set([
+      ...book.rates.filter((r) => HISTORICAL_RATE_TYPES.includes(r.rateType)).map((r) => r.effectiveDate),
+      ...ctx.allCuts.map((c) => c.cutDate),
+    ]),
+  ].sort();
+  const classes = await accountClasses(q, orgId, ids, ctx.foreignIds);
+  share({ rateChangeDates, earliestDate, classes });
+  const closingScope = scopeOf(ctx, closingDates(ctx), { rateChangeDates, earliestDate });
+  const closingTexts = await queryFigures(q, closingScope, ctx.exclusions, classes);
+  return { icRows, book, closingTexts, closingScope };
+}
+
+async function otherChain(
+  q: Queryable,
+  onCompanion: boolean,
+  ctx: RunContext,
+  shared: Promise<Shared>,
+  shareChart: (chart: Chart) => void,
+) {
+  const { orgId, ids, run } = ctx;
+  if (onCompanion) await q.execute(SNAPSHOT_SETTINGS);
+  const chart = await loadChart(q, orgId, ids, new Set(ctx.foreignIds));
+  shareChart(chart);
+  const periodRows = await queryRows<{ company_id: string; status: string }>(
+    q,
+    sql`select company_id::text as company_id, status from fiscal_periods
+        where organization_id = ${orgId} and company_id in (${idList(ids)})
+          and period_number between 1 and 12
+          and start_date <= ${run.asOfDate}::date and end_date >= ${run.asOfDate}::date`,
+  );
+  const unpostedRows = await queryRows<{ company_id: string; n: number }>(
+    q,
+    sql`select company_id::text as company_id, count(*)::int as n from journal_entries
+        where organization_id = ${orgId} and company_id in (${idList(ids)})
+          and status in ('Draft', 'PendingApproval', 'Approved')
+          and transaction_date <= ${run.asOfDate}::date
+        group by company_id`,
+  );
+  const rules = await loadRuleInputs(q, orgId, run.groupId);
+  const group = await groupExtras(q, orgId, run);
+  const cutLedgers = readCuts(await queryCuts(q, orgId, ctx.cuts), ctx.cuts, chart.figures.byId);
+  const { classes, ...openingShared } = await shared;
+  const scope = scopeOf(ctx, openingDates(ctx), openingShared);
+  const opening = readFigures(await queryFigures(q, scope, [], classes), scope, chart.figures);
+  return { chart, periodRows, unpostedRows, rules, cutLedgers, opening, ...group };
+}
+/**
+ * The group's own settings and whether it has a group chart or adjustments: one statement, so a
+ * group using none of them costs one round trip; then the chart and adjustments it has.
+ */
+async function groupExtras(q: Queryable, orgId: string, run: RunRow) {
+  const [differenceRow] = await queryRows<{
+    n: string | null;
+    t: string | null;
+    chart: boolean;
+    adj: boolean;
+  }>(
+    q,
+    sql`select g.ic_difference_account_number as n, g.ic_difference_tolerance::text as t,
+          exists (select 1 from group_accounts ga
+                  where ga.organization_id = ${orgId} and ga.group_id = g.id) as chart,
+          exists (select 1 from consolidation_adjustments ca
+                  where ca.organization_id = ${orgId} and ca.group_id = g.id and ca.year = ${run.year}) as adj
+        from consolidation_groups g where g.organization_id = ${orgId} and g.id = ${run.groupId}`,
+  );
+  const groupChart = differenceRow?.chart ? await loadGroupChartInput(q, orgId, run.groupId) : null;
+  const adjustments = differenceRow?.adj
+    ? await loadAdjustmentInputs(q, orgId, run.groupId, run.year, run.period)
+    : [];
+  return { differenceRow, groupChart, adjustments };
+}
+
+/** The engine's input from the reads of both chains. */
+function assembleInput(
+  ctx: RunContext,
+  reads: { figures: FigureReads; other: OtherReads; closing: ViewFigures },
+): ConsolidationInput {
+  const { run, openingAsOf, openingYearStart } = ctx;
+  const { icRows, book } = reads.figures;
+  const { rules, groupChart, differenceRow, adjustments, cutLedgers } = reads.other;
+  const ic: IntercompanyTransactionInput[] = icRows.map((r) => ({
+    id: r.id,
+    fromCompanyId: r.fromCompanyId,
+    toCompanyId: r.toCompanyId,
+    transactionType: r.transactionType as IntercompanyTransactionType,
+    transactionDate: r.transactionDate,
+    amount: r.amount,
+    currency: r.currency,
+    matchingStatus: r.matchingStatus as MatchingStatus,
+  }));
+  const closing: ViewData = {
+    asOfDate: run.asOfDate,
+    yearStartDate: run.yearStartDate,
+    ledgers: reads.closing.ledgers,
+    intercompanyTransactions: ic.filter((t) => t.transactionDate >= run.yearStartDate),
+    cuts: cutLedgers,
+  };
+  const opening: ViewData = {
+    asOfDate: openingAsOf,
+    yearStartDate: openingYearStart,
+    ledgers: reads.other.opening.ledgers,
+    intercompanyTransactions: ic.filter((t) => t.transactionDate < run.yearStartDate),
+    cuts: cutLedgers.filter((c) => c.cutDate <= openingAsOf),
+  };
+  const options = storedOptions(run);
+  return {
+    reportingCurrency: run.reportingCurrency,
+    periodRef: { year: run.year, period: run.period },
+    asOfDate: run.asOfDate,
+    yearStartDate: run.yearStartDate,
+    groupPeriods: groupPeriodsOf(ctx, [reads.closing, reads.other.opening]),
+    options: {
+      skipValidation: options.skipValidation,
+      continueOnWarnings: options.continueOnWarnings,
+      includeEquityMethodInvestments: options.includeEquityMethodInvestments,
+      approvedManualRuleIds: options.approvedManualRuleIds,
+    },
+    companies: companyInputs(ctx, reads.other),
+    rules,
+    rates: rateProvider(book),
+    closing,
+    opening,
+    ...(groupChart ? { groupChart } : {}),
+    ...(adjustments.length > 0 ? { adjustments } : {}),
+    ...(differenceRow?.n && differenceRow.t !== null
+      ? { intercompanyDifference: { accountNumber: differenceRow.n, tolerance: differenceRow.t } }
+      : {}),
+  };
+}
+
+/** The members as the engine reads them, in the run's order. */
+function companyInputs(ctx: RunContext, other: OtherReads): CompanyInput[] {
+  const figureAccounts = other.chart.figures;
+  const periodStatus = new Map(other.periodRows.map((r) => [r.company_id, r.status]));
+  const unposted = new Map(other.unpostedRows.map((r) => [r.company_id, Number(r.n)]));
+  return ctx.members.map((m) => {
+    const c = ctx.companyById.get(m.companyId)!;
     const status = periodStatus.get(c.id);
     return {
       companyId: c.id,
@@ -329,7 +449,7 @@ async function loadInSnapshot(
         c.retainedEarningsAccountId === null
           ? null
           : (figureAccounts.byId.get(c.retainedEarningsAccountId)?.number ?? null),
-      accounts: chart.byCompany.get(c.id) ?? [],
+      accounts: other.chart.byCompany.get(c.id) ?? [],
       fiscalPeriodStatus: status === 'Open' || status === 'Closed' ? status : null,
       unpostedEntryCount: unposted.get(c.id) ?? 0,
       heldByCompanyId: m.heldByCompanyId ?? null,
@@ -337,69 +457,23 @@ async function loadInSnapshot(
       acquisition: acquisitionInput(m, figureAccounts.byId),
     };
   });
+}
 
-  const ic: IntercompanyTransactionInput[] = icRows.map((r) => ({
-    id: r.id,
-    fromCompanyId: r.fromCompanyId,
-    toCompanyId: r.toCompanyId,
-    transactionType: r.transactionType as IntercompanyTransactionType,
-    transactionDate: r.transactionDate,
-    amount: r.amount,
-    currency: r.currency,
-    matchingStatus: r.matchingStatus as MatchingStatus,
-  }));
-  const closing: ViewData = {
-    asOfDate,
-    yearStartDate,
-    ledgers: closingFigures.ledgers,
-    intercompanyTransactions: ic.filter((t) => t.transactionDate >= yearStartDate),
-    cuts: cutLedgers,
-  };
-  const opening: ViewData = {
-    asOfDate: openingAsOf,
-    yearStartDate: openingYearStart,
-    ledgers: openingFigures.ledgers,
-    intercompanyTransactions: ic.filter((t) => t.transactionDate < yearStartDate),
-    cuts: cutLedgers.filter((c) => c.cutDate <= openingAsOf),
-  };
-
-  // Group periods covering every date that may need an average rate (both views).
-  let earliest = openingYearStart;
-  for (const d of [closingFigures.earliestPeriodDate, openingFigures.earliestPeriodDate]) {
-    if (d !== null) earliest = minDate(earliest, d);
+/** Group periods covering every date that may need an average rate (both views). */
+function groupPeriodsOf(ctx: RunContext, views: readonly ViewFigures[]): GroupPeriod[] {
+  let earliest = ctx.openingYearStart;
+  for (const v of views) {
+    if (v.earliestPeriodDate !== null) earliest = minDate(earliest, v.earliestPeriodDate);
   }
   const groupPeriods: GroupPeriod[] = [];
-  for (let y = fiscalYearOf(groupFye, earliest); y <= run.year; y++) {
-    for (const p of periodsOfYear(groupFye, y)) {
+  for (let y = fiscalYearOf(ctx.groupFye, earliest); y <= ctx.run.year; y++) {
+    for (const p of periodsOfYear(ctx.groupFye, y)) {
       if (p.periodNumber <= 12) {
         groupPeriods.push({ year: y, period: p.periodNumber, startDate: p.startDate, endDate: p.endDate });
       }
     }
   }
-
-  return {
-    reportingCurrency: G,
-    periodRef: { year: run.year, period: run.period },
-    asOfDate,
-    yearStartDate,
-    groupPeriods,
-    options: {
-      skipValidation: options.skipValidation,
-      continueOnWarnings: options.continueOnWarnings,
-      includeEquityMethodInvestments: options.includeEquityMethodInvestments,
-      approvedManualRuleIds: options.approvedManualRuleIds,
-    },
-    companies: companyInputs,
-    rules,
-    rates: rateProvider(book),
-    closing,
-    opening,
-    ...(groupChart ? { groupChart } : {}),
-    ...(adjustments.length > 0 ? { adjustments } : {}),
-    ...(differenceRow?.n && differenceRow.t !== null
-      ? { intercompanyDifference: { accountNumber: differenceRow.n, tolerance: differenceRow.t } }
-      : {}),
-  };
+  return groupPeriods;
 }
 
 /**
@@ -425,77 +499,6 @@ function acquisitionInput(
       amount: f.amount,
     })),
     goodwillAccountNumber: a.goodwillAccountNumber,
-  };
-}
-
-/**
- * The chart of every company of the run, read in ONE statement: per company one delimited string,
- * one account per line (`id,number,type,category,cash,cashFlowCategory,nonMonetary,"name"`: ids,
- * numbers and enumerations contain no comma, and the name comes last as a JSON string, which never
- * contains a raw line break). Tens of thousands of rows, or one JSON document of every field, cost
- * several times more to produce and to read. Each account is classified for the figure statement in
- * the same pass (`FigureClass`).
- */
-export async function loadChart(
-  tx: Queryable,
-  organizationId: string,
-  ids: readonly string[],
-  foreignCompanyIds: ReadonlySet<string>,
-): Promise<{ byCompany: Map<string, AccountInfo[]>; figures: FigureAccounts }> {
-  const rows = await queryRows<{ company_id: string; text: string }>(
-    tx,
-    sql`select company_id::text as company_id,
-          string_agg(id::text || ',' || account_number || ',' || account_type || ',' || account_category
-            || ',' || is_cash_equivalent::int || ',' || coalesce(cash_flow_category, '')
-            || ',' || is_non_monetary::int || ',' || to_json(name)::text, E'\n') as text
-        from accounts where organization_id = ${organizationId} and company_id in (${idList(ids)})
-        group by company_id`,
-  );
-  const byCompany = new Map<string, AccountInfo[]>(ids.map((id) => [id, []]));
-  const byId = new Map<string, FigureAccount>();
-  for (const row of rows) {
-    const companyId = row.company_id;
-    const foreign = foreignCompanyIds.has(companyId);
-    const infos = byCompany.get(companyId) ?? [];
-    const text = row.text;
-    for (let i = 0; i < text.length;) {
-      let end = text.indexOf('\n', i);
-      if (end < 0) end = text.length;
-      const c1 = text.indexOf(',', i);
-      const c2 = text.indexOf(',', c1 + 1);
-      const c3 = text.indexOf(',', c2 + 1);
-      const c4 = text.indexOf(',', c3 + 1);
-      const c5 = text.indexOf(',', c4 + 1);
-      const c6 = text.indexOf(',', c5 + 1);
-      const c7 = text.indexOf(',', c6 + 1);
-      const id = text.slice(i, c1);
-      const number = text.slice(c1 + 1, c2);
-      const accountType = text.slice(c2 + 1, c3) as AccountType;
-      const quoted = text.slice(c7 + 1, end);
-      const nonMonetary = text.charCodeAt(c6 + 1) === 49;
-      infos.push({
-        accountNumber: number,
-        name: quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1),
-        accountType,
-        accountCategory: text.slice(c3 + 1, c4) as AccountCategory,
-        isCashEquivalent: text.charCodeAt(c4 + 1) === 49,
-        cashFlowCategory: c6 === c5 + 1 ? null : (text.slice(c5 + 1, c6) as CashFlowCategory),
-        isNonMonetary: nonMonetary,
-      });
-      const incomeStatement = accountType === 'Revenue' || accountType === 'Expense';
-      let cls: FigureClass;
-      if (incomeStatement) cls = foreign ? 'period' : 'domestic';
-      else if (foreign && (accountType === 'Equity' || nonMonetary)) cls = 'historical';
-      else cls = 'cumulative';
-      byId.set(id, { id, companyId, number, cls, ordinal: byId.size });
-      i = end + 1;
-    }
-  }
-  return {
-    byCompany,
-    figures: {
-      byId,
-    },
   };
 }
 

@@ -8,10 +8,13 @@ import { EXPORT_FORMATS, exportFormat, sendTable } from '../../http/export.ts';
 import { findGroup } from './groups.repo.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent, responses } from '../../http/responses.ts';
+import { NoContent } from '../../http/responses.ts';
+import { byId, OrgQuery, route } from '../../http/route.ts';
+import { GROUP_ID_RULE } from './groups.routes.ts';
+import type { RouteApp } from '../../http/route-app.ts';
 import { Page, PageQuery, StringEnum, Type, Uuid } from '../../http/schemas.ts';
 import { RUN_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
-import { runExecutor } from './runs.executor.ts';
+import { type RunExecutor, runExecutor } from './runs.executor.ts';
 import * as results from './runs.results.ts';
 import * as runs from './runs.service.ts';
 import {
@@ -27,17 +30,13 @@ import {
   LineContributionsReport,
 } from './runs.schemas.ts';
 
-const runPath = {
-  id: { tag: 'ConsolidationRunNotFoundError', field: 'runId', message: 'Consolidation run not found' },
-};
-const groupPath = {
-  groupId: {
-    tag: 'ConsolidationGroupNotFoundError',
-    field: 'consolidationGroupId',
-    message: 'Consolidation group not found',
-  },
-};
-const IdParams = Type.Object({ id: Type.String() });
+/** A run addressed by id (a malformed id answers 404 ConsolidationRunNotFoundError). */
+const run = byId({
+  tag: 'ConsolidationRunNotFoundError',
+  field: 'runId',
+  message: 'Consolidation run not found',
+});
+const groupPath = { groupId: GROUP_ID_RULE };
 const ExportFormatQuery = Type.Optional(
   StringEnum(EXPORT_FORMATS, {
     description:
@@ -46,7 +45,6 @@ const ExportFormatQuery = Type.Optional(
   }),
 );
 const GroupParams = Type.Object({ groupId: Type.String() });
-const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 const tags = ['Consolidation runs'];
 
 /** True when the `Prefer` header asks for `respond-async` (RFC 7240 token, case-insensitive). */
@@ -88,94 +86,99 @@ const REPORTS: Array<{ path: results.ReportKind; summary: string; description: s
   },
 ];
 
-export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.deps;
-  const executor = runExecutor(app);
+/** A group addressed by its id in the path (a malformed id answers 404 ConsolidationGroupNotFoundError). */
+const group = { pathIds: groupPath, params: GroupParams, querystring: OrgQuery };
+const RUN_ERRORS = ['ConsolidationRunNotCompletedError', 'ConsolidationRunNotFoundError'] as const;
 
-  app.get(
-    '/api/v1/consolidation/runs',
-    {
-      config: { access: 'consolidation:read', errors: ['ConsolidationGroupNotFoundError'] },
-      schema: {
-        tags,
-        summary: 'List consolidation runs',
-        description:
-          'Viewer. Without organizationId: runs of every organization of the caller. Filters: groupId (404 ConsolidationGroupNotFoundError when it is not a group of that organization), status, year, period. Ordered by initiatedAt descending, then id. Runs are returned without their trial balances.',
-        querystring: Type.Object({
-          organizationId: Type.Optional(Uuid),
-          groupId: Type.Optional(Uuid),
-          status: Type.Optional(StringEnum(RUN_STATUSES)),
-          year: Type.Optional(Type.Integer({ minimum: 1900, maximum: 2999 })),
-          period: Type.Optional(Type.Integer({ minimum: 1, maximum: 13 })),
-          ...PageQuery,
-        }),
-        response: responses({ 200: Page('runs', ConsolidationRun) }),
-      },
-    },
-    async (request) =>
-      runs.listRuns(
+export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const executor = runExecutor(app);
+  runReadRoutes(app);
+  runStartRoutes(app, executor);
+  runEndRoutes(app);
+  runTrialBalanceRoutes(app);
+  runJournalRoutes(app);
+  runReportRoutes(app);
+};
+
+/** Runs: list, get. */
+function runReadRoutes(app: RouteApp): void {
+  const { db } = app.deps;
+
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/consolidation/runs',
+    tags,
+    summary: 'List consolidation runs',
+    description:
+      'Viewer. Without organizationId: runs of every organization of the caller. Filters: groupId (404 ConsolidationGroupNotFoundError when it is not a group of that organization), status, year, period. Ordered by initiatedAt descending, then id. Runs are returned without their trial balances.',
+    access: 'consolidation:read',
+    errors: ['ConsolidationGroupNotFoundError'],
+    querystring: Type.Object({
+      organizationId: Type.Optional(Uuid),
+      groupId: Type.Optional(Uuid),
+      status: Type.Optional(StringEnum(RUN_STATUSES)),
+      year: Type.Optional(Type.Integer({ minimum: 1900, maximum: 2999 })),
+      period: Type.Optional(Type.Integer({ minimum: 1, maximum: 13 })),
+      ...PageQuery,
+    }),
+    response: { 200: Page('runs', ConsolidationRun) },
+    handler: async (request) => {
+      const { organizationId, groupId, status, year, period } = request.query;
+      return runs.listRuns(
         db,
         request.access,
-        {
-          organizationId: request.query.organizationId,
-          groupId: request.query.groupId,
-          status: request.query.status,
-          year: request.query.year,
-          period: request.query.period,
-        },
+        { organizationId, groupId, status, year, period },
         pageParams(request.query),
-      ),
-  );
-
-  app.get(
-    '/api/v1/consolidation/runs/:id',
-    {
-      config: { pathIds: runPath, access: 'consolidation:read', errors: ['ConsolidationRunNotFoundError'] },
-      schema: {
-        tags,
-        summary: 'Get a consolidation run',
-        description:
-          'Viewer. The run with its steps, validation result, members snapshot, eliminations, rates used and totals (without trial balances). Poll this endpoint for runs started asynchronously.',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 200: ConsolidationRun }),
-      },
+      );
     },
-    async (request) => runs.getRun(db, request.access, request.params.id, request.query.organizationId),
-  );
+  });
 
-  app.post(
-    '/api/v1/consolidation/groups/:groupId/runs',
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:run',
-        errors: [
-          'ConsolidationGroupNotFoundError',
-          'ConsolidationGroupInactiveError',
-          'ValidationError',
-          'UserNotMemberOfOrganizationError',
-          'UserRoleInsufficientError',
-          'EliminationRuleOperationFailedError',
-          'ConsolidationRunInProgressError',
-          'ConsolidationRunExistsForPeriodError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Start a consolidation run',
-        description:
-          "Admin. Consolidates the group for one period of its calendar (the parent's fiscal year end). Checks, in order: group exists, membership, role, group active (400 ConsolidationGroupInactiveError), asOfDate within the period (400 at /asOfDate), initiatedBy an admin or owner (400), approvedManualRuleIds active manual rules of the group (400 EliminationRuleOperationFailedError), no Pending/InProgress run for the period (409 ConsolidationRunInProgressError), no Completed run unless forceRegeneration (409 ConsolidationRunExistsForPeriodError). By default the run executes before the response (201 with status Completed or Failed). With `Prefer: respond-async` the response is 201 with status Pending and `Preference-Applied: respond-async`; poll GET /api/v1/consolidation/runs/{id}. Options may be sent flat or inside `options` (top-level wins).",
-        params: GroupParams,
-        querystring: OrgQuery,
-        headers: Type.Object({
-          prefer: Type.Optional(Type.String({ description: '`respond-async` to execute in the background' })),
-        }),
-        body: StartRunBody,
-        response: responses({ 201: ConsolidationRun }),
-      },
-    },
-    async (request, reply) => {
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/consolidation/runs/:id',
+    tags,
+    summary: 'Get a consolidation run',
+    description:
+      'Viewer. The run with its steps, validation result, members snapshot, eliminations, rates used and totals (without trial balances). Poll this endpoint for runs started asynchronously.',
+    access: 'consolidation:read',
+    errors: ['ConsolidationRunNotFoundError'],
+    ...run,
+    response: { 200: ConsolidationRun },
+    handler: async (request) =>
+      runs.getRun(db, request.access, request.params.id, request.query.organizationId),
+  });
+}
+
+/** Start a run (executed in the request, or queued with `Prefer: respond-async`). */
+function runStartRoutes(app: RouteApp, executor: RunExecutor): void {
+  const { db } = app.deps;
+
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/consolidation/groups/:groupId/runs',
+    tags,
+    summary: 'Start a consolidation run',
+    description:
+      "Admin. Consolidates the group for one period of its calendar (the parent's fiscal year end). Checks, in order: group exists, membership, role, group active (400 ConsolidationGroupInactiveError), asOfDate within the period (400 at /asOfDate), initiatedBy an admin or owner (400), approvedManualRuleIds active manual rules of the group (400 EliminationRuleOperationFailedError), no Pending/InProgress run for the period (409 ConsolidationRunInProgressError), no Completed run unless forceRegeneration (409 ConsolidationRunExistsForPeriodError). By default the run executes before the response (201 with status Completed or Failed). With `Prefer: respond-async` the response is 201 with status Pending and `Preference-Applied: respond-async`; poll GET /api/v1/consolidation/runs/{id}. Options may be sent flat or inside `options` (top-level wins).",
+    access: 'consolidation:run',
+    errors: [
+      'ConsolidationGroupNotFoundError',
+      'ConsolidationGroupInactiveError',
+      'ValidationError',
+      'UserNotMemberOfOrganizationError',
+      'UserRoleInsufficientError',
+      'EliminationRuleOperationFailedError',
+      'ConsolidationRunInProgressError',
+      'ConsolidationRunExistsForPeriodError',
+    ],
+    ...group,
+    headers: Type.Object({
+      prefer: Type.Optional(Type.String({ description: '`respond-async` to execute in the background' })),
+    }),
+    body: StartRunBody,
+    response: { 201: ConsolidationRun },
+    status: 201,
+    handler: async (request, reply) => {
       const async = prefersAsync(request.headers.prefer);
       const record = await runs.startRun(
         db,
@@ -186,79 +189,63 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
         { async, ...executor },
       );
       if (async) reply.header('preference-applied', 'respond-async');
-      return reply.code(201).send(record);
+      return record;
     },
-  );
+  });
+}
 
-  app.post(
-    '/api/v1/consolidation/runs/:id/cancel',
-    {
-      config: {
-        pathIds: runPath,
-        access: 'consolidation:run',
-        errors: ['ConsolidationRunCannotBeCancelledError', 'ConsolidationRunNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Cancel a consolidation run',
-        description:
-          'Admin. Pending or InProgress → Cancelled (completedAt now; unfinished steps Skipped); execution stops at the next step boundary and writes no results. Otherwise 400 ConsolidationRunCannotBeCancelledError.',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 200: ConsolidationRun }),
-      },
-    },
-    async (request) => runs.cancelRun(db, request.access, request.params.id, request.query.organizationId),
-  );
+/** Runs: cancel, delete, the latest completed one of a group. */
+function runEndRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
-  app.delete(
-    '/api/v1/consolidation/runs/:id',
-    {
-      config: {
-        pathIds: runPath,
-        access: 'consolidation:run',
-        errors: ['ConsolidationRunCannotBeDeletedError', 'ConsolidationRunNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Delete a consolidation run',
-        description:
-          'Admin. Deletes a Pending (cancelled first), Failed or Cancelled run. Completed and InProgress runs: 409 ConsolidationRunCannotBeDeletedError.',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await runs.deleteRun(db, request.access, request.params.id, request.query.organizationId);
-      return reply.code(204).send();
-    },
-  );
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/consolidation/runs/:id/cancel',
+    tags,
+    summary: 'Cancel a consolidation run',
+    description:
+      'Admin. Pending or InProgress → Cancelled (completedAt now; unfinished steps Skipped); execution stops at the next step boundary and writes no results. Otherwise 400 ConsolidationRunCannotBeCancelledError.',
+    access: 'consolidation:run',
+    errors: ['ConsolidationRunCannotBeCancelledError', 'ConsolidationRunNotFoundError'],
+    ...run,
+    response: { 200: ConsolidationRun },
+    handler: async (request) =>
+      runs.cancelRun(db, request.access, request.params.id, request.query.organizationId),
+  });
 
-  app.get(
-    '/api/v1/consolidation/groups/:groupId/latest-run',
-    {
-      config: {
-        pathIds: groupPath,
-        access: 'consolidation:read',
-        errors: ['ConsolidationGroupNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Latest completed run of a group',
-        description:
-          "Viewer. The group's Completed run with the latest completedAt, or the JSON value `null` when it has none.",
-        params: GroupParams,
-        querystring: OrgQuery,
-        response: responses({
-          200: Type.Union([ConsolidationRun, Type.Null()], {
-            description: 'The run, or null when the group has no completed run',
-          }),
-        }),
-      },
+  route(app, {
+    method: 'DELETE',
+    url: '/api/v1/consolidation/runs/:id',
+    tags,
+    summary: 'Delete a consolidation run',
+    description:
+      'Admin. Deletes a Pending (cancelled first), Failed or Cancelled run. Completed and InProgress runs: 409 ConsolidationRunCannotBeDeletedError.',
+    access: 'consolidation:run',
+    errors: ['ConsolidationRunCannotBeDeletedError', 'ConsolidationRunNotFoundError'],
+    ...run,
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) =>
+      runs.deleteRun(db, request.access, request.params.id, request.query.organizationId),
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/consolidation/groups/:groupId/latest-run',
+    tags,
+    summary: 'Latest completed run of a group',
+    description:
+      "Viewer. The group's Completed run with the latest completedAt, or the JSON value `null` when it has none.",
+    access: 'consolidation:read',
+    errors: ['ConsolidationGroupNotFoundError'],
+    ...group,
+    response: {
+      200: Type.Union([ConsolidationRun, Type.Null()], {
+        description: 'The run, or null when the group has no completed run',
+      }),
     },
-    async (request, reply) => {
-      const run = await runs.latestRun(
+    handler: async (request, reply) => {
+      const latest = await runs.latestRun(
         db,
         request.access,
         request.params.groupId,
@@ -267,33 +254,32 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
       return reply
         .code(200)
         .type('application/json; charset=utf-8')
-        .send(run === null ? 'null' : run);
+        .send(latest === null ? 'null' : latest);
     },
-  );
+  });
+}
 
-  app.get(
-    '/api/v1/consolidation/runs/:id/trial-balance',
-    {
-      config: {
-        pathIds: runPath,
-        access: 'consolidation:read',
-        errors: ['ConsolidationRunNotCompletedError', 'ConsolidationRunNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Consolidated trial balance of a run',
-        description:
-          'Viewer. view=closing (default; as of asOfDate) or view=opening (as of the day before yearStartDate). 409 ConsolidationRunNotCompletedError unless the run is Completed. In a run that included top-side adjustments every line also carries adjustmentAmount (consolidatedBalance = aggregatedBalance + eliminationAmount + adjustmentAmount + nciAmount).',
-        params: IdParams,
-        querystring: Type.Object({
-          organizationId: Type.Optional(Uuid),
-          view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
-          format: ExportFormatQuery,
-        }),
-        response: responses({ 200: ConsolidatedTrialBalance }),
-      },
-    },
-    async (request, reply) => {
+/** A run's trial balance and the contributions to one of its lines. */
+function runTrialBalanceRoutes(app: RouteApp): void {
+  const { db } = app.deps;
+
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/consolidation/runs/:id/trial-balance',
+    tags,
+    summary: 'Consolidated trial balance of a run',
+    description:
+      'Viewer. view=closing (default; as of asOfDate) or view=opening (as of the day before yearStartDate). 409 ConsolidationRunNotCompletedError unless the run is Completed. In a run that included top-side adjustments every line also carries adjustmentAmount (consolidatedBalance = aggregatedBalance + eliminationAmount + adjustmentAmount + nciAmount).',
+    access: 'consolidation:read',
+    errors: RUN_ERRORS,
+    ...run,
+    querystring: Type.Object({
+      organizationId: Type.Optional(Uuid),
+      view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
+      format: ExportFormatQuery,
+    }),
+    response: { 200: ConsolidatedTrialBalance },
+    handler: async (request, reply) => {
       const report = await results.trialBalance(
         db,
         request.access,
@@ -303,46 +289,41 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
       );
       const format = exportFormat(request, request.query.format);
       if (format === 'json') return report;
-      const group = await findGroup(db, report.groupId);
+      const found = await findGroup(db, report.groupId);
       const table = consolidatedTrialBalanceTable('Consolidated trial balance', report as never);
       return sendTable(reply, format, table, [
-        group?.name ?? report.groupId,
+        found?.name ?? report.groupId,
         'consolidated-trial-balance',
         report.asOfDate,
       ]);
     },
-  );
+  });
 
-  app.get(
-    '/api/v1/consolidation/runs/:id/trial-balance/lines/:accountNumber/contributions',
-    {
-      config: {
-        pathIds: runPath,
-        access: 'consolidation:read',
-        errors: [
-          'ConsolidationRunNotFoundError',
-          'ConsolidationRunNotCompletedError',
-          'ConsolidatedLineNotFoundError',
-          'ContributionsNotRecordedError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Contributions to a consolidated line',
-        description:
-          'Viewer. Where one line of the trial balance comes from, as the run recorded it: per company its translated items (functional balance, the basis and rate(s) applied, the translated amount), its weight and its weighted amount; each elimination entry touching the line (rule id and name, or acquisition, with the amount); each top-side adjustment (id, amount); and the non-controlling interest moved. The pieces add up exactly: Σ companies = aggregatedBalance, Σ eliminations = eliminationAmount, Σ adjustments = adjustmentAmount, nci = nciAmount, and together consolidatedBalance (an unattributed part, zero unless acquisition accounting booked on the line, completes them). view=closing (default) or opening, as for the trial balance. lines holds every line with that account number (one, or one per investee for the equity-method lines). 404 ConsolidatedLineNotFoundError when the view has no such line; 409 ConsolidationRunNotCompletedError unless Completed; 409 ContributionsNotRecordedError for a run completed before contributions were recorded.',
-        params: Type.Object({
-          id: Type.String(),
-          accountNumber: Type.String({ minLength: 1, maxLength: 100 }),
-        }),
-        querystring: Type.Object({
-          organizationId: Type.Optional(Uuid),
-          view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
-        }),
-        response: responses({ 200: LineContributionsReport }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/consolidation/runs/:id/trial-balance/lines/:accountNumber/contributions',
+    tags,
+    summary: 'Contributions to a consolidated line',
+    description:
+      'Viewer. Where one line of the trial balance comes from, as the run recorded it: per company its translated items (functional balance, the basis and rate(s) applied, the translated amount), its weight and its weighted amount; each elimination entry touching the line (rule id and name, or acquisition, with the amount); each top-side adjustment (id, amount); and the non-controlling interest moved. The pieces add up exactly: Σ companies = aggregatedBalance, Σ eliminations = eliminationAmount, Σ adjustments = adjustmentAmount, nci = nciAmount, and together consolidatedBalance (an unattributed part, zero unless acquisition accounting booked on the line, completes them). view=closing (default) or opening, as for the trial balance. lines holds every line with that account number (one, or one per investee for the equity-method lines). 404 ConsolidatedLineNotFoundError when the view has no such line; 409 ConsolidationRunNotCompletedError unless Completed; 409 ContributionsNotRecordedError for a run completed before contributions were recorded.',
+    access: 'consolidation:read',
+    errors: [
+      'ConsolidationRunNotFoundError',
+      'ConsolidationRunNotCompletedError',
+      'ConsolidatedLineNotFoundError',
+      'ContributionsNotRecordedError',
+    ],
+    pathIds: run.pathIds,
+    params: Type.Object({
+      id: Type.String(),
+      accountNumber: Type.String({ minLength: 1, maxLength: 100 }),
+    }),
+    querystring: Type.Object({
+      organizationId: Type.Optional(Uuid),
+      view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
+    }),
+    response: { 200: LineContributionsReport },
+    handler: async (request) =>
       results.lineContributions(
         db,
         request.access,
@@ -351,53 +332,41 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
         request.query.view ?? 'closing',
         request.params.accountNumber,
       ),
-  );
+  });
+}
 
-  app.get(
-    '/api/v1/consolidation/runs/:id/elimination-entries',
-    {
-      config: {
-        pathIds: runPath,
-        access: 'consolidation:read',
-        errors: ['ConsolidationRunNotCompletedError', 'ConsolidationRunNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Elimination journal of a run',
-        description:
-          'Viewer. The closing view’s eliminations as balanced journal entries: one per applied rule (its debit and credit account, and the intercompany-difference lines it booked) in processing order, then one per acquisition elimination. 409 unless the run is Completed.',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 200: EliminationJournal }),
-      },
-    },
-    async (request) =>
+/** A run's elimination journal, and its comparison with another run. */
+function runJournalRoutes(app: RouteApp): void {
+  const { db } = app.deps;
+
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/consolidation/runs/:id/elimination-entries',
+    tags,
+    summary: 'Elimination journal of a run',
+    description:
+      'Viewer. The closing view’s eliminations as balanced journal entries: one per applied rule (its debit and credit account, and the intercompany-difference lines it booked) in processing order, then one per acquisition elimination. 409 unless the run is Completed.',
+    access: 'consolidation:read',
+    errors: RUN_ERRORS,
+    ...run,
+    response: { 200: EliminationJournal },
+    handler: async (request) =>
       results.eliminationEntries(db, request.access, request.params.id, request.query.organizationId),
-  );
+  });
 
-  app.get(
-    '/api/v1/consolidation/runs/:id/compare',
-    {
-      config: {
-        pathIds: runPath,
-        access: 'consolidation:read',
-        errors: [
-          'ConsolidationRunNotCompletedError',
-          'ConsolidationRunNotFoundError',
-          'ConsolidationRunComparisonError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Compare two runs',
-        description:
-          'Viewer. Line-by-line differences (balances and each component) between this run and otherRunId, both completed runs of the same group, in both views; lines without differences are left out. A rerun over unchanged inputs answers no differences and sameInputs true.',
-        params: IdParams,
-        querystring: Type.Object({ organizationId: Type.Optional(Uuid), otherRunId: Uuid }),
-        response: responses({ 200: RunComparison }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/consolidation/runs/:id/compare',
+    tags,
+    summary: 'Compare two runs',
+    description:
+      'Viewer. Line-by-line differences (balances and each component) between this run and otherRunId, both completed runs of the same group, in both views; lines without differences are left out. A rerun over unchanged inputs answers no differences and sameInputs true.',
+    access: 'consolidation:read',
+    errors: [...RUN_ERRORS, 'ConsolidationRunComparisonError'],
+    ...run,
+    querystring: Type.Object({ organizationId: Type.Optional(Uuid), otherRunId: Uuid }),
+    response: { 200: RunComparison },
+    handler: async (request) =>
       results.compareRuns(
         db,
         request.access,
@@ -405,27 +374,25 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
         request.query.otherRunId,
         request.query.organizationId,
       ),
-  );
+  });
+}
 
+/** The consolidated statements of a run (JSON, CSV or XLSX), one route per entry of `REPORTS`. */
+function runReportRoutes(app: RouteApp): void {
+  const { db } = app.deps;
   for (const r of REPORTS) {
-    app.get(
-      `/api/v1/consolidation/runs/:id/reports/${r.path}`,
-      {
-        config: {
-          pathIds: runPath,
-          access: 'consolidation:read',
-          errors: ['ConsolidationRunNotCompletedError', 'ConsolidationRunNotFoundError'],
-        },
-        schema: {
-          tags,
-          summary: r.summary,
-          description: r.description,
-          params: IdParams,
-          querystring: Type.Object({ organizationId: Type.Optional(Uuid), format: ExportFormatQuery }),
-          response: responses({ 200: r.schema as typeof ConsolidatedBalanceSheet }),
-        },
-      },
-      async (request, reply) => {
+    route(app, {
+      method: 'GET',
+      url: `/api/v1/consolidation/runs/:id/reports/${r.path}`,
+      tags,
+      summary: r.summary,
+      description: r.description,
+      access: 'consolidation:read',
+      errors: RUN_ERRORS,
+      ...run,
+      querystring: Type.Object({ organizationId: Type.Optional(Uuid), format: ExportFormatQuery }),
+      response: { 200: r.schema as typeof ConsolidatedBalanceSheet },
+      handler: async (request, reply) => {
         const report = await results.report(
           db,
           request.access,
@@ -442,6 +409,6 @@ export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => 
         const date = String(json.asOfDate ?? json.periodEndDate);
         return sendTable(reply, format, table, [String(json.groupName), `consolidated-${r.path}`, date]);
       },
-    );
+    });
   }
-};
+}

@@ -13,7 +13,14 @@ import {
 } from '../../http/schemas.ts';
 import { CONSOLIDATION_METHODS } from './groups.repo.ts';
 import { ELIMINATION_TYPES } from './rules.repo.ts';
-import { cashFlowSection, EquityRow, statementLine, statementSection } from '../../http/statement-schemas.ts';
+import {
+  balanceSheetSections,
+  cashFlowSection,
+  EquityRow,
+  incomeStatementSections,
+  statementLine,
+  statementSection,
+} from '../../http/statement-schemas.ts';
 import { RUN_STATUSES, STEP_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
 
 // ---------------------------------------------------------------------------------------------------
@@ -369,13 +376,7 @@ export const ConsolidatedBalanceSheet = Type.Object({
   asOfDate: Day,
   currency: Type.String(),
   generatedAt: Timestamp,
-  currentAssets: ReportSection,
-  nonCurrentAssets: ReportSection,
-  totalAssets: Money,
-  currentLiabilities: ReportSection,
-  nonCurrentLiabilities: ReportSection,
-  totalLiabilities: Money,
-  equity: ReportSection,
+  ...balanceSheetSections(ReportSection),
   nonControllingInterest: Money,
   totalEquity: Money,
   totalLiabilitiesAndEquity: Money,
@@ -385,15 +386,7 @@ export const ConsolidatedBalanceSheet = Type.Object({
 export const ConsolidatedIncomeStatement = Type.Object({
   ...ReportHeader,
   ...PeriodHeader,
-  revenue: ReportSection,
-  costOfSales: ReportSection,
-  grossProfit: Money,
-  operatingExpenses: ReportSection,
-  operatingIncome: Money,
-  otherIncomeExpense: ReportSection,
-  incomeBeforeTax: Money,
-  taxExpense: Money,
-  netIncome: Money,
+  ...incomeStatementSections(ReportSection),
   netIncomeAttributableToParent: Money,
   netIncomeAttributableToNCI: Money,
 });

@@ -1,10 +1,14 @@
 /** Exchange-rate endpoints. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
+import type { Access } from '../../access/access.ts';
+import type { Db } from '../../db/client.ts';
+import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { RATE_SOURCES, RATE_TYPES } from '../../domain/rates.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent, responses } from '../../http/responses.ts';
+import { NoContent } from '../../http/responses.ts';
+import { byId, route } from '../../http/route.ts';
 import {
   CurrencyCode,
   IsoDate,
@@ -13,8 +17,10 @@ import {
   PageQuery,
   Rate,
   RateInput,
+  type Static,
   StringEnum,
   Timestamp,
+  type TSchema,
   Type,
   Uuid,
 } from '../../http/schemas.ts';
@@ -57,9 +63,11 @@ const CreateRate = Type.Object({
   source: RateSourceSchema,
 });
 
-const idPath = {
-  id: { tag: 'ExchangeRateIdNotFoundError', field: 'exchangeRateId', message: 'Exchange rate not found' },
-};
+const rateById = byId({
+  tag: 'ExchangeRateIdNotFoundError',
+  field: 'exchangeRateId',
+  message: 'Exchange rate not found',
+});
 const tags = ['Exchange rates'];
 
 const Pair = {
@@ -97,6 +105,40 @@ function checkBulk(body: {
   for (const r of body.rates) checkPair(r);
 }
 
+/**
+ * A rate look-up: a viewer's GET answering a `RateLookupResult`, its currency pair checked first (the
+ * same currency on both sides answers 400 SameCurrencyExchangeRateError).
+ */
+function lookupRoute<Q extends TSchema>(
+  app: RouteApp,
+  lookup: {
+    url: string;
+    summary: string;
+    description: string;
+    errors?: readonly ErrorTag[];
+    querystring: Q;
+    find: (db: Db, access: Access, query: Static<Q>) => Promise<unknown>;
+  },
+): void {
+  const { db } = app.deps;
+  route(app, {
+    method: 'GET',
+    url: lookup.url,
+    tags,
+    summary: lookup.summary,
+    description: lookup.description,
+    access: 'exchange_rate:read',
+    errors: lookup.errors ?? ['SameCurrencyExchangeRateError'],
+    querystring: lookup.querystring,
+    response: { 200: RateLookupResult },
+    handler: async (request) => {
+      const query = request.query as Static<Q>;
+      checkPair(query as { fromCurrency: string; toCurrency: string });
+      return lookup.find(db, request.access, query);
+    },
+  });
+}
+
 export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   rateListRoutes(app);
   ratePeriodRoutes(app);
@@ -107,30 +149,28 @@ export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
 function rateListRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    '/api/v1/exchange-rates',
-    {
-      config: { access: 'exchange_rate:read', errors: ['ValidationError'] },
-      schema: {
-        tags,
-        summary: 'List exchange rates',
-        description:
-          'Viewer. Without organizationId: every organization of the caller. Ordered by effectiveDate ' +
-          'descending, fromCurrency, toCurrency, rate type (Spot, Average, Historical, YearEnd), id.',
-        querystring: Type.Object({
-          organizationId: Type.Optional(Uuid),
-          fromCurrency: Type.Optional(CurrencyCode),
-          toCurrency: Type.Optional(CurrencyCode),
-          rateType: Type.Optional(RateTypeSchema),
-          source: Type.Optional(RateSourceSchema),
-          startDate: Type.Optional(IsoDate),
-          endDate: Type.Optional(IsoDate),
-          ...PageQuery,
-        }),
-        response: responses({ 200: Page('rates', ExchangeRate) }),
-      },
-    },
-    async (request) => {
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/exchange-rates',
+    tags,
+    summary: 'List exchange rates',
+    description:
+      'Viewer. Without organizationId: every organization of the caller. Ordered by effectiveDate ' +
+      'descending, fromCurrency, toCurrency, rate type (Spot, Average, Historical, YearEnd), id.',
+    access: 'exchange_rate:read',
+    errors: ['ValidationError'],
+    querystring: Type.Object({
+      organizationId: Type.Optional(Uuid),
+      fromCurrency: Type.Optional(CurrencyCode),
+      toCurrency: Type.Optional(CurrencyCode),
+      rateType: Type.Optional(RateTypeSchema),
+      source: Type.Optional(RateSourceSchema),
+      startDate: Type.Optional(IsoDate),
+      endDate: Type.Optional(IsoDate),
+      ...PageQuery,
+    }),
+    response: { 200: Page('rates', ExchangeRate) },
+    handler: async (request) => {
       const q = request.query;
       if (q.startDate !== undefined && q.endDate !== undefined && q.startDate > q.endDate) {
         throw new ValidationError([
@@ -140,202 +180,129 @@ function rateListRoutes(app: RouteApp): void {
       }
       return rates.listRates(db, request.access, q, pageParams(q));
     },
-  );
+  });
 
-  app.get(
-    '/api/v1/exchange-rates/rate',
-    {
-      config: { access: 'exchange_rate:read', errors: ['SameCurrencyExchangeRateError'] },
-      schema: {
-        tags,
-        summary: 'Rate on a date',
-        description: 'Viewer. The rate of that type effective exactly on effectiveDate.',
-        querystring: Type.Object({ ...Pair, effectiveDate: IsoDate, rateType: RateTypeSchema }),
-        response: responses({ 200: RateLookupResult }),
-      },
-    },
-    async (request) => {
-      checkPair(request.query);
-      return rates.lookupOnDate(db, request.access, request.query);
-    },
-  );
+  lookupRoute(app, {
+    url: '/api/v1/exchange-rates/rate',
+    summary: 'Rate on a date',
+    description: 'Viewer. The rate of that type effective exactly on effectiveDate.',
+    querystring: Type.Object({ ...Pair, effectiveDate: IsoDate, rateType: RateTypeSchema }),
+    find: rates.lookupOnDate,
+  });
 
-  app.get(
-    '/api/v1/exchange-rates/latest',
-    {
-      config: { access: 'exchange_rate:read', errors: ['SameCurrencyExchangeRateError'] },
-      schema: {
-        tags,
-        summary: 'Latest rate',
-        description:
-          'Viewer. The rate with the latest effectiveDate of that type; without rateType of any type ' +
-          '(ties Spot, YearEnd, Average, Historical).',
-        querystring: Type.Object({ ...Pair, rateType: Type.Optional(RateTypeSchema) }),
-        response: responses({ 200: RateLookupResult }),
-      },
-    },
-    async (request) => {
-      checkPair(request.query);
-      return rates.lookupLatest(db, request.access, request.query);
-    },
-  );
+  lookupRoute(app, {
+    url: '/api/v1/exchange-rates/latest',
+    summary: 'Latest rate',
+    description:
+      'Viewer. The rate with the latest effectiveDate of that type; without rateType of any type ' +
+      '(ties Spot, YearEnd, Average, Historical).',
+    querystring: Type.Object({ ...Pair, rateType: Type.Optional(RateTypeSchema) }),
+    find: rates.lookupLatest,
+  });
 
-  app.get(
-    '/api/v1/exchange-rates/closest',
-    {
-      config: { access: 'exchange_rate:read', errors: ['SameCurrencyExchangeRateError'] },
-      schema: {
-        tags,
-        summary: 'Closest rate',
-        description:
-          'Viewer. The rate nearest to date, earlier or later; at equal distance the earlier date; ' +
-          'then the type order, then direct before inverse.',
-        querystring: Type.Object({ ...Pair, date: IsoDate, rateType: Type.Optional(RateTypeSchema) }),
-        response: responses({ 200: RateLookupResult }),
-      },
-    },
-    async (request) => {
-      checkPair(request.query);
-      return rates.lookupClosest(db, request.access, request.query);
-    },
-  );
+  lookupRoute(app, {
+    url: '/api/v1/exchange-rates/closest',
+    summary: 'Closest rate',
+    description:
+      'Viewer. The rate nearest to date, earlier or later; at equal distance the earlier date; ' +
+      'then the type order, then direct before inverse.',
+    querystring: Type.Object({ ...Pair, date: IsoDate, rateType: Type.Optional(RateTypeSchema) }),
+    find: rates.lookupClosest,
+  });
 }
 
 /** Rates of a fiscal period (average, closing) and one rate by id. */
 function ratePeriodRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    '/api/v1/exchange-rates/period-average',
-    {
-      config: {
-        access: 'exchange_rate:read',
-        errors: ['SameCurrencyExchangeRateError', 'CompanyNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Average rate of a fiscal period',
-        description:
-          'Viewer. The latest Average rate within the period (period 13: the whole year), else the ' +
-          "mean of the period's Spot rates (ComputedAverage). Calendar: the company's when companyId " +
-          "is given, else the organization's fiscalYearEnd.",
-        querystring: PeriodQuery,
-        response: responses({ 200: RateLookupResult }),
-      },
-    },
-    async (request) => {
-      checkPair(request.query);
-      return rates.lookupPeriodAverage(db, request.access, request.query);
-    },
-  );
+  lookupRoute(app, {
+    url: '/api/v1/exchange-rates/period-average',
+    summary: 'Average rate of a fiscal period',
+    description:
+      'Viewer. The latest Average rate within the period (period 13: the whole year), else the ' +
+      "mean of the period's Spot rates (ComputedAverage). Calendar: the company's when companyId " +
+      "is given, else the organization's fiscalYearEnd.",
+    errors: ['SameCurrencyExchangeRateError', 'CompanyNotFoundError'],
+    querystring: PeriodQuery,
+    find: rates.lookupPeriodAverage,
+  });
 
-  app.get(
-    '/api/v1/exchange-rates/period-closing',
-    {
-      config: {
-        access: 'exchange_rate:read',
-        errors: ['SameCurrencyExchangeRateError', 'CompanyNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Closing rate of a fiscal period',
-        description:
-          "Viewer. The latest YearEnd or Spot rate (YearEnd preferred on the same date) on or before the period's end date.",
-        querystring: PeriodQuery,
-        response: responses({ 200: RateLookupResult }),
-      },
-    },
-    async (request) => {
-      checkPair(request.query);
-      return rates.lookupPeriodClosing(db, request.access, request.query);
-    },
-  );
+  lookupRoute(app, {
+    url: '/api/v1/exchange-rates/period-closing',
+    summary: 'Closing rate of a fiscal period',
+    description:
+      "Viewer. The latest YearEnd or Spot rate (YearEnd preferred on the same date) on or before the period's end date.",
+    errors: ['SameCurrencyExchangeRateError', 'CompanyNotFoundError'],
+    querystring: PeriodQuery,
+    find: rates.lookupPeriodClosing,
+  });
 
-  app.get(
-    '/api/v1/exchange-rates/:id',
-    {
-      config: { pathIds: idPath, access: 'exchange_rate:read', errors: ['ExchangeRateIdNotFoundError'] },
-      schema: {
-        tags,
-        summary: 'Get an exchange rate',
-        description: 'Viewer.',
-        params: Type.Object({ id: Type.String() }),
-        querystring: Type.Object({ organizationId: Type.Optional(Uuid) }),
-        response: responses({ 200: ExchangeRate }),
-      },
-    },
-    async (request) => rates.getRate(db, request.access, request.params.id, request.query.organizationId),
-  );
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/exchange-rates/:id',
+    tags,
+    summary: 'Get an exchange rate',
+    description: 'Viewer.',
+    ...rateById,
+    access: 'exchange_rate:read',
+    errors: ['ExchangeRateIdNotFoundError'],
+    response: { 200: ExchangeRate },
+    handler: async (request) =>
+      rates.getRate(db, request.access, request.params.id, request.query.organizationId),
+  });
 }
 
 /** Rates: create, create in bulk, delete. */
 function rateWriteRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.post(
-    '/api/v1/exchange-rates',
-    {
-      config: {
-        access: 'exchange_rate:manage',
-        errors: ['SameCurrencyExchangeRateError', 'ExchangeRateAlreadyExistsError'],
-      },
-      validatorCompiler: withBodyCheck(checkPair),
-      schema: {
-        tags,
-        summary: 'Create an exchange rate',
-        description: 'Member. One rate per organization, pair, effectiveDate and rateType.',
-        body: CreateRate,
-        response: responses({ 201: ExchangeRate }),
-      },
-    },
-    async (request, reply) => reply.code(201).send(await rates.createRate(db, request.access, request.body)),
-  );
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/exchange-rates',
+    tags,
+    summary: 'Create an exchange rate',
+    description: 'Member. One rate per organization, pair, effectiveDate and rateType.',
+    access: 'exchange_rate:manage',
+    errors: ['SameCurrencyExchangeRateError', 'ExchangeRateAlreadyExistsError'],
+    validatorCompiler: withBodyCheck(checkPair),
+    body: CreateRate,
+    response: { 201: ExchangeRate },
+    status: 201,
+    handler: async (request) => rates.createRate(db, request.access, request.body),
+  });
 
-  app.post(
-    '/api/v1/exchange-rates/bulk',
-    {
-      config: {
-        access: 'exchange_rate:manage',
-        errors: ['SameCurrencyExchangeRateError', 'ExchangeRateAlreadyExistsError'],
-      },
-      validatorCompiler: withBodyCheck(checkBulk),
-      schema: {
-        tags,
-        summary: 'Create exchange rates in bulk',
-        description:
-          'Member. 1–500 rates of one organization; all or nothing. Created rates are returned in request order.',
-        body: Type.Object({ rates: Type.Array(CreateRate, { minItems: 1, maxItems: 500 }) }),
-        response: responses({
-          201: Type.Object({ created: Type.Array(ExchangeRate), count: Type.Integer() }),
-        }),
-      },
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/exchange-rates/bulk',
+    tags,
+    summary: 'Create exchange rates in bulk',
+    description:
+      'Member. 1–500 rates of one organization; all or nothing. Created rates are returned in request order.',
+    access: 'exchange_rate:manage',
+    errors: ['SameCurrencyExchangeRateError', 'ExchangeRateAlreadyExistsError'],
+    validatorCompiler: withBodyCheck(checkBulk),
+    body: Type.Object({ rates: Type.Array(CreateRate, { minItems: 1, maxItems: 500 }) }),
+    response: {
+      201: Type.Object({ created: Type.Array(ExchangeRate), count: Type.Integer() }),
     },
-    async (request, reply) =>
-      reply.code(201).send(await rates.bulkCreateRates(db, request.access, request.body.rates)),
-  );
+    status: 201,
+    handler: async (request) => rates.bulkCreateRates(db, request.access, request.body.rates),
+  });
 
-  app.delete(
-    '/api/v1/exchange-rates/:id',
-    {
-      config: {
-        pathIds: idPath,
-        access: 'exchange_rate:manage',
-        errors: ['ExchangeRateIdNotFoundError', 'ExchangeRateInUseError'],
-      },
-      schema: {
-        tags,
-        summary: 'Delete an exchange rate',
-        description:
-          'Member. Refused (409) while a posted or reversed entry or a completed run uses the rate (any leg); ' +
-          'lines of unposted entries that used it lose the reference.',
-        params: Type.Object({ id: Type.String() }),
-        querystring: Type.Object({ organizationId: Type.Optional(Uuid) }),
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await rates.deleteRate(db, request.access, request.params.id, request.query.organizationId);
-      return reply.code(204).send();
-    },
-  );
+  route(app, {
+    method: 'DELETE',
+    url: '/api/v1/exchange-rates/:id',
+    tags,
+    summary: 'Delete an exchange rate',
+    description:
+      'Member. Refused (409) while a posted or reversed entry or a completed run uses the rate (any leg); ' +
+      'lines of unposted entries that used it lose the reference.',
+    ...rateById,
+    access: 'exchange_rate:manage',
+    errors: ['ExchangeRateIdNotFoundError', 'ExchangeRateInUseError'],
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) =>
+      rates.deleteRate(db, request.access, request.params.id, request.query.organizationId),
+  });
 }

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { responses } from '../../http/responses.ts';
+import { route } from '../../http/route.ts';
 import {
   IsoDate,
   Nullable,
@@ -135,20 +135,18 @@ export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
 function fiscalYearRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    `${FISCAL_BASE}/fiscal-years`,
-    {
-      config: { ...config, access: 'fiscal_period:read' },
-      schema: {
-        tags,
-        summary: 'List fiscal years',
-        description: 'Viewer. Ordered by year descending; each with its 13 periods.',
-        params: CompanyParams,
-        querystring: StatusQuery,
-        response: responses({ 200: Page('fiscalYears', FiscalYear) }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: `${FISCAL_BASE}/fiscal-years`,
+    tags,
+    summary: 'List fiscal years',
+    description: 'Viewer. Ordered by year descending; each with its 13 periods.',
+    ...config,
+    access: 'fiscal_period:read',
+    params: CompanyParams,
+    querystring: StatusQuery,
+    response: { 200: Page('fiscalYears', FiscalYear) },
+    handler: async (request) =>
       service.listFiscalYears(
         db,
         request.access,
@@ -156,60 +154,55 @@ function fiscalYearRoutes(app: RouteApp): void {
         request.query.status,
         pageParams(request.query),
       ),
-  );
+  });
 
-  app.get(
-    `${FISCAL_BASE}/fiscal-years/:fiscalYearId`,
-    {
-      config: { ...config, access: 'fiscal_period:read' },
-      schema: {
-        tags,
-        summary: 'Get a fiscal year',
-        description: 'Viewer.',
-        params: YearParams,
-        response: responses({ 200: FiscalYear }),
-      },
-    },
-    async (request) => service.getFiscalYear(db, request.access, request.params),
-  );
+  route(app, {
+    method: 'GET',
+    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId`,
+    tags,
+    summary: 'Get a fiscal year',
+    description: 'Viewer.',
+    ...config,
+    access: 'fiscal_period:read',
+    params: YearParams,
+    response: { 200: FiscalYear },
+    handler: async (request) => service.getFiscalYear(db, request.access, request.params),
+  });
 
-  app.post(
-    `${FISCAL_BASE}/fiscal-years`,
-    {
-      config: { ...config, access: 'fiscal_period:manage', errors: ['FiscalYearAlreadyExistsError'] },
-      schema: {
-        tags,
-        summary: 'Create a fiscal year',
-        description:
-          'Admin. Dates derive from the company fiscal year end; `startDate`/`endDate`, when sent, must equal them.',
-        params: CompanyParams,
-        body: Type.Object({
-          year: Type.Integer({ minimum: 1900, maximum: 2999 }),
-          name: Type.Optional(Nullable(Text(100))),
-          startDate: Type.Optional(IsoDate),
-          endDate: Type.Optional(IsoDate),
-        }),
-        response: responses({ 201: FiscalYear }),
-      },
-    },
-    async (request, reply) =>
-      reply.code(201).send(await service.createFiscalYear(db, request.access, request.params, request.body)),
-  );
+  route(app, {
+    method: 'POST',
+    url: `${FISCAL_BASE}/fiscal-years`,
+    tags,
+    summary: 'Create a fiscal year',
+    description:
+      'Admin. Dates derive from the company fiscal year end; `startDate`/`endDate`, when sent, must equal them.',
+    ...config,
+    access: 'fiscal_period:manage',
+    errors: ['FiscalYearAlreadyExistsError'],
+    params: CompanyParams,
+    body: Type.Object({
+      year: Type.Integer({ minimum: 1900, maximum: 2999 }),
+      name: Type.Optional(Nullable(Text(100))),
+      startDate: Type.Optional(IsoDate),
+      endDate: Type.Optional(IsoDate),
+    }),
+    response: { 201: FiscalYear },
+    status: 201,
+    handler: async (request) => service.createFiscalYear(db, request.access, request.params, request.body),
+  });
 
-  app.get(
-    `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods`,
-    {
-      config: { ...config, access: 'fiscal_period:read' },
-      schema: {
-        tags,
-        summary: 'List the periods of a fiscal year',
-        description: 'Viewer. Ordered by period number.',
-        params: YearParams,
-        querystring: StatusQuery,
-        response: responses({ 200: Page('periods', FiscalPeriod) }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods`,
+    tags,
+    summary: 'List the periods of a fiscal year',
+    description: 'Viewer. Ordered by period number.',
+    ...config,
+    access: 'fiscal_period:read',
+    params: YearParams,
+    querystring: StatusQuery,
+    response: { 200: Page('periods', FiscalPeriod) },
+    handler: async (request) =>
       service.listFiscalPeriods(
         db,
         request.access,
@@ -217,119 +210,101 @@ function fiscalYearRoutes(app: RouteApp): void {
         request.query.status,
         pageParams(request.query),
       ),
-  );
+  });
 }
 
 /** A fiscal period: get, close, open. */
 function fiscalPeriodRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId`,
-    {
-      config: { ...config, access: 'fiscal_period:read' },
-      schema: {
-        tags,
-        summary: 'Get a fiscal period',
-        description: 'Viewer.',
-        params: PeriodParams,
-        response: responses({ 200: FiscalPeriod }),
-      },
-    },
-    async (request) => service.getFiscalPeriod(db, request.access, request.params),
-  );
+  route(app, {
+    method: 'GET',
+    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId`,
+    tags,
+    summary: 'Get a fiscal period',
+    description: 'Viewer.',
+    ...config,
+    access: 'fiscal_period:read',
+    params: PeriodParams,
+    response: { 200: FiscalPeriod },
+    handler: async (request) => service.getFiscalPeriod(db, request.access, request.params),
+  });
 
-  app.post(
-    `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId/close`,
-    {
-      config: {
-        ...config,
-        access: 'fiscal_period:manage',
-        errors: ['InvalidPeriodStatusTransitionError', 'FiscalPeriodClosedError'],
-      },
-      schema: {
-        tags,
-        summary: 'Close a fiscal period',
-        description: 'Admin. Unposted entries of the period do not block the close.',
-        params: PeriodParams,
-        response: responses({ 200: FiscalPeriod }),
-      },
-    },
-    async (request) => service.closeFiscalPeriod(db, request.access, request.params),
-  );
+  route(app, {
+    method: 'POST',
+    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId/close`,
+    tags,
+    summary: 'Close a fiscal period',
+    description: 'Admin. Unposted entries of the period do not block the close.',
+    ...config,
+    access: 'fiscal_period:manage',
+    errors: ['InvalidPeriodStatusTransitionError', 'FiscalPeriodClosedError'],
+    params: PeriodParams,
+    response: { 200: FiscalPeriod },
+    handler: async (request) => service.closeFiscalPeriod(db, request.access, request.params),
+  });
 
-  app.post(
-    `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId/open`,
-    {
-      config: {
-        ...config,
-        access: 'fiscal_period:manage',
-        errors: ['InvalidPeriodStatusTransitionError', 'YearAlreadyClosedError'],
-      },
-      schema: {
-        tags,
-        summary: 'Open (reopen) a fiscal period',
-        description: 'Admin. Writes a reopen-history entry; refused while the year is closed.',
-        params: PeriodParams,
-        body: Type.Object({ reason: Type.Optional(Nullable(Text(2000))) }),
-        response: responses({ 200: FiscalPeriod }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'POST',
+    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId/open`,
+    tags,
+    summary: 'Open (reopen) a fiscal period',
+    description: 'Admin. Writes a reopen-history entry; refused while the year is closed.',
+    ...config,
+    access: 'fiscal_period:manage',
+    errors: ['InvalidPeriodStatusTransitionError', 'YearAlreadyClosedError'],
+    params: PeriodParams,
+    body: Type.Object({ reason: Type.Optional(Nullable(Text(2000))) }),
+    response: { 200: FiscalPeriod },
+    handler: async (request) =>
       service.openFiscalPeriod(db, request.access, request.params, request.body?.reason ?? null),
-  );
+  });
 }
 
 /** Period reopen history, the status at a date, the summary of a company. */
 function periodStatusRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId/reopen-history`,
-    {
-      config: { ...config, access: 'fiscal_period:read' },
-      schema: {
-        tags,
-        summary: 'Reopen history of a period',
-        description: 'Viewer. Newest first.',
-        params: PeriodParams,
-        querystring: Type.Object(PageQuery),
-        response: responses({ 200: Page('history', PeriodReopenEntry) }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId/reopen-history`,
+    tags,
+    summary: 'Reopen history of a period',
+    description: 'Viewer. Newest first.',
+    ...config,
+    access: 'fiscal_period:read',
+    params: PeriodParams,
+    querystring: Type.Object(PageQuery),
+    response: { 200: Page('history', PeriodReopenEntry) },
+    handler: async (request) =>
       service.listReopenHistory(db, request.access, request.params, pageParams(request.query)),
-  );
+  });
 
-  app.get(
-    `${FISCAL_BASE}/period-status`,
-    {
-      config: { ...config, access: 'fiscal_period:read' },
-      schema: {
-        tags,
-        summary: 'Status of the period containing a date',
-        description: 'Viewer. `status` is null when the fiscal year has not been created yet.',
-        params: CompanyParams,
-        querystring: Type.Object({ date: IsoDate }),
-        response: responses({ 200: PeriodStatus }),
-      },
-    },
-    async (request) => service.periodStatus(db, request.access, request.params, request.query.date),
-  );
+  route(app, {
+    method: 'GET',
+    url: `${FISCAL_BASE}/period-status`,
+    tags,
+    summary: 'Status of the period containing a date',
+    description: 'Viewer. `status` is null when the fiscal year has not been created yet.',
+    ...config,
+    access: 'fiscal_period:read',
+    params: CompanyParams,
+    querystring: Type.Object({ date: IsoDate }),
+    response: { 200: PeriodStatus },
+    handler: async (request) => service.periodStatus(db, request.access, request.params, request.query.date),
+  });
 
-  app.get(
-    `${FISCAL_BASE}/fiscal-periods/summary`,
-    {
-      config: { ...config, access: 'fiscal_period:read' },
-      schema: {
-        tags,
-        summary: 'Summary of all periods of a company',
-        description:
-          'Viewer. Periods by year descending, then period number; merged open and closed date ranges.',
-        params: CompanyParams,
-        response: responses({ 200: PeriodSummary }),
-      },
-    },
-    async (request) => service.periodSummary(db, request.access, request.params),
-  );
+  route(app, {
+    method: 'GET',
+    url: `${FISCAL_BASE}/fiscal-periods/summary`,
+    tags,
+    summary: 'Summary of all periods of a company',
+    description:
+      'Viewer. Periods by year descending, then period number; merged open and closed date ranges.',
+    ...config,
+    access: 'fiscal_period:read',
+    params: CompanyParams,
+    response: { 200: PeriodSummary },
+    handler: async (request) => service.periodSummary(db, request.access, request.params),
+  });
 }

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { RATE_TYPES } from '../../domain/rates.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { responses } from '../../http/responses.ts';
+import { route } from '../../http/route.ts';
 import {
   IsoDate,
   Money,
@@ -113,121 +113,101 @@ export const fxRevaluationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 function revaluationRunRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    `${BASE}/foreign-currency-balances`,
-    {
-      config: {
-        ...config,
-        access: 'fx_revaluation:read',
-        errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Open foreign-currency balances',
-        description:
-          'Viewer. For every monetary account (asset or liability not marked non-monetary) and foreign ' +
-          'transaction currency with an open balance on `asOfDate`: the foreign amount, its carrying ' +
-          'amount in the functional currency (posted lines and earlier revaluations), the closing rate ' +
-          '(by default the latest YearEnd, else Spot rate on or before the date; `rateType` to choose ' +
-          'one type), the revalued amount and the difference a revaluation would book. A balance whose ' +
-          'foreign amount is zero but whose carrying amount is not was settled: its difference is ' +
-          '`Realized`. Currencies without a rate are listed in `missingRates` and their lines carry null ' +
-          'figures.',
-        params: CompanyParams,
-        querystring: Type.Object({ asOfDate: IsoDate, rateType: Type.Optional(RateTypeSchema) }),
-        response: responses({ 200: ForeignCurrencyBalances }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: `${BASE}/foreign-currency-balances`,
+    tags,
+    summary: 'Open foreign-currency balances',
+    description:
+      'Viewer. For every monetary account (asset or liability not marked non-monetary) and foreign ' +
+      'transaction currency with an open balance on `asOfDate`: the foreign amount, its carrying ' +
+      'amount in the functional currency (posted lines and earlier revaluations), the closing rate ' +
+      '(by default the latest YearEnd, else Spot rate on or before the date; `rateType` to choose ' +
+      'one type), the revalued amount and the difference a revaluation would book. A balance whose ' +
+      'foreign amount is zero but whose carrying amount is not was settled: its difference is ' +
+      '`Realized`. Currencies without a rate are listed in `missingRates` and their lines carry null ' +
+      'figures.',
+    ...config,
+    access: 'fx_revaluation:read',
+    errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
+    params: CompanyParams,
+    querystring: Type.Object({ asOfDate: IsoDate, rateType: Type.Optional(RateTypeSchema) }),
+    response: { 200: ForeignCurrencyBalances },
+    handler: async (request) =>
       service.foreignCurrencyBalances(db, request.access, request.params, {
         asOfDate: request.query.asOfDate,
         rateType: request.query.rateType,
       }),
-  );
+  });
 
-  app.post(
-    `${BASE}/fx-revaluations`,
-    {
-      config: {
-        ...config,
-        access: 'fx_revaluation:run',
-        errors: [
-          'OrganizationNotFoundError',
-          'CompanyNotFoundError',
-          'CompanyInactiveError',
-          'FiscalPeriodClosedError',
-          'ExchangeRateNotFoundError',
-          'FxGainLossAccountNotConfiguredError',
-          'FxRevaluationPendingError',
-          'ExchangeRateChangedError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Run a foreign-currency revaluation',
-        description:
-          'Admin. Restates every open foreign-currency balance of the monetary accounts at the closing ' +
-          'rate of `asOfDate` and books the differences in ONE `Adjusting` entry (source ' +
-          '`GeneralLedger`) dated `asOfDate`: one line per (account, currency) with a zero foreign ' +
-          'amount and the difference in functional currency, against the unrealised gain/loss account ' +
-          '(settled balances: the realised one). Posted directly when the organization does not require ' +
-          'approval, otherwise a `Draft` that follows the journal workflow; with `autoReverse` (default) ' +
-          'the unrealised lines are reversed by a second entry dated the next day. `dryRun` answers the ' +
-          'same figures without writing anything. 400 ExchangeRateNotFoundError names a currency without ' +
-          'rate; 400 FiscalPeriodClosedError when the period of the date (or of the reversal) is closed; ' +
-          '400 FxGainLossAccountNotConfiguredError when the company lacks the account a difference needs; ' +
-          '409 FxRevaluationPendingError while an earlier run of the company is not posted. Deleting the ' +
-          'draft entry (DELETE /journal-entries/{id}) deletes the run and its draft reversal.',
-        params: CompanyParams,
-        body: RunBody,
-        response: responses({ 200: FxRevaluation }),
-      },
-    },
-    async (request) => service.runRevaluation(db, request.access, request.params, request.body),
-  );
+  route(app, {
+    method: 'POST',
+    url: `${BASE}/fx-revaluations`,
+    tags,
+    summary: 'Run a foreign-currency revaluation',
+    description:
+      'Admin. Restates every open foreign-currency balance of the monetary accounts at the closing ' +
+      'rate of `asOfDate` and books the differences in ONE `Adjusting` entry (source ' +
+      '`GeneralLedger`) dated `asOfDate`: one line per (account, currency) with a zero foreign ' +
+      'amount and the difference in functional currency, against the unrealised gain/loss account ' +
+      '(settled balances: the realised one). Posted directly when the organization does not require ' +
+      'approval, otherwise a `Draft` that follows the journal workflow; with `autoReverse` (default) ' +
+      'the unrealised lines are reversed by a second entry dated the next day. `dryRun` answers the ' +
+      'same figures without writing anything. 400 ExchangeRateNotFoundError names a currency without ' +
+      'rate; 400 FiscalPeriodClosedError when the period of the date (or of the reversal) is closed; ' +
+      '400 FxGainLossAccountNotConfiguredError when the company lacks the account a difference needs; ' +
+      '409 FxRevaluationPendingError while an earlier run of the company is not posted. Deleting the ' +
+      'draft entry (DELETE /journal-entries/{id}) deletes the run and its draft reversal.',
+    ...config,
+    access: 'fx_revaluation:run',
+    errors: [
+      'OrganizationNotFoundError',
+      'CompanyNotFoundError',
+      'CompanyInactiveError',
+      'FiscalPeriodClosedError',
+      'ExchangeRateNotFoundError',
+      'FxGainLossAccountNotConfiguredError',
+      'FxRevaluationPendingError',
+      'ExchangeRateChangedError',
+    ],
+    params: CompanyParams,
+    body: RunBody,
+    response: { 200: FxRevaluation },
+    handler: async (request) => service.runRevaluation(db, request.access, request.params, request.body),
+  });
 }
 
 /** Revaluation runs: list, get. */
 function revaluationRecordRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    `${BASE}/fx-revaluations`,
-    {
-      config: {
-        ...config,
-        access: 'fx_revaluation:read',
-        errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'List revaluation runs',
-        description: 'Viewer. Newest `asOfDate` first.',
-        params: CompanyParams,
-        querystring: Type.Object({ ...PageQuery }),
-        response: responses({ 200: Page('revaluations', FxRevaluation) }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: `${BASE}/fx-revaluations`,
+    tags,
+    summary: 'List revaluation runs',
+    description: 'Viewer. Newest `asOfDate` first.',
+    ...config,
+    access: 'fx_revaluation:read',
+    errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
+    params: CompanyParams,
+    querystring: Type.Object({ ...PageQuery }),
+    response: { 200: Page('revaluations', FxRevaluation) },
+    handler: async (request) =>
       service.listRevaluations(db, request.access, request.params, pageParams(request.query)),
-  );
+  });
 
-  app.get(
-    `${BASE}/fx-revaluations/:revaluationId`,
-    {
-      config: {
-        ...config,
-        access: 'fx_revaluation:read',
-        errors: ['OrganizationNotFoundError', 'CompanyNotFoundError', 'FxRevaluationNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Get a revaluation run',
-        description: 'Viewer. The rates used (with their ids) and the figures per account and currency.',
-        params: RunParams,
-        response: responses({ 200: FxRevaluation }),
-      },
-    },
-    async (request) => service.getRevaluation(db, request.access, request.params),
-  );
+  route(app, {
+    method: 'GET',
+    url: `${BASE}/fx-revaluations/:revaluationId`,
+    tags,
+    summary: 'Get a revaluation run',
+    description: 'Viewer. The rates used (with their ids) and the figures per account and currency.',
+    ...config,
+    access: 'fx_revaluation:read',
+    errors: ['OrganizationNotFoundError', 'CompanyNotFoundError', 'FxRevaluationNotFoundError'],
+    params: RunParams,
+    response: { 200: FxRevaluation },
+    handler: async (request) => service.getRevaluation(db, request.access, request.params),
+  });
 }

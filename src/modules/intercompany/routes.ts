@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
-import { NoContent, responses } from '../../http/responses.ts';
+import { NoContent } from '../../http/responses.ts';
+import { byId, IdParams, OrgQuery, route } from '../../http/route.ts';
 import {
   IsoDate,
   Money,
@@ -53,16 +54,13 @@ const IntercompanyTransaction = Type.Object({
   reconciliation: Reconciliation,
 });
 
-const idPath = {
-  id: {
-    tag: 'IntercompanyTransactionNotFoundError',
-    field: 'transactionId',
-    message: 'Intercompany transaction not found',
-  },
-};
+const transactionById = byId({
+  tag: 'IntercompanyTransactionNotFoundError',
+  field: 'transactionId',
+  message: 'Intercompany transaction not found',
+});
+const idPath = transactionById.pathIds;
 const tags = ['Intercompany transactions'];
-const ById = Type.Object({ id: Type.String() });
-const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
 
 /**
  * Body validation plus a cross-field rule checked with the syntax checks (a 400, before any lookup)
@@ -127,177 +125,138 @@ export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 function transactionRecordRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    '/api/v1/intercompany-transactions',
-    {
-      config: { access: 'intercompany:read', errors: ['ValidationError', 'CompanyNotFoundError'] },
-      schema: {
-        tags,
-        summary: 'List intercompany transactions',
-        description:
-          'Viewer. Without organizationId: every organization of the caller. Ordered by transactionDate desc, createdAt desc, id. Page with `limit` and `offset`, or with `after` (the `nextCursor` of the previous page), which stays stable while transactions are created.',
-        querystring: ListQuery,
-        response: responses({ 200: CursorPage('transactions', IntercompanyTransaction) }),
-      },
-    },
-    async (request) => ic.listTransactions(db, request.access, request.query, pageParams(request.query)),
-  );
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/intercompany-transactions',
+    tags,
+    summary: 'List intercompany transactions',
+    description:
+      'Viewer. Without organizationId: every organization of the caller. Ordered by transactionDate desc, createdAt desc, id. Page with `limit` and `offset`, or with `after` (the `nextCursor` of the previous page), which stays stable while transactions are created.',
+    access: 'intercompany:read',
+    errors: ['ValidationError', 'CompanyNotFoundError'],
+    querystring: ListQuery,
+    response: { 200: CursorPage('transactions', IntercompanyTransaction) },
+    handler: async (request) =>
+      ic.listTransactions(db, request.access, request.query, pageParams(request.query)),
+  });
 
-  app.get(
-    '/api/v1/intercompany-transactions/:id',
-    {
-      config: {
-        pathIds: idPath,
-        access: 'intercompany:read',
-        errors: ['IntercompanyTransactionNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Get an intercompany transaction',
-        description: 'Viewer.',
-        params: ById,
-        querystring: OrgQuery,
-        response: responses({ 200: IntercompanyTransaction }),
-      },
-    },
-    async (request) => ic.getTransaction(db, request.access, request.params.id, request.query.organizationId),
-  );
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/intercompany-transactions/:id',
+    tags,
+    summary: 'Get an intercompany transaction',
+    description: 'Viewer.',
+    ...transactionById,
+    access: 'intercompany:read',
+    errors: ['IntercompanyTransactionNotFoundError'],
+    response: { 200: IntercompanyTransaction },
+    handler: async (request) =>
+      ic.getTransaction(db, request.access, request.params.id, request.query.organizationId),
+  });
 
-  app.post(
-    '/api/v1/intercompany-transactions',
-    {
-      config: {
-        access: 'intercompany:manage',
-        errors: [
-          'SameCompanyIntercompanyError',
-          'CompanyNotFoundError',
-          'CompanyInactiveError',
-          'JournalEntryNotFoundError',
-          'IntercompanyJournalEntryMismatchError',
-        ],
-      },
-      validatorCompiler: withBodyCheck((body: { fromCompanyId: string; toCompanyId: string }) =>
-        body.fromCompanyId === body.toCompanyId ? ic.sameCompany(body.toCompanyId) : null,
-      ),
-      schema: {
-        tags,
-        summary: 'Create an intercompany transaction',
-        description: 'Member. Both companies must be active companies of the organization; status Unmatched.',
-        body: CreateBody,
-        response: responses({ 201: IntercompanyTransaction }),
-      },
-    },
-    async (request, reply) =>
-      reply.code(201).send(await ic.createTransaction(db, request.access, request.body)),
-  );
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/intercompany-transactions',
+    tags,
+    summary: 'Create an intercompany transaction',
+    description: 'Member. Both companies must be active companies of the organization; status Unmatched.',
+    access: 'intercompany:manage',
+    errors: [
+      'SameCompanyIntercompanyError',
+      'CompanyNotFoundError',
+      'CompanyInactiveError',
+      'JournalEntryNotFoundError',
+      'IntercompanyJournalEntryMismatchError',
+    ],
+    validatorCompiler: withBodyCheck((body: { fromCompanyId: string; toCompanyId: string }) =>
+      body.fromCompanyId === body.toCompanyId ? ic.sameCompany(body.toCompanyId) : null,
+    ),
+    body: CreateBody,
+    response: { 201: IntercompanyTransaction },
+    status: 201,
+    handler: async (request) => ic.createTransaction(db, request.access, request.body),
+  });
 
-  app.put(
-    '/api/v1/intercompany-transactions/:id',
-    {
-      config: {
-        pathIds: idPath,
-        access: 'intercompany:manage',
-        errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionNotEditableError'],
-      },
-      schema: {
-        tags,
-        summary: 'Update an intercompany transaction',
-        description:
-          'Member. Matched, VarianceApproved and eliminated transactions lock every field but description (409).',
-        params: ById,
-        querystring: OrgQuery,
-        body: UpdateBody,
-        response: responses({ 200: IntercompanyTransaction }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'PUT',
+    url: '/api/v1/intercompany-transactions/:id',
+    tags,
+    summary: 'Update an intercompany transaction',
+    description:
+      'Member. Matched, VarianceApproved and eliminated transactions lock every field but description (409).',
+    ...transactionById,
+    access: 'intercompany:manage',
+    errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionNotEditableError'],
+    body: UpdateBody,
+    response: { 200: IntercompanyTransaction },
+    handler: async (request) =>
       ic.updateTransaction(db, request.access, request.params.id, request.query.organizationId, request.body),
-  );
+  });
 }
 
 /** Intercompany transactions: delete, matching status, linked entries. */
 function transactionMatchingRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.delete(
-    '/api/v1/intercompany-transactions/:id',
-    {
-      config: {
-        pathIds: idPath,
-        access: 'intercompany:manage',
-        errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionCannotBeDeletedError'],
-      },
-      schema: {
-        tags,
-        summary: 'Delete an intercompany transaction',
-        description: 'Member. Refused (409) for Matched, VarianceApproved and eliminated transactions.',
-        params: ById,
-        querystring: OrgQuery,
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await ic.deleteTransaction(db, request.access, request.params.id, request.query.organizationId);
-      return reply.code(204).send();
-    },
-  );
+  route(app, {
+    method: 'DELETE',
+    url: '/api/v1/intercompany-transactions/:id',
+    tags,
+    summary: 'Delete an intercompany transaction',
+    description: 'Member. Refused (409) for Matched, VarianceApproved and eliminated transactions.',
+    ...transactionById,
+    access: 'intercompany:manage',
+    errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionCannotBeDeletedError'],
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) =>
+      ic.deleteTransaction(db, request.access, request.params.id, request.query.organizationId),
+  });
 
-  app.post(
-    '/api/v1/intercompany-transactions/:id/matching-status',
-    {
-      config: {
-        pathIds: idPath,
-        access: 'intercompany:manage',
-        errors: [
-          'IntercompanyTransactionNotFoundError',
-          'IntercompanyTransactionNotEditableError',
-          'ValidationError',
-        ],
-      },
-      validatorCompiler: withBodyCheck((body: ic.MatchingStatusInput) => {
-        const issues = ic.matchingStatusIssues(body);
-        return issues.length > 0 ? new ValidationError(issues) : null;
-      }),
-      schema: {
-        tags,
-        summary: 'Set the matching status',
-        description:
-          'Member. Any move is allowed; PartiallyMatched and VarianceApproved need a varianceExplanation; Matched and Unmatched clear the variance. Refused (409) once eliminated.',
-        params: ById,
-        querystring: OrgQuery,
-        body: MatchingStatusBody,
-        response: responses({ 200: IntercompanyTransaction }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/intercompany-transactions/:id/matching-status',
+    tags,
+    summary: 'Set the matching status',
+    description:
+      'Member. Any move is allowed; PartiallyMatched and VarianceApproved need a varianceExplanation; Matched and Unmatched clear the variance. Refused (409) once eliminated.',
+    ...transactionById,
+    access: 'intercompany:manage',
+    errors: [
+      'IntercompanyTransactionNotFoundError',
+      'IntercompanyTransactionNotEditableError',
+      'ValidationError',
+    ],
+    validatorCompiler: withBodyCheck((body: ic.MatchingStatusInput) => {
+      const issues = ic.matchingStatusIssues(body);
+      return issues.length > 0 ? new ValidationError(issues) : null;
+    }),
+    body: MatchingStatusBody,
+    response: { 200: IntercompanyTransaction },
+    handler: async (request) =>
       ic.setMatchingStatus(db, request.access, request.params.id, request.query.organizationId, request.body),
-  );
+  });
 
   for (const side of ['from', 'to'] as const) {
-    app.post(
-      `/api/v1/intercompany-transactions/:id/link-${side}-journal-entry`,
-      {
-        config: {
-          pathIds: idPath,
-          access: 'intercompany:manage',
-          errors: [
-            'IntercompanyTransactionNotFoundError',
-            'IntercompanyTransactionNotEditableError',
-            'JournalEntryNotFoundError',
-            'IntercompanyJournalEntryMismatchError',
-          ],
-        },
-        schema: {
-          tags,
-          summary: `Link the ${side} company's journal entry`,
-          description: `Member. journalEntryId null removes the link; the entry must belong to the ${side} company. Refused (409) once eliminated.`,
-          params: ById,
-          querystring: OrgQuery,
-          body: LinkBody,
-          response: responses({ 200: IntercompanyTransaction }),
-        },
-      },
-      async (request) =>
+    route(app, {
+      method: 'POST',
+      url: `/api/v1/intercompany-transactions/:id/link-${side}-journal-entry`,
+      tags,
+      summary: `Link the ${side} company's journal entry`,
+      description: `Member. journalEntryId null removes the link; the entry must belong to the ${side} company. Refused (409) once eliminated.`,
+      pathIds: idPath,
+      access: 'intercompany:manage',
+      errors: [
+        'IntercompanyTransactionNotFoundError',
+        'IntercompanyTransactionNotEditableError',
+        'JournalEntryNotFoundError',
+        'IntercompanyJournalEntryMismatchError',
+      ],
+      params: IdParams,
+      querystring: OrgQuery,
+      body: LinkBody,
+      response: { 200: IntercompanyTransaction },
+      handler: async (request) =>
         ic.linkJournalEntry(
           db,
           request.access,
@@ -306,6 +265,6 @@ function transactionMatchingRoutes(app: RouteApp): void {
           side,
           request.body.journalEntryId,
         ),
-    );
+    });
   }
 }

@@ -49,6 +49,7 @@ import {
 import type { CreateEntryInput } from './entries.ts';
 import {
   derivedLineRow,
+  type DraftLine,
   draftFromInput,
   functionalLineRows,
   type LineRowsOf,
@@ -211,6 +212,27 @@ async function writeEntries(
   for (let i = 0; i < events.length; i += 1000) await recordJournalEvents(tx, events.slice(i, i + 1000));
 }
 
+/** An entry's stored lines and totals (`functionalLineRows`, or the general derivation). */
+type DerivedRows = { lines: LineRow[]; totalDebits: string; totalCredits: string };
+
+/** What the checks of a bulk create read, locked or derived once and share between its entries. */
+interface Shared {
+  tx: Tx;
+  userId: string;
+  /** Companies (share-locked) by organization and company. */
+  companies: Map<string, CompanyRow | null>;
+  /** Line accounts named by the request, by organization. */
+  accounts: Map<string, Awaited<ReturnType<typeof repo.accountsByIds>>>;
+  /** Which of the partners named by the request are companies, by organization. */
+  partners: Map<string, Set<string>>;
+  /** Fiscal periods by company, date and explicit period (R4 gives the same answer for the same three). */
+  refs: Map<string, PeriodRef>;
+  /** Fiscal periods locked, by company, year and period. */
+  periods: Set<string>;
+  /** Spot rates by organization, functional currency and date: one look-up per currency of each. */
+  rates: Map<string, KnownRates>;
+}
+
 /**
  * R1–R6 on every entry, in request order, with shared reads and locks; each entry's stored rows are
  * built as soon as it passes (ids drawn in batches, numbers later by drawNumbers).
@@ -225,27 +247,15 @@ async function checkEntries(
     { requireApproval: boolean; enforceSegregationOfDuties: boolean; defaultTimezone?: string }
   >,
 ): Promise<Prepared[]> {
-  const companies = new Map<string, CompanyRow | null>();
-  const accounts = new Map<string, Awaited<ReturnType<typeof repo.accountsByIds>>>();
-  const partners = new Map<string, Set<string>>();
-  const periods = new Set<string>();
-  /** Fiscal periods by company, date and explicit period (R4 gives the same answer for the same three). */
-  const refs = new Map<string, PeriodRef>();
-  /** Spot rates by organization, functional currency and date: one look-up per currency of each. */
-  const rates = new Map<string, KnownRates>();
-  for (const organizationId of new Set(entries.map((e) => e.organizationId))) {
-    const ofOrg = entries.filter((e) => e.organizationId === organizationId);
-    const drafts = ofOrg.flatMap((e) => e.lines.map(draftFromInput));
-    accounts.set(
-      organizationId,
-      await repo.accountsByIds(
-        tx,
-        organizationId,
-        drafts.map((d) => d.accountId),
-      ),
-    );
-    partners.set(organizationId, await repo.existingCompanyIds(tx, organizationId, partnerIdsOf(drafts)));
-  }
+  const shared: Shared = {
+    tx,
+    userId: access.userId,
+    companies: new Map(),
+    ...(await lineReferences(tx, entries)),
+    refs: new Map(),
+    periods: new Set(),
+    rates: new Map(),
+  };
   const now = new Date();
   const entryIds = uuidv7Batch(entries.length);
   const lineIds = uuidv7Batch(entries.reduce((n, e) => n + e.lines.length, 0));
@@ -255,48 +265,17 @@ async function checkEntries(
     const input = entries[index]!;
     try {
       const key = `${input.organizationId}/${input.companyId}`;
-      if (!companies.has(key)) {
-        companies.set(key, await repo.companyForShare(tx, input.organizationId, input.companyId));
-      }
-      // R1
-      const company = checkCompany(input.companyId, companies.get(key));
-      if (post) {
-        const policy = settings.get(input.organizationId)!;
-        const draft = { id: '', status: INITIAL_STATUS, createdBy: access.userId, reversingEntryId: null };
-        refuseIf(transitionRefusal('post', draft, policy));
-        refuseIf(
-          segregationRefusal('post', draft, { caller: access.userId, postedBy: access.userId }, policy),
-        );
-      }
+      const company = await checkedCompany(shared, key, input); // R1
+      if (post) checkDirectPost(access.userId, settings.get(input.organizationId)!);
       const drafts = input.lines.map(draftFromInput);
-      const fc = company.functionalCurrency;
       // R2, R3
       const effective = checkLineAccountsWith(
-        accounts.get(input.organizationId)!,
-        partners.get(input.organizationId)!,
+        shared.accounts.get(input.organizationId)!,
+        shared.partners.get(input.organizationId)!,
         company.id,
         drafts,
       );
-      // R4
-      const refKey = `${key}/${input.transactionDate}/${input.fiscalPeriod ? `${input.fiscalPeriod.year}/${input.fiscalPeriod.period}` : ''}`;
-      let ref = refs.get(refKey);
-      if (!ref) {
-        ref = resolveFiscalPeriod(company, input.transactionDate, input.fiscalPeriod ?? null);
-        refs.set(refKey, ref);
-      }
-      const periodKey = `${key}/${ref.year}/${ref.period}`;
-      if (!periods.has(periodKey)) {
-        await lockPeriod(tx, {
-          organizationId: input.organizationId,
-          company,
-          ref,
-          userId: access.userId,
-          requireOpen: true,
-        });
-        periods.add(periodKey);
-      }
-      // R5, R6: without decimal arithmetic when every line is in the functional currency, else the
-      // general derivation (a query only for a Spot rate not looked up yet)
+      const ref = await lockedPeriod(shared, key, company, input); // R4
       const entryId = entryIds[index]!;
       const of: LineRowsOf = {
         organizationId: input.organizationId,
@@ -305,22 +284,7 @@ async function checkEntries(
         ids: lineIds,
         firstId: nextLine,
       };
-      let derived = functionalLineRows(drafts, effective, fc, minorUnits(fc), of);
-      let multiCurrency = false;
-      if (!derived) {
-        const conversion = {
-          organizationId: input.organizationId,
-          functionalCurrency: fc,
-          transactionDate: input.transactionDate,
-        };
-        const rateKey = `${input.organizationId}/${fc}/${input.transactionDate}`;
-        let known = rates.get(rateKey);
-        if (!known) rates.set(rateKey, (known = new Map()));
-        if (needsRateLookUp(conversion, drafts, known)) await lookUpRates(tx, conversion, drafts, known);
-        const lines = deriveLinesWith(conversion, drafts, effective, known);
-        derived = { lines: lines.map((l, i) => derivedLineRow(l, fc, of, i)), ...totalsOf(lines, fc) };
-        multiCurrency = isMultiCurrency(lines);
-      }
+      const { derived, multiCurrency } = await derivedLines(shared, input, company, drafts, effective, of);
       nextLine += derived.lines.length;
       const row = entryRow(
         input,
@@ -340,6 +304,106 @@ async function checkEntries(
     }
   }
   return prepared;
+}
+
+/** The line accounts and partner companies named by the entries: one read of each per organization. */
+async function lineReferences(
+  tx: Tx,
+  entries: CreateEntryInput[],
+): Promise<Pick<Shared, 'accounts' | 'partners'>> {
+  const accounts: Shared['accounts'] = new Map();
+  const partners: Shared['partners'] = new Map();
+  for (const organizationId of new Set(entries.map((e) => e.organizationId))) {
+    const ofOrg = entries.filter((e) => e.organizationId === organizationId);
+    const drafts = ofOrg.flatMap((e) => e.lines.map(draftFromInput));
+    accounts.set(
+      organizationId,
+      await repo.accountsByIds(
+        tx,
+        organizationId,
+        drafts.map((d) => d.accountId),
+      ),
+    );
+    partners.set(organizationId, await repo.existingCompanyIds(tx, organizationId, partnerIdsOf(drafts)));
+  }
+  return { accounts, partners };
+}
+
+/** R1: the entry's company, share-locked on its first entry. */
+async function checkedCompany(shared: Shared, key: string, input: CreateEntryInput): Promise<CompanyRow> {
+  if (!shared.companies.has(key)) {
+    shared.companies.set(key, await repo.companyForShare(shared.tx, input.organizationId, input.companyId));
+  }
+  return checkCompany(input.companyId, shared.companies.get(key));
+}
+
+/** The workflow's refusals of posting a new entry of the caller directly (`postImmediately`). */
+function checkDirectPost(
+  userId: string,
+  policy: { requireApproval: boolean; enforceSegregationOfDuties: boolean },
+): void {
+  const draft = { id: '', status: INITIAL_STATUS, createdBy: userId, reversingEntryId: null };
+  refuseIf(transitionRefusal('post', draft, policy));
+  refuseIf(segregationRefusal('post', draft, { caller: userId, postedBy: userId }, policy));
+}
+
+/** R4: the entry's fiscal period, resolved once per company, date and period, locked once. */
+async function lockedPeriod(
+  shared: Shared,
+  key: string,
+  company: CompanyRow,
+  input: CreateEntryInput,
+): Promise<PeriodRef> {
+  const explicit = input.fiscalPeriod ? `${input.fiscalPeriod.year}/${input.fiscalPeriod.period}` : '';
+  const refKey = `${key}/${input.transactionDate}/${explicit}`;
+  let ref = shared.refs.get(refKey);
+  if (!ref) {
+    ref = resolveFiscalPeriod(company, input.transactionDate, input.fiscalPeriod ?? null);
+    shared.refs.set(refKey, ref);
+  }
+  const periodKey = `${key}/${ref.year}/${ref.period}`;
+  if (!shared.periods.has(periodKey)) {
+    await lockPeriod(shared.tx, {
+      organizationId: input.organizationId,
+      company,
+      ref,
+      userId: shared.userId,
+      requireOpen: true,
+    });
+    shared.periods.add(periodKey);
+  }
+  return ref;
+}
+
+/**
+ * R5, R6: the entry's stored lines and totals — without decimal arithmetic when every line is in the
+ * functional currency, else the general derivation (a query only for a Spot rate not looked up yet).
+ */
+async function derivedLines(
+  shared: Shared,
+  input: CreateEntryInput,
+  company: CompanyRow,
+  drafts: DraftLine[],
+  effective: Map<number, string | null>,
+  of: LineRowsOf,
+): Promise<{ derived: DerivedRows; multiCurrency: boolean }> {
+  const fc = company.functionalCurrency;
+  const derived = functionalLineRows(drafts, effective, fc, minorUnits(fc), of);
+  if (derived) return { derived, multiCurrency: false };
+  const conversion = {
+    organizationId: input.organizationId,
+    functionalCurrency: fc,
+    transactionDate: input.transactionDate,
+  };
+  const rateKey = `${input.organizationId}/${fc}/${input.transactionDate}`;
+  let known = shared.rates.get(rateKey);
+  if (!known) shared.rates.set(rateKey, (known = new Map()));
+  if (needsRateLookUp(conversion, drafts, known)) await lookUpRates(shared.tx, conversion, drafts, known);
+  const lines = deriveLinesWith(conversion, drafts, effective, known);
+  return {
+    derived: { lines: lines.map((l, i) => derivedLineRow(l, fc, of, i)), ...totalsOf(lines, fc) },
+    multiCurrency: isMultiCurrency(lines),
+  };
 }
 
 /** One counter update per company: its entries take consecutive numbers in request order. */

@@ -51,7 +51,7 @@ import { ensurePeriod } from '../fiscal/ensure.ts';
 import { type DerivedLine, type DraftLine, partnerIdsOf } from './lines.ts';
 import type { EntryRow } from './repo.ts';
 import * as repo from './repo.ts';
-import type { LineAccount } from './statements.ts';
+import type { LineAccount } from './create-statements.ts';
 import { errors } from '../../domain/error-catalogue.ts';
 
 // ---------------------------------------------------------------------------------------------------

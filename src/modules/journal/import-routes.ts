@@ -5,7 +5,7 @@ import { IMPORT_MODES } from '../../domain/trial-balance-import.ts';
 import { digestOf } from '../../http/csv-body.ts';
 import { canonicalJson } from '../../http/idempotency.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { responses } from '../../http/responses.ts';
+import { IdParams, route } from '../../http/route.ts';
 import {
   IsoDate,
   Money,
@@ -143,58 +143,52 @@ const CSV_COLUMNS: Record<string, string> = {
 const idPath = {
   id: { tag: 'CompanyNotFoundError', field: 'companyId', message: 'Company not found' },
 };
-const Params = Type.Object({ id: Type.String() });
 const tags = ['Trial-balance imports'];
 
 export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.deps;
 
-  app.post(
-    '/api/v1/companies/:id/trial-balance-imports',
-    {
-      bodyLimit: IMPORT_BODY_LIMIT,
-      config: {
-        pathIds: idPath,
-        csvBody: {
-          columns: CSV_COLUMNS,
-          required: ['accountNumber', 'debit', 'credit'],
-          error: (errors) => importRowsError(errors),
-          body: (rows) => ({ rows }),
-        },
-        access: 'journal_entry:post',
-        errors: [
-          'CompanyNotFoundError',
-          'CompanyInactiveError',
-          'ValidationError',
-          'TrialBalanceImportError',
-          'UnbalancedTrialBalanceError',
-          'FiscalPeriodClosedError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Import a trial balance',
-        description:
-          'Admin. A CSV file (`text/csv`: header row naming accountNumber, accountName, debit, credit and ' +
-          'optionally currency and category, case-insensitive; `,` or `;` separated; UTF-8 byte-order mark ' +
-          'accepted; options in the query string) or JSON (options and rows in the body). Balances are in ' +
-          "the company's functional currency. `Opening` posts an entry of the balances as given; `Periodic` " +
-          "posts the entry that moves the company's balances at `asOfDate` to the file's (accounts missing " +
-          'from the file go to zero). `dryRun` answers the entry and the per-account differences and writes ' +
-          'nothing (200). Unknown account numbers are errors unless `createMissingAccounts`, with a category ' +
-          'per row or by `categoryRules`. Nothing is written when any row fails: ' +
-          '400 TrialBalanceImportError {errors: [{row, column, message}], errorCount} (rows 1-based, header ' +
-          'excluded; 0 is the header); 400 UnbalancedTrialBalanceError {totalDebits, totalCredits, ' +
-          'difference}; 400 FiscalPeriodClosedError. The import is recorded (201) with the posted entry ' +
-          '(null when the books already matched). With the same Idempotency-Key, the same upload creates one ' +
-          'entry.',
-        params: Params,
-        querystring: ImportQuery,
-        body: ImportBody,
-        response: responses({ 200: ImportResult, 201: ImportResult }),
-      },
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/companies/:id/trial-balance-imports',
+    tags,
+    summary: 'Import a trial balance',
+    description:
+      'Admin. A CSV file (`text/csv`: header row naming accountNumber, accountName, debit, credit and ' +
+      'optionally currency and category, case-insensitive; `,` or `;` separated; UTF-8 byte-order mark ' +
+      'accepted; options in the query string) or JSON (options and rows in the body). Balances are in ' +
+      "the company's functional currency. `Opening` posts an entry of the balances as given; `Periodic` " +
+      "posts the entry that moves the company's balances at `asOfDate` to the file's (accounts missing " +
+      'from the file go to zero). `dryRun` answers the entry and the per-account differences and writes ' +
+      'nothing (200). Unknown account numbers are errors unless `createMissingAccounts`, with a category ' +
+      'per row or by `categoryRules`. Nothing is written when any row fails: ' +
+      '400 TrialBalanceImportError {errors: [{row, column, message}], errorCount} (rows 1-based, header ' +
+      'excluded; 0 is the header); 400 UnbalancedTrialBalanceError {totalDebits, totalCredits, ' +
+      'difference}; 400 FiscalPeriodClosedError. The import is recorded (201) with the posted entry ' +
+      '(null when the books already matched). With the same Idempotency-Key, the same upload creates one ' +
+      'entry.',
+    pathIds: idPath,
+    csvBody: {
+      columns: CSV_COLUMNS,
+      required: ['accountNumber', 'debit', 'credit'],
+      error: (errors) => importRowsError(errors),
+      body: (rows) => ({ rows }),
     },
-    async (request, reply) => {
+    access: 'journal_entry:post',
+    errors: [
+      'CompanyNotFoundError',
+      'CompanyInactiveError',
+      'ValidationError',
+      'TrialBalanceImportError',
+      'UnbalancedTrialBalanceError',
+      'FiscalPeriodClosedError',
+    ],
+    bodyLimit: IMPORT_BODY_LIMIT,
+    params: IdParams,
+    querystring: ImportQuery,
+    body: ImportBody,
+    response: { 200: ImportResult, 201: ImportResult },
+    handler: async (request, reply) => {
       const body = request.body;
       const options = importOptions(body, request.query);
       const csv = request.uploadDigest;
@@ -213,22 +207,21 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
       });
       return reply.code(result.dryRun ? 200 : 201).send(result);
     },
-  );
+  });
 
-  app.get(
-    '/api/v1/companies/:id/trial-balance-imports',
-    {
-      config: { pathIds: idPath, access: 'journal_entry:read', errors: ['CompanyNotFoundError'] },
-      schema: {
-        tags,
-        summary: 'List the trial-balance imports of a company',
-        description: 'Viewer. Newest first.',
-        params: Params,
-        querystring: Type.Object({ organizationId: Type.Optional(Uuid), ...PageQuery }),
-        response: responses({ 200: Page('imports', ImportRecord) }),
-      },
-    },
-    async (request) => {
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/companies/:id/trial-balance-imports',
+    tags,
+    summary: 'List the trial-balance imports of a company',
+    description: 'Viewer. Newest first.',
+    pathIds: idPath,
+    access: 'journal_entry:read',
+    errors: ['CompanyNotFoundError'],
+    params: IdParams,
+    querystring: Type.Object({ organizationId: Type.Optional(Uuid), ...PageQuery }),
+    response: { 200: Page('imports', ImportRecord) },
+    handler: async (request) => {
       const company = await locateCompany(
         db,
         request.access,
@@ -238,5 +231,5 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
       );
       return listImports(db, company, pageParams(request.query));
     },
-  );
+  });
 };

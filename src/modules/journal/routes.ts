@@ -1,8 +1,11 @@
 /** Journal-entry endpoints. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
-import { NoContent, responses } from '../../http/responses.ts';
+import { NoContent } from '../../http/responses.ts';
+import { byId, IdParams, route } from '../../http/route.ts';
+import type { RouteApp } from '../../http/route-app.ts';
 import {
   IsoDate,
   Money,
@@ -153,8 +156,6 @@ const ReverseBody = Type.Object({
 
 const RejectBody = Type.Object({ reason: Type.Optional(Nullable(Text(2000))) });
 
-const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
-
 const ListQuery = Type.Object({
   organizationId: Type.Optional(Uuid),
   companyId: Type.Optional(Uuid),
@@ -213,34 +214,54 @@ const entryBodyCompiler = withBodyCheck((body: Parameters<typeof bodyIssues>[0])
   return issues.length > 0 ? new ValidationError(issues) : null;
 });
 
-const idPath = {
-  id: { tag: 'JournalEntryNotFoundError', field: 'entryId', message: 'Journal entry not found' },
-};
-const IdParams = Type.Object({ id: Type.String() });
+/** An entry addressed by id (a malformed id answers 404 JournalEntryNotFoundError). */
+const entry = byId({
+  tag: 'JournalEntryNotFoundError',
+  field: 'entryId',
+  message: 'Journal entry not found',
+});
+/** A workflow move of an entry addressed by id: its organization is read with the session. */
+const entryMove = { ...entry, lookAhead: workflow.entryLookAhead };
+/** The refusals of an entry's content (rules R1–R6), for every route that writes one. */
+const ENTRY_ERRORS = [
+  'OrganizationNotFoundError',
+  'CompanyNotFoundError',
+  'CompanyInactiveError',
+  'InvalidJournalLineAccountError',
+  'ValidationError',
+  'FiscalPeriodMismatchError',
+  'FiscalPeriodClosedError',
+  'ExchangeRateNotFoundError',
+  'UnbalancedJournalEntryError',
+] as const satisfies readonly ErrorTag[];
+const DRAFT_ERRORS = ['JournalEntryNotFoundError', 'InvalidStatusTransitionError'] as const;
 const tags = ['Journal entries'];
 
 export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  entryCollectionRoutes(app);
+  entryRoutes(app);
+  entryApprovalRoutes(app);
+  entryPostingRoutes(app);
+};
+
+/** The collection: list (JSON pages or a CSV or XLSX file), bulk create. */
+function entryCollectionRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    '/api/v1/journal-entries',
-    {
-      config: {
-        access: 'journal_entry:read',
-        errors: ['ValidationError', 'CompanyNotFoundError', 'AccountNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'List journal entries',
-        description:
-          'Viewer. Without organizationId: every organization of the caller. Ordered by transactionDate descending, then entry number descending, then id. Page with `limit` and `offset`, or with `after` (the `nextCursor` of the previous page), which stays stable while entries are created. Entries are returned with their lines; a page embeds at most 2,000 lines: when the entries of the requested page hold more, the page ends early (never before its first entry), `limit` echoes the number of entries it holds — the next page starts at offset + limit — and `nextCursor` continues after its last entry. ' +
-          '`accountId`: only entries with a line on that account (404 AccountNotFoundError when it is not an account of the organizations listed). ' +
-          'With `format=csv|xlsx` (or an Accept header naming `text/csv` or the XLSX type) the answer is a file with one row per line of every matching entry, streamed; `limit`, `offset` and `after` do not apply.',
-        querystring: ListQuery,
-        response: responses({ 200: CursorPage('entries', JournalEntry) }),
-      },
-    },
-    async (request, reply) => {
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/journal-entries',
+    tags,
+    summary: 'List journal entries',
+    description:
+      'Viewer. Without organizationId: every organization of the caller. Ordered by transactionDate descending, then entry number descending, then id. Page with `limit` and `offset`, or with `after` (the `nextCursor` of the previous page), which stays stable while entries are created. Entries are returned with their lines; a page embeds at most 2,000 lines: when the entries of the requested page hold more, the page ends early (never before its first entry), `limit` echoes the number of entries it holds — the next page starts at offset + limit — and `nextCursor` continues after its last entry. ' +
+      '`accountId`: only entries with a line on that account (404 AccountNotFoundError when it is not an account of the organizations listed). ' +
+      'With `format=csv|xlsx` (or an Accept header naming `text/csv` or the XLSX type) the answer is a file with one row per line of every matching entry, streamed; `limit`, `offset` and `after` do not apply.',
+    access: 'journal_entry:read',
+    errors: ['ValidationError', 'CompanyNotFoundError', 'AccountNotFoundError'],
+    querystring: ListQuery,
+    response: { 200: CursorPage('entries', JournalEntry) },
+    handler: async (request, reply) => {
       const { format: formatParam, limit: _l, offset: _o, ...filters } = request.query;
       const format = exportFormat(request, formatParam);
       if (format === 'json') {
@@ -258,174 +279,117 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         new Date().toISOString().slice(0, 10),
       ]);
     },
-  );
+  });
 
-  app.post(
-    '/api/v1/journal-entries/bulk',
-    {
-      config: {
-        access: 'journal_entry:edit',
-        errors: [
-          'OrganizationNotFoundError',
-          'CompanyNotFoundError',
-          'CompanyInactiveError',
-          'InvalidJournalLineAccountError',
-          'ValidationError',
-          'FiscalPeriodMismatchError',
-          'FiscalPeriodClosedError',
-          'ExchangeRateNotFoundError',
-          'UnbalancedJournalEntryError',
-          'InvalidStatusTransitionError',
-          'SegregationOfDutiesViolationError',
-        ],
-      },
-      validatorCompiler: bulkBodyCompiler,
-      bodyLimit: BULK_BODY_LIMIT,
-      schema: {
-        tags,
-        summary: 'Create journal entries in bulk',
-        description:
-          `Member (admin with postImmediately). Up to ${MAX_BULK_ENTRIES} entries and ${MAX_BULK_LINES} lines in all ` +
-          '(body up to 64 MiB), each checked as by a single create (rules R1–R6), written in ONE transaction: ' +
-          'all or none. The first refusal is answered with its usual `_tag` and `entryIndex` (0-based); ' +
-          'validation paths start with `/entries/{index}`. Entry numbers of a company are consecutive in ' +
-          'request order. With `postImmediately: true` the entries are created and posted together (the ' +
-          'organization must not require approval: else 400 InvalidStatusTransitionError). Answer: the entries in request order.',
-        body: BulkBody,
-        response: responses({ 201: Type.Object({ entries: Type.Array(JournalEntry) }) }),
-      },
-    },
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/journal-entries/bulk',
+    tags,
+    summary: 'Create journal entries in bulk',
+    description:
+      `Member (admin with postImmediately). Up to ${MAX_BULK_ENTRIES} entries and ${MAX_BULK_LINES} lines in all ` +
+      '(body up to 64 MiB), each checked as by a single create (rules R1–R6), written in ONE transaction: ' +
+      'all or none. The first refusal is answered with its usual `_tag` and `entryIndex` (0-based); ' +
+      'validation paths start with `/entries/{index}`. Entry numbers of a company are consecutive in ' +
+      'request order. With `postImmediately: true` the entries are created and posted together (the ' +
+      'organization must not require approval: else 400 InvalidStatusTransitionError). Answer: the entries in request order.',
+    access: 'journal_entry:edit',
+    errors: [...ENTRY_ERRORS, 'InvalidStatusTransitionError', 'SegregationOfDutiesViolationError'],
+    validatorCompiler: bulkBodyCompiler,
+    bodyLimit: BULK_BODY_LIMIT,
+    body: BulkBody,
+    response: { 201: Type.Object({ entries: Type.Array(JournalEntry) }) },
     // The answer (up to 50,000 lines) is written as JSON text from the stored rows: the bytes the
     // 201 schema's serializer would give, at a fraction of its cost.
-    async (request, reply) =>
+    handler: async (request, reply) =>
       reply
         .code(201)
         .type('application/json; charset=utf-8')
         .send(await createEntriesJson(db, request.access, request.body)),
-  );
+  });
+}
 
-  app.get(
-    '/api/v1/journal-entries/:id',
-    {
-      config: { pathIds: idPath, access: 'journal_entry:read', errors: ['JournalEntryNotFoundError'] },
-      schema: {
-        tags,
-        summary: 'Get a journal entry',
-        description: 'Viewer.',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 200: JournalEntry }),
-      },
-    },
-    async (request) => entries.getEntry(db, request.access, request.params.id, request.query.organizationId),
-  );
+/** One entry: get, create, update and delete a draft. */
+function entryRoutes(app: RouteApp): void {
+  const { db } = app.deps;
 
-  app.post(
-    '/api/v1/journal-entries',
-    {
-      config: {
-        lookAhead: entries.createLookAhead,
-        access: 'journal_entry:edit',
-        errors: [
-          'OrganizationNotFoundError',
-          'CompanyNotFoundError',
-          'CompanyInactiveError',
-          'InvalidJournalLineAccountError',
-          'ValidationError',
-          'FiscalPeriodMismatchError',
-          'FiscalPeriodClosedError',
-          'ExchangeRateNotFoundError',
-          'UnbalancedJournalEntryError',
-        ],
-      },
-      validatorCompiler: entryBodyCompiler,
-      schema: {
-        tags,
-        summary: 'Create a journal entry',
-        description: 'Member. Created as Draft with the next entry number of the company (rules R1–R6).',
-        body: CreateBody,
-        response: responses({ 201: JournalEntry }),
-      },
-    },
-    async (request, reply) =>
-      reply.code(201).send(await entries.createEntry(db, request.access, request.body, request.lookAhead)),
-  );
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/journal-entries/:id',
+    tags,
+    summary: 'Get a journal entry',
+    description: 'Viewer.',
+    access: 'journal_entry:read',
+    errors: ['JournalEntryNotFoundError'],
+    ...entry,
+    response: { 200: JournalEntry },
+    handler: async (request) =>
+      entries.getEntry(db, request.access, request.params.id, request.query.organizationId),
+  });
 
-  app.put(
-    '/api/v1/journal-entries/:id',
-    {
-      config: {
-        pathIds: idPath,
-        access: 'journal_entry:edit',
-        errors: [
-          'JournalEntryNotFoundError',
-          'InvalidStatusTransitionError',
-          'OrganizationNotFoundError',
-          'CompanyNotFoundError',
-          'CompanyInactiveError',
-          'InvalidJournalLineAccountError',
-          'ValidationError',
-          'FiscalPeriodMismatchError',
-          'FiscalPeriodClosedError',
-          'ExchangeRateNotFoundError',
-          'UnbalancedJournalEntryError',
-        ],
-      },
-      validatorCompiler: entryBodyCompiler,
-      schema: {
-        tags,
-        summary: 'Update a draft journal entry',
-        description: 'Member. Only Draft entries; lines are replaced as a whole.',
-        params: IdParams,
-        body: UpdateBody,
-        response: responses({ 200: JournalEntry }),
-      },
-    },
-    async (request) => entries.updateEntry(db, request.access, request.params.id, request.body),
-  );
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/journal-entries',
+    tags,
+    summary: 'Create a journal entry',
+    description: 'Member. Created as Draft with the next entry number of the company (rules R1–R6).',
+    lookAhead: entries.createLookAhead,
+    access: 'journal_entry:edit',
+    errors: ENTRY_ERRORS,
+    validatorCompiler: entryBodyCompiler,
+    body: CreateBody,
+    response: { 201: JournalEntry },
+    status: 201,
+    handler: async (request) => entries.createEntry(db, request.access, request.body, request.lookAhead),
+  });
 
-  app.delete(
-    '/api/v1/journal-entries/:id',
-    {
-      config: {
-        pathIds: idPath,
-        access: 'journal_entry:edit',
-        errors: ['JournalEntryNotFoundError', 'InvalidStatusTransitionError'],
-      },
-      schema: {
-        tags,
-        summary: 'Delete a draft journal entry',
-        description: 'Member. Only Draft entries; intercompany links to the entry become null.',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await entries.deleteEntry(db, request.access, request.params.id, request.query.organizationId);
-      return reply.code(204).send();
-    },
-  );
+  route(app, {
+    method: 'PUT',
+    url: '/api/v1/journal-entries/:id',
+    tags,
+    summary: 'Update a draft journal entry',
+    description: 'Member. Only Draft entries; lines are replaced as a whole.',
+    access: 'journal_entry:edit',
+    errors: [...DRAFT_ERRORS, ...ENTRY_ERRORS],
+    validatorCompiler: entryBodyCompiler,
+    pathIds: entry.pathIds,
+    params: IdParams,
+    body: UpdateBody,
+    response: { 200: JournalEntry },
+    handler: async (request) => entries.updateEntry(db, request.access, request.params.id, request.body),
+  });
 
-  app.post(
-    '/api/v1/journal-entries/:id/submit',
-    {
-      config: {
-        pathIds: idPath,
-        lookAhead: workflow.entryLookAhead,
-        access: 'journal_entry:edit',
-        errors: ['JournalEntryNotFoundError', 'InvalidStatusTransitionError'],
-      },
-      schema: {
-        tags,
-        summary: 'Submit a draft for approval',
-        description: 'Member. Draft → PendingApproval.',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 200: JournalEntry }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'DELETE',
+    url: '/api/v1/journal-entries/:id',
+    tags,
+    summary: 'Delete a draft journal entry',
+    description: 'Member. Only Draft entries; intercompany links to the entry become null.',
+    access: 'journal_entry:edit',
+    errors: DRAFT_ERRORS,
+    ...entry,
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) =>
+      entries.deleteEntry(db, request.access, request.params.id, request.query.organizationId),
+  });
+}
+
+/** The approval workflow: submit, approve, reject. */
+function entryApprovalRoutes(app: RouteApp): void {
+  const { db } = app.deps;
+
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/journal-entries/:id/submit',
+    tags,
+    summary: 'Submit a draft for approval',
+    description: 'Member. Draft → PendingApproval.',
+    access: 'journal_entry:edit',
+    errors: DRAFT_ERRORS,
+    ...entryMove,
+    response: { 200: JournalEntry },
+    handler: async (request) =>
       workflow.submitEntry(
         db,
         request.access,
@@ -433,31 +397,19 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.query.organizationId,
         request.lookAhead,
       ),
-  );
+  });
 
-  app.post(
-    '/api/v1/journal-entries/:id/approve',
-    {
-      config: {
-        pathIds: idPath,
-        lookAhead: workflow.entryLookAhead,
-        access: 'journal_entry:approve',
-        errors: [
-          'JournalEntryNotFoundError',
-          'InvalidStatusTransitionError',
-          'SegregationOfDutiesViolationError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Approve an entry',
-        description: 'Admin. PendingApproval → Approved; segregation of duties applies.',
-        params: IdParams,
-        querystring: OrgQuery,
-        response: responses({ 200: JournalEntry }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/journal-entries/:id/approve',
+    tags,
+    summary: 'Approve an entry',
+    description: 'Admin. PendingApproval → Approved; segregation of duties applies.',
+    access: 'journal_entry:approve',
+    errors: [...DRAFT_ERRORS, 'SegregationOfDutiesViolationError'],
+    ...entryMove,
+    response: { 200: JournalEntry },
+    handler: async (request) =>
       workflow.approveEntry(
         db,
         request.access,
@@ -465,28 +417,20 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.query.organizationId,
         request.lookAhead,
       ),
-  );
+  });
 
-  app.post(
-    '/api/v1/journal-entries/:id/reject',
-    {
-      config: {
-        pathIds: idPath,
-        lookAhead: workflow.entryLookAhead,
-        access: 'journal_entry:approve',
-        errors: ['JournalEntryNotFoundError', 'InvalidStatusTransitionError'],
-      },
-      schema: {
-        tags,
-        summary: 'Reject an entry',
-        description: 'Admin. PendingApproval → Draft, with an optional reason.',
-        params: IdParams,
-        querystring: OrgQuery,
-        body: RejectBody,
-        response: responses({ 200: JournalEntry }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/journal-entries/:id/reject',
+    tags,
+    summary: 'Reject an entry',
+    description: 'Admin. PendingApproval → Draft, with an optional reason.',
+    access: 'journal_entry:approve',
+    errors: DRAFT_ERRORS,
+    ...entryMove,
+    body: RejectBody,
+    response: { 200: JournalEntry },
+    handler: async (request) =>
       workflow.rejectEntry(
         db,
         request.access,
@@ -495,69 +439,62 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.body.reason,
         request.lookAhead,
       ),
-  );
+  });
+}
 
-  app.post(
-    '/api/v1/journal-entries/:id/post',
-    {
-      config: {
-        pathIds: idPath,
-        lookAhead: workflow.entryLookAhead,
-        access: 'journal_entry:post',
-        errors: [
-          'JournalEntryNotFoundError',
-          'InvalidStatusTransitionError',
-          'UserNotMemberOfOrganizationError',
-          'UserRoleInsufficientError',
-          'SegregationOfDutiesViolationError',
-          'CompanyInactiveError',
-          'InvalidJournalLineAccountError',
-          'FiscalPeriodClosedError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Post an entry',
-        description:
-          'Admin. Approved → Posted (also Draft/PendingApproval when requireApproval is false). Updates the posted balances.',
-        params: IdParams,
-        body: PostBody,
-        response: responses({ 200: JournalEntry }),
-      },
-    },
-    async (request) =>
+/** Posting: post, reverse. */
+function entryPostingRoutes(app: RouteApp): void {
+  const { db } = app.deps;
+
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/journal-entries/:id/post',
+    tags,
+    summary: 'Post an entry',
+    description:
+      'Admin. Approved → Posted (also Draft/PendingApproval when requireApproval is false). Updates the posted balances.',
+    lookAhead: workflow.entryLookAhead,
+    access: 'journal_entry:post',
+    errors: [
+      ...DRAFT_ERRORS,
+      'UserNotMemberOfOrganizationError',
+      'UserRoleInsufficientError',
+      'SegregationOfDutiesViolationError',
+      'CompanyInactiveError',
+      'InvalidJournalLineAccountError',
+      'FiscalPeriodClosedError',
+    ],
+    pathIds: entry.pathIds,
+    params: IdParams,
+    body: PostBody,
+    response: { 200: JournalEntry },
+    handler: async (request) =>
       workflow.postEntry(db, request.access, request.params.id, request.body, request.lookAhead),
-  );
+  });
 
-  app.post(
-    '/api/v1/journal-entries/:id/reverse',
-    {
-      config: {
-        pathIds: idPath,
-        access: 'journal_entry:reverse',
-        errors: [
-          'JournalEntryNotFoundError',
-          'JournalEntryAlreadyReversedError',
-          'InvalidStatusTransitionError',
-          'ClosingEntryReversalNotAllowedError',
-          'UserNotMemberOfOrganizationError',
-          'UserRoleInsufficientError',
-          'ValidationError',
-          'CompanyInactiveError',
-          'FiscalPeriodClosedError',
-        ],
-      },
-      schema: {
-        tags,
-        summary: 'Reverse a posted entry',
-        description:
-          'Admin. Creates a Posted reversal entry with swapped lines; the original becomes Reversed.',
-        params: IdParams,
-        body: ReverseBody,
-        response: responses({ 201: JournalEntry }),
-      },
-    },
-    async (request, reply) =>
-      reply.code(201).send(await reverseEntry(db, request.access, request.params.id, request.body)),
-  );
-};
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/journal-entries/:id/reverse',
+    tags,
+    summary: 'Reverse a posted entry',
+    description: 'Admin. Creates a Posted reversal entry with swapped lines; the original becomes Reversed.',
+    access: 'journal_entry:reverse',
+    errors: [
+      'JournalEntryNotFoundError',
+      'JournalEntryAlreadyReversedError',
+      'InvalidStatusTransitionError',
+      'ClosingEntryReversalNotAllowedError',
+      'UserNotMemberOfOrganizationError',
+      'UserRoleInsufficientError',
+      'ValidationError',
+      'CompanyInactiveError',
+      'FiscalPeriodClosedError',
+    ],
+    pathIds: entry.pathIds,
+    params: IdParams,
+    body: ReverseBody,
+    response: { 201: JournalEntry },
+    status: 201,
+    handler: async (request) => reverseEntry(db, request.access, request.params.id, request.body),
+  });
+}

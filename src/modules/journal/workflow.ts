@@ -2,9 +2,9 @@
  * The workflow moves of an entry: submit, approve, reject and post (the moves themselves, and who may
  * make them, are the data of src/domain/journal/workflow.ts).
  *
- * Each move first tries its one-statement form (statements.ts), whose guard re-checks under locks the
- * same rules; when the request does not qualify or the guard refuses, nothing is written and the
- * transactional path runs and reports the error of the state it finds.
+ * Each move first tries its one-statement form (workflow-statements.ts), whose guard re-checks under
+ * locks the same rules; when the request does not qualify or the guard refuses, nothing is written and
+ * the transactional path runs and reports the error of the state it finds.
  */
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgErrorCode, type Queryable } from '../../db/client.ts';
@@ -22,7 +22,7 @@ import { checkActor, checkCompany, locateEntry, lockEntryFor, lockPeriod, refuse
 import { entryRecord, type JournalEntryRecord, loadRecord } from './records.ts';
 import type { EntryRow, NewEntryRow } from './repo.ts';
 import * as repo from './repo.ts';
-import * as statements from './statements.ts';
+import * as statements from './workflow-statements.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Submit, approve, reject

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
-import { NoContent, responses } from '../../http/responses.ts';
+import { NoContent } from '../../http/responses.ts';
+import { IdParams, route } from '../../http/route.ts';
 import {
   CurrencyCode,
   FiscalYearEnd,
@@ -101,132 +102,108 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 function organizationReadRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    '/api/v1/organizations',
-    {
-      config: { access: 'signedIn' },
-      schema: {
-        tags,
-        summary: 'List organizations',
-        description: 'Organizations of which the caller is a member, ordered by name.',
-        querystring: Type.Object(PageQuery),
-        response: responses({ 200: Page('organizations', Organization) }),
-      },
-    },
-    async (request) => orgs.listOrganizations(db, request.user!.id, pageParams(request.query)),
-  );
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/organizations',
+    tags,
+    summary: 'List organizations',
+    description: 'Organizations of which the caller is a member, ordered by name.',
+    access: 'signedIn',
+    querystring: Type.Object(PageQuery),
+    response: { 200: Page('organizations', Organization) },
+    handler: async (request) => orgs.listOrganizations(db, request.user!.id, pageParams(request.query)),
+  });
 
-  app.get(
-    '/api/v1/organizations/:id',
-    {
-      config: {
-        pathIds: idPath,
-        access: 'organization:read',
-        errors: ['OrganizationNotFoundError', 'ForbiddenError'],
-      },
-      schema: {
-        tags,
-        summary: 'Get an organization',
-        description: 'Viewer role.',
-        params: Type.Object({ id: Type.String() }),
-        response: responses({ 200: Organization }),
-      },
-    },
-    async (request) => orgs.getOrganization(db, request.access, request.params.id),
-  );
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/organizations/:id',
+    tags,
+    summary: 'Get an organization',
+    description: 'Viewer role.',
+    pathIds: idPath,
+    access: 'organization:read',
+    errors: ['OrganizationNotFoundError', 'ForbiddenError'],
+    params: IdParams,
+    response: { 200: Organization },
+    handler: async (request) => orgs.getOrganization(db, request.access, request.params.id),
+  });
 
-  app.post(
-    '/api/v1/organizations',
-    {
-      config: { access: 'signedIn', errors: ['OrganizationNameAlreadyExistsError'] },
-      schema: {
-        tags,
-        summary: 'Create an organization',
-        description:
-          'Any user; the caller becomes its owner. Names are unique service-wide (case-insensitive).',
-        body: Type.Object({
-          name: Text(255),
-          reportingCurrency: CurrencyCode,
-          settings: Type.Optional(Nullable(CreateSettings)),
-        }),
-        response: responses({ 201: Organization }),
-      },
-    },
-    async (request, reply) =>
-      reply.code(201).send(await orgs.createOrganization(db, request.user!.id, request.body)),
-  );
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/organizations',
+    tags,
+    summary: 'Create an organization',
+    description: 'Any user; the caller becomes its owner. Names are unique service-wide (case-insensitive).',
+    access: 'signedIn',
+    errors: ['OrganizationNameAlreadyExistsError'],
+    body: Type.Object({
+      name: Text(255),
+      reportingCurrency: CurrencyCode,
+      settings: Type.Optional(Nullable(CreateSettings)),
+    }),
+    response: { 201: Organization },
+    status: 201,
+    handler: async (request) => orgs.createOrganization(db, request.user!.id, request.body),
+  });
 }
 
 /** Organizations: update, delete. */
 function organizationChangeRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.put(
-    '/api/v1/organizations/:id',
-    {
-      config: {
-        pathIds: idPath,
-        access: 'organization:update',
-        errors: ['OrganizationNotFoundError', 'OrganizationNameAlreadyExistsError'],
-      },
-      schema: {
-        tags,
-        summary: 'Update an organization',
-        description:
-          'Admin; owner to change requireApproval or enforceSegregationOfDuties. Settings merge key by key; null resets.',
-        params: Type.Object({ id: Type.String() }),
-        body: Type.Object({
-          name: Type.Optional(Text(255)),
-          reportingCurrency: Type.Optional(CurrencyCode),
-          settings: Type.Optional(Nullable(UpdateSettings)),
-        }),
-        response: responses({ 200: Organization }),
-      },
-    },
-    async (request) => orgs.updateOrganization(db, request.access, request.params.id, request.body),
-  );
+  route(app, {
+    method: 'PUT',
+    url: '/api/v1/organizations/:id',
+    tags,
+    summary: 'Update an organization',
+    description:
+      'Admin; owner to change requireApproval or enforceSegregationOfDuties. Settings merge key by key; null resets.',
+    pathIds: idPath,
+    access: 'organization:update',
+    errors: ['OrganizationNotFoundError', 'OrganizationNameAlreadyExistsError'],
+    params: IdParams,
+    body: Type.Object({
+      name: Type.Optional(Text(255)),
+      reportingCurrency: Type.Optional(CurrencyCode),
+      settings: Type.Optional(Nullable(UpdateSettings)),
+    }),
+    response: { 200: Organization },
+    handler: async (request) => orgs.updateOrganization(db, request.access, request.params.id, request.body),
+  });
 
-  app.delete(
-    '/api/v1/organizations/:id',
-    {
-      config: {
-        pathIds: idPath,
-        access: 'organization:delete',
-        errors: ['OrganizationNotFoundError', 'OrganizationHasCompaniesError'],
-      },
-      schema: {
-        tags,
-        summary: 'Delete an organization',
-        description: 'Owner. Refused (409) while the organization has companies.',
-        params: Type.Object({ id: Type.String() }),
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await orgs.deleteOrganization(db, request.access, request.params.id);
-      return reply.code(204).send();
-    },
-  );
+  route(app, {
+    method: 'DELETE',
+    url: '/api/v1/organizations/:id',
+    tags,
+    summary: 'Delete an organization',
+    description: 'Owner. Refused (409) while the organization has companies.',
+    pathIds: idPath,
+    access: 'organization:delete',
+    errors: ['OrganizationNotFoundError', 'OrganizationHasCompaniesError'],
+    params: IdParams,
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) => orgs.deleteOrganization(db, request.access, request.params.id),
+  });
 }
 
 /** Members of an organization: list, add. */
 function memberReadRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    '/api/v1/organizations/:organizationId/members',
-    {
-      config: { pathIds: orgPath, access: 'member:read', errors: ['OrganizationNotFoundError'] },
-      schema: {
-        tags: ['Members'],
-        summary: 'List members',
-        description: 'Viewer. Ordered by role rank (owner first), then e-mail.',
-        params: Type.Object({ organizationId: Type.String() }),
-        querystring: Type.Object({ role: Type.Optional(RoleSchema), ...PageQuery }),
-        response: responses({ 200: Page('members', Membership) }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/organizations/:organizationId/members',
+    tags: ['Members'],
+    summary: 'List members',
+    description: 'Viewer. Ordered by role rank (owner first), then e-mail.',
+    pathIds: orgPath,
+    access: 'member:read',
+    errors: ['OrganizationNotFoundError'],
+    params: Type.Object({ organizationId: Type.String() }),
+    querystring: Type.Object({ role: Type.Optional(RoleSchema), ...PageQuery }),
+    response: { 200: Page('members', Membership) },
+    handler: async (request) =>
       orgs.listMembers(
         db,
         request.access,
@@ -234,64 +211,58 @@ function memberReadRoutes(app: RouteApp): void {
         request.query.role,
         pageParams(request.query),
       ),
-  );
+  });
 
-  app.post(
-    '/api/v1/organizations/:organizationId/members',
-    {
-      config: {
-        pathIds: orgPath,
-        access: 'member:manage',
-        errors: [
-          'OrganizationNotFoundError',
-          'ForbiddenError',
-          'UserNotFoundByEmailError',
-          'UserAlreadyMemberError',
-        ],
-      },
-      schema: {
-        tags: ['Members'],
-        summary: 'Add a member',
-        description: 'Admin; owner to add an owner. The user must be registered.',
-        params: Type.Object({ organizationId: Type.String() }),
-        body: Type.Object({ email: Text(254), role: RoleSchema }),
-        response: responses({ 201: Membership }),
-      },
-    },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(await orgs.addMember(db, request.access, request.params.organizationId, request.body)),
-  );
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/organizations/:organizationId/members',
+    tags: ['Members'],
+    summary: 'Add a member',
+    description: 'Admin; owner to add an owner. The user must be registered.',
+    pathIds: orgPath,
+    access: 'member:manage',
+    errors: [
+      'OrganizationNotFoundError',
+      'ForbiddenError',
+      'UserNotFoundByEmailError',
+      'UserAlreadyMemberError',
+    ],
+    params: Type.Object({ organizationId: Type.String() }),
+    body: Type.Object({ email: Text(254), role: RoleSchema }),
+    response: { 201: Membership },
+    status: 201,
+    handler: async (request) =>
+      orgs.addMember(db, request.access, request.params.organizationId, request.body),
+  });
 }
+
+/** A member addressed by organization and user, changed by an admin (or an owner for an owner). */
+const member = {
+  pathIds: memberPath,
+  access: 'member:manage',
+  errors: [
+    'OrganizationNotFoundError',
+    'MembershipNotFoundError',
+    'ForbiddenError',
+    'OwnerCannotBeRemovedError',
+  ],
+  params: Type.Object({ organizationId: Type.String(), userId: Type.String() }),
+} as const;
 
 /** Members: change a role, remove. */
 function memberChangeRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.put(
-    '/api/v1/organizations/:organizationId/members/:userId',
-    {
-      config: {
-        pathIds: memberPath,
-        access: 'member:manage',
-        errors: [
-          'OrganizationNotFoundError',
-          'MembershipNotFoundError',
-          'ForbiddenError',
-          'OwnerCannotBeRemovedError',
-        ],
-      },
-      schema: {
-        tags: ['Members'],
-        summary: 'Change a member role',
-        description: 'Admin; owner when the current or new role is owner. The last owner cannot be demoted.',
-        params: Type.Object({ organizationId: Type.String(), userId: Type.String() }),
-        body: Type.Object({ role: RoleSchema }),
-        response: responses({ 200: Membership }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'PUT',
+    url: '/api/v1/organizations/:organizationId/members/:userId',
+    tags: ['Members'],
+    summary: 'Change a member role',
+    description: 'Admin; owner when the current or new role is owner. The last owner cannot be demoted.',
+    ...member,
+    body: Type.Object({ role: RoleSchema }),
+    response: { 200: Membership },
+    handler: async (request) =>
       orgs.updateMember(
         db,
         request.access,
@@ -299,64 +270,48 @@ function memberChangeRoutes(app: RouteApp): void {
         request.params.userId,
         request.body.role,
       ),
-  );
+  });
 
-  app.delete(
-    '/api/v1/organizations/:organizationId/members/:userId',
-    {
-      config: {
-        pathIds: memberPath,
-        access: 'member:manage',
-        errors: [
-          'OrganizationNotFoundError',
-          'MembershipNotFoundError',
-          'ForbiddenError',
-          'OwnerCannotBeRemovedError',
-        ],
-      },
-      schema: {
-        tags: ['Members'],
-        summary: 'Remove a member',
-        description: 'Admin; owner to remove an owner; anyone may leave. The last owner cannot be removed.',
-        params: Type.Object({ organizationId: Type.String(), userId: Type.String() }),
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await orgs.removeMember(db, request.access, request.params.organizationId, request.params.userId);
-      return reply.code(204).send();
-    },
-  );
+  route(app, {
+    method: 'DELETE',
+    url: '/api/v1/organizations/:organizationId/members/:userId',
+    tags: ['Members'],
+    summary: 'Remove a member',
+    description: 'Admin; owner to remove an owner; anyone may leave. The last owner cannot be removed.',
+    ...member,
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) =>
+      orgs.removeMember(db, request.access, request.params.organizationId, request.params.userId),
+  });
 }
 
 /** The audit log of an organization. */
 function auditLogRoutes(app: RouteApp): void {
   const { db } = app.deps;
 
-  app.get(
-    '/api/v1/audit-log',
-    {
-      config: { access: 'audit_log:read', errors: ['ValidationError'] },
-      schema: {
-        tags: ['Audit log'],
-        summary: 'Read the audit log',
-        description:
-          'Admin. Newest first (createdAt descending, then id). Page with `limit` and `offset`, or with `after` (the `nextCursor` of the previous page), which stays stable while entries are written.',
-        querystring: Type.Object({
-          organizationId: Uuid,
-          entityType: Type.Optional(StringEnum(AUDIT_ENTITY_TYPES)),
-          entityId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-          userId: Type.Optional(Uuid),
-          action: Type.Optional(StringEnum(AUDIT_ACTIONS)),
-          fromDate: Type.Optional(IsoDate),
-          toDate: Type.Optional(IsoDate),
-          ...PageQuery,
-          ...CursorQuery,
-        }),
-        response: responses({ 200: CursorPage('entries', AuditEntry) }),
-      },
-    },
-    async (request) => {
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/audit-log',
+    tags: ['Audit log'],
+    summary: 'Read the audit log',
+    description:
+      'Admin. Newest first (createdAt descending, then id). Page with `limit` and `offset`, or with `after` (the `nextCursor` of the previous page), which stays stable while entries are written.',
+    access: 'audit_log:read',
+    errors: ['ValidationError'],
+    querystring: Type.Object({
+      organizationId: Uuid,
+      entityType: Type.Optional(StringEnum(AUDIT_ENTITY_TYPES)),
+      entityId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+      userId: Type.Optional(Uuid),
+      action: Type.Optional(StringEnum(AUDIT_ACTIONS)),
+      fromDate: Type.Optional(IsoDate),
+      toDate: Type.Optional(IsoDate),
+      ...PageQuery,
+      ...CursorQuery,
+    }),
+    response: { 200: CursorPage('entries', AuditEntry) },
+    handler: async (request) => {
       const q = request.query;
       return orgs.listAudit(
         db,
@@ -365,5 +320,5 @@ function auditLogRoutes(app: RouteApp): void {
         pageParams(q),
       );
     },
-  );
+  });
 }

@@ -19,7 +19,7 @@ import {
   trialBalanceTable,
 } from '../../domain/reports/tabular.ts';
 import { exportFormat, sendTable } from '../../http/export.ts';
-import { responses } from '../../http/responses.ts';
+import { route } from '../../http/route.ts';
 import { findCompany } from '../companies/lookup.ts';
 import { checkGeneralLedgerQuery, generalLedger, generalLedgerTable } from './general-ledger.ts';
 import {
@@ -321,21 +321,19 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return sendTable(reply, format, table, [company?.name ?? q.companyId, name, date]);
     };
 
-  for (const route of ROUTES) {
-    app.get(
-      route.path,
-      {
-        config: { access: 'report:read', errors: route.errors },
-        schema: {
-          tags,
-          summary: route.summary,
-          description: route.description,
-          querystring: route.querystring,
-          response: responses({ 200: route.response }),
-        },
-      },
-      async (request, reply) =>
-        route.handle({ db, request, reply, answer: answerFor(request, reply) }, request.query),
-    );
+  for (const reportRoute of ROUTES) {
+    route(app, {
+      method: 'GET',
+      url: reportRoute.path,
+      tags,
+      summary: reportRoute.summary,
+      description: reportRoute.description,
+      access: 'report:read',
+      errors: reportRoute.errors,
+      querystring: reportRoute.querystring,
+      response: { 200: reportRoute.response },
+      handler: async (request, reply) =>
+        reportRoute.handle({ db, request, reply, answer: answerFor(request, reply) }, request.query),
+    });
   }
 };

@@ -4,7 +4,14 @@
  * description of the routes in routes.ts.
  */
 import { EXPORT_FORMATS } from '../../http/export.ts';
-import { cashFlowSection, EquityRow, statementLine, statementSection } from '../../http/statement-schemas.ts';
+import {
+  balanceSheetSections,
+  cashFlowSection,
+  EquityRow,
+  incomeStatementSections,
+  statementLine,
+  statementSection,
+} from '../../http/statement-schemas.ts';
 import {
   CurrencyCode,
   IsoDate,
@@ -60,29 +67,25 @@ const TranslationFields = {
   ),
 };
 
-const CurrencyParam = Type.Optional(
-  Type.Unsafe<string>({
-    ...CurrencyCode,
-    description:
-      'The currency of the statement (ISO 4217). Default: the functional currency (the statement as ' +
-      'booked). Another currency translates the balances as a consolidation run does (current-rate ' +
-      'method): monetary assets and liabilities at the closing rate, equity and non-monetary items at ' +
-      "the historical rates of their dates, revenue and expenses at each period's average rate, and " +
-      'the cumulative translation adjustment as the balancing equity line; the answer lists the rates ' +
-      'used. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType} when a rate is missing.',
-  }),
+/** An optional `currency` query parameter (ISO 4217) with its meaning for the report. */
+const currencyParam = (description: string) =>
+  Type.Optional(Type.Unsafe<string>({ ...CurrencyCode, description }));
+
+const CurrencyParam = currencyParam(
+  'The currency of the statement (ISO 4217). Default: the functional currency (the statement as ' +
+    'booked). Another currency translates the balances as a consolidation run does (current-rate ' +
+    'method): monetary assets and liabilities at the closing rate, equity and non-monetary items at ' +
+    "the historical rates of their dates, revenue and expenses at each period's average rate, and " +
+    'the cumulative translation adjustment as the balancing equity line; the answer lists the rates ' +
+    'used. 400 ExchangeRateNotFoundError {fromCurrency, toCurrency, date, rateType} when a rate is missing.',
 );
 
 /** The parameter of the reports that exist in the functional currency only. */
-const FunctionalCurrencyParam = Type.Optional(
-  Type.Unsafe<string>({
-    ...CurrencyCode,
-    description:
-      "The currency of the report: only the company's functional currency (the default); another " +
-      'currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} ' +
-      '(the balance sheet, the income statement, the cash-flow statement, the equity statement and the ' +
-      'trial balance at a date translate into another currency).',
-  }),
+const FunctionalCurrencyParam = currencyParam(
+  "The currency of the report: only the company's functional currency (the default); another " +
+    'currency answers 400 ReportCurrencyNotSupportedError {report, currency, functionalCurrency} ' +
+    '(the balance sheet, the income statement, the cash-flow statement, the equity statement and the ' +
+    'trial balance at a date translate into another currency).',
 );
 
 export const TrialBalanceReport = Type.Object({
@@ -122,13 +125,7 @@ export const BalanceSheetReport = Type.Object({
   comparativeDate: Nullable(Day),
   currency: Type.String(),
   generatedAt: Timestamp,
-  currentAssets: ReportSection,
-  nonCurrentAssets: ReportSection,
-  totalAssets: Money,
-  currentLiabilities: ReportSection,
-  nonCurrentLiabilities: ReportSection,
-  totalLiabilities: Money,
-  equity: ReportSection,
+  ...balanceSheetSections(ReportSection),
   totalEquity: Money,
   totalLiabilitiesAndEquity: Money,
   isBalanced: Type.Boolean(),
@@ -144,15 +141,7 @@ export const IncomeStatementReport = Type.Object({
   comparativeEndDate: Nullable(Day),
   currency: Type.String(),
   generatedAt: Timestamp,
-  revenue: ReportSection,
-  costOfSales: ReportSection,
-  grossProfit: Money,
-  operatingExpenses: ReportSection,
-  operatingIncome: Money,
-  otherIncomeExpense: ReportSection,
-  incomeBeforeTax: Money,
-  taxExpense: Money,
-  netIncome: Money,
+  ...incomeStatementSections(ReportSection),
   ...TranslationFields,
 });
 

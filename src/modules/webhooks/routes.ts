@@ -1,7 +1,9 @@
 /** Event log and webhook endpoints. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent, responses } from '../../http/responses.ts';
+import { NoContent } from '../../http/responses.ts';
+import { route } from '../../http/route.ts';
+import type { RouteApp } from '../../http/route-app.ts';
 import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import { listEvents } from '../events/service.ts';
 import { EVENT_TYPES } from '../events/record.ts';
@@ -94,38 +96,51 @@ const endpointPathIds = {
 const EndpointParams = Type.Object({ endpointId: Type.String() });
 const tags = ['Webhooks'];
 const byId = '/api/v1/webhook-endpoints/:endpointId';
+/** An endpoint addressed by id within the organization the query names. */
+const endpoint = {
+  pathIds: endpointPathIds,
+  params: EndpointParams,
+  querystring: OrgQuery,
+  access: 'webhook:manage',
+  errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError'],
+} as const;
 
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.deps;
-  const { policy, dispatcher } = app.deps.webhooks;
+  eventRoutes(app);
+  endpointCollectionRoutes(app);
+  endpointRoutes(app);
+  deliveryRoutes(app);
+};
 
-  app.get(
-    '/api/v1/events',
-    {
-      config: { access: 'event:read', errors: ['OrganizationNotFoundError'] },
-      schema: {
-        tags: ['Events'],
-        summary: 'List events',
-        description:
-          'Viewer. Oldest first. Pass the last event id you processed as `after` to read what came since; ' +
-          'an event becomes visible once every transaction that started before it has ended, so no ' +
-          'event ever appears behind a cursor already returned.',
-        querystring: Type.Object({
-          organizationId: Uuid,
-          after: Type.Optional(Uuid),
-          type: Type.Optional(
-            Type.String({
-              minLength: 1,
-              maxLength: 2000,
-              description: `Event type, or several separated by commas: ${EVENT_TYPES.join(', ')}`,
-            }),
-          ),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+/** The event log. */
+function eventRoutes(app: RouteApp): void {
+  const { db } = app.deps;
+
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/events',
+    tags: ['Events'],
+    summary: 'List events',
+    description:
+      'Viewer. Oldest first. Pass the last event id you processed as `after` to read what came since; ' +
+      'an event becomes visible once every transaction that started before it has ended, so no ' +
+      'event ever appears behind a cursor already returned.',
+    access: 'event:read',
+    errors: ['OrganizationNotFoundError'],
+    querystring: Type.Object({
+      organizationId: Uuid,
+      after: Type.Optional(Uuid),
+      type: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 2000,
+          description: `Event type, or several separated by commas: ${EVENT_TYPES.join(', ')}`,
         }),
-        response: responses({ 200: EventPage }),
-      },
-    },
-    async (request) => {
+      ),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+    }),
+    response: { 200: EventPage },
+    handler: async (request) => {
       const q = request.query;
       return listEvents(db, request.access, {
         organizationId: q.organizationId.toLowerCase(),
@@ -134,95 +149,85 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         limit: q.limit,
       });
     },
-  );
+  });
+}
 
-  app.get(
-    '/api/v1/webhook-endpoints',
-    {
-      config: { access: 'webhook:manage', errors: ['OrganizationNotFoundError'] },
-      schema: {
-        tags,
-        summary: 'List webhook endpoints',
-        description: 'Admin. Oldest first.',
-        querystring: Type.Object({ organizationId: Uuid, ...PageQuery }),
-        response: responses({ 200: Page('endpoints', Endpoint) }),
-      },
-    },
-    async (request) =>
+/** Webhook endpoints: list, create. */
+function endpointCollectionRoutes(app: RouteApp): void {
+  const { db } = app.deps;
+  const { policy } = app.deps.webhooks;
+
+  route(app, {
+    method: 'GET',
+    url: '/api/v1/webhook-endpoints',
+    tags,
+    summary: 'List webhook endpoints',
+    description: 'Admin. Oldest first.',
+    access: 'webhook:manage',
+    errors: ['OrganizationNotFoundError'],
+    querystring: Type.Object({ organizationId: Uuid, ...PageQuery }),
+    response: { 200: Page('endpoints', Endpoint) },
+    handler: async (request) =>
       service.listEndpoints(db, request.access, request.query.organizationId, pageParams(request.query)),
-  );
+  });
 
-  app.post(
-    '/api/v1/webhook-endpoints',
-    {
-      config: { access: 'webhook:manage', errors: ['OrganizationNotFoundError'] },
-      schema: {
-        tags,
-        summary: 'Create a webhook endpoint',
-        description:
-          'Admin. The answer carries the signing secret, shown this once. Only https:// URLs ' +
-          '(http:// when the service allows it); private, loopback and link-local addresses are refused.',
-        body: Type.Object({
-          organizationId: Uuid,
-          url: WebhookUrl,
-          description: Type.Optional(Nullable(Text(500))),
-          eventTypes: Type.Optional(Type.Array(EventTypeSchema, { maxItems: 50 })),
-          enabled: Type.Optional(Type.Boolean()),
-        }),
-        response: responses({ 201: CreatedEndpoint }),
-      },
-    },
-    async (request, reply) =>
-      reply.code(201).send(await service.createEndpoint(db, request.access, policy, request.body)),
-  );
+  route(app, {
+    method: 'POST',
+    url: '/api/v1/webhook-endpoints',
+    tags,
+    summary: 'Create a webhook endpoint',
+    description:
+      'Admin. The answer carries the signing secret, shown this once. Only https:// URLs ' +
+      '(http:// when the service allows it); private, loopback and link-local addresses are refused.',
+    access: 'webhook:manage',
+    errors: ['OrganizationNotFoundError'],
+    body: Type.Object({
+      organizationId: Uuid,
+      url: WebhookUrl,
+      description: Type.Optional(Nullable(Text(500))),
+      eventTypes: Type.Optional(Type.Array(EventTypeSchema, { maxItems: 50 })),
+      enabled: Type.Optional(Type.Boolean()),
+    }),
+    response: { 201: CreatedEndpoint },
+    status: 201,
+    handler: async (request) => service.createEndpoint(db, request.access, policy, request.body),
+  });
+}
 
-  app.get(
-    byId,
-    {
-      config: {
-        pathIds: endpointPathIds,
-        access: 'webhook:manage',
-        errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Get a webhook endpoint',
-        description: 'Admin. The secret is never shown again.',
-        params: EndpointParams,
-        querystring: OrgQuery,
-        response: responses({ 200: Endpoint }),
-      },
-    },
-    async (request) =>
+/** One webhook endpoint: get, update, delete. */
+function endpointRoutes(app: RouteApp): void {
+  const { db } = app.deps;
+  const { policy } = app.deps.webhooks;
+
+  route(app, {
+    method: 'GET',
+    url: byId,
+    tags,
+    summary: 'Get a webhook endpoint',
+    description: 'Admin. The secret is never shown again.',
+    ...endpoint,
+    response: { 200: Endpoint },
+    handler: async (request) =>
       service.getEndpoint(db, request.access, request.query.organizationId, request.params.endpointId),
-  );
+  });
 
-  app.put(
-    byId,
-    {
-      config: {
-        pathIds: endpointPathIds,
-        access: 'webhook:manage',
-        errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Update a webhook endpoint',
-        description:
-          'Admin. Omitted fields are unchanged. Enabling a disabled endpoint clears its failure state; its ' +
-          'pending deliveries resume.',
-        params: EndpointParams,
-        querystring: OrgQuery,
-        body: Type.Object({
-          url: Type.Optional(WebhookUrl),
-          description: Type.Optional(Nullable(Text(500))),
-          eventTypes: Type.Optional(Type.Array(EventTypeSchema, { maxItems: 50 })),
-          enabled: Type.Optional(Type.Boolean()),
-        }),
-        response: responses({ 200: Endpoint }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'PUT',
+    url: byId,
+    tags,
+    summary: 'Update a webhook endpoint',
+    description:
+      'Admin. Omitted fields are unchanged. Enabling a disabled endpoint clears its failure state; its ' +
+      'pending deliveries resume.',
+    ...endpoint,
+    body: Type.Object({
+      url: Type.Optional(WebhookUrl),
+      description: Type.Optional(Nullable(Text(500))),
+      eventTypes: Type.Optional(Type.Array(EventTypeSchema, { maxItems: 50 })),
+      enabled: Type.Optional(Type.Boolean()),
+    }),
+    response: { 200: Endpoint },
+    handler: async (request) =>
       service.updateEndpoint(
         db,
         request.access,
@@ -231,58 +236,41 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.params.endpointId,
         request.body,
       ),
-  );
+  });
 
-  app.delete(
-    byId,
-    {
-      config: {
-        pathIds: endpointPathIds,
-        access: 'webhook:manage',
-        errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Delete a webhook endpoint',
-        description: 'Admin. Its delivery records go with it.',
-        params: EndpointParams,
-        querystring: OrgQuery,
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (request, reply) => {
-      await service.deleteEndpoint(
-        db,
-        request.access,
-        request.query.organizationId,
-        request.params.endpointId,
-      );
-      return reply.code(204).send();
-    },
-  );
+  route(app, {
+    method: 'DELETE',
+    url: byId,
+    tags,
+    summary: 'Delete a webhook endpoint',
+    description: 'Admin. Its delivery records go with it.',
+    ...endpoint,
+    response: { 204: NoContent },
+    status: 204,
+    handler: async (request) =>
+      service.deleteEndpoint(db, request.access, request.query.organizationId, request.params.endpointId),
+  });
+}
 
-  app.get(
-    `${byId}/deliveries`,
-    {
-      config: {
-        pathIds: endpointPathIds,
-        access: 'webhook:manage',
-        errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'List deliveries of a webhook endpoint',
-        description: 'Admin. Newest first, with every attempt (time, response status, duration, error).',
-        params: EndpointParams,
-        querystring: Type.Object({
-          organizationId: Uuid,
-          status: Type.Optional(StringEnum(['Pending', 'Succeeded', 'Failed'] as const)),
-          ...PageQuery,
-        }),
-        response: responses({ 200: Page('deliveries', Delivery) }),
-      },
-    },
-    async (request) =>
+/** An endpoint's deliveries: list, retry one, send a test ping. */
+function deliveryRoutes(app: RouteApp): void {
+  const { db } = app.deps;
+  const { dispatcher } = app.deps.webhooks;
+
+  route(app, {
+    method: 'GET',
+    url: `${byId}/deliveries`,
+    tags,
+    summary: 'List deliveries of a webhook endpoint',
+    description: 'Admin. Newest first, with every attempt (time, response status, duration, error).',
+    ...endpoint,
+    querystring: Type.Object({
+      organizationId: Uuid,
+      status: Type.Optional(StringEnum(['Pending', 'Succeeded', 'Failed'] as const)),
+      ...PageQuery,
+    }),
+    response: { 200: Page('deliveries', Delivery) },
+    handler: async (request) =>
       service.listDeliveries(
         db,
         request.access,
@@ -291,67 +279,49 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.query.status,
         pageParams(request.query),
       ),
-  );
+  });
 
-  app.post(
-    `${byId}/deliveries/:deliveryId/retry`,
-    {
-      config: {
-        pathIds: {
-          ...endpointPathIds,
-          deliveryId: {
-            tag: 'WebhookDeliveryNotFoundError',
-            field: 'deliveryId',
-            message: 'Webhook delivery not found',
-          },
-        },
-        access: 'webhook:manage',
-        errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError', 'WebhookDeliveryNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Retry a delivery',
-        description: 'Admin. The delivery is sent again as soon as possible, whatever its status.',
-        params: Type.Object({ endpointId: Type.String(), deliveryId: Type.String() }),
-        querystring: OrgQuery,
-        response: responses({ 202: Delivery }),
+  route(app, {
+    method: 'POST',
+    url: `${byId}/deliveries/:deliveryId/retry`,
+    tags,
+    summary: 'Retry a delivery',
+    description: 'Admin. The delivery is sent again as soon as possible, whatever its status.',
+    ...endpoint,
+    pathIds: {
+      ...endpointPathIds,
+      deliveryId: {
+        tag: 'WebhookDeliveryNotFoundError',
+        field: 'deliveryId',
+        message: 'Webhook delivery not found',
       },
     },
-    async (request, reply) =>
-      reply
-        .code(202)
-        .send(
-          await service.retryDelivery(
-            db,
-            request.access,
-            dispatcher,
-            request.query.organizationId,
-            request.params.endpointId,
-            request.params.deliveryId,
-          ),
-        ),
-  );
+    errors: [...endpoint.errors, 'WebhookDeliveryNotFoundError'],
+    params: Type.Object({ endpointId: Type.String(), deliveryId: Type.String() }),
+    response: { 202: Delivery },
+    status: 202,
+    handler: async (request) =>
+      service.retryDelivery(
+        db,
+        request.access,
+        dispatcher,
+        request.query.organizationId,
+        request.params.endpointId,
+        request.params.deliveryId,
+      ),
+  });
 
-  app.post(
-    `${byId}/test`,
-    {
-      config: {
-        pathIds: endpointPathIds,
-        access: 'webhook:manage',
-        errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError'],
-      },
-      schema: {
-        tags,
-        summary: 'Send a test ping',
-        description:
-          'Admin. Sends a signed `WebhookTest` message to the endpoint now and answers with the delivery and ' +
-          'the outcome of that attempt.',
-        params: EndpointParams,
-        querystring: OrgQuery,
-        response: responses({ 200: Delivery }),
-      },
-    },
-    async (request) =>
+  route(app, {
+    method: 'POST',
+    url: `${byId}/test`,
+    tags,
+    summary: 'Send a test ping',
+    description:
+      'Admin. Sends a signed `WebhookTest` message to the endpoint now and answers with the delivery and ' +
+      'the outcome of that attempt.',
+    ...endpoint,
+    response: { 200: Delivery },
+    handler: async (request) =>
       service.testEndpoint(
         db,
         request.access,
@@ -359,5 +329,5 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.query.organizationId,
         request.params.endpointId,
       ),
-  );
-};
+  });
+}

@@ -1,0 +1,134 @@
+/**
+ * A route declared as data: method, path, documentation, who may call it, the errors it answers, its
+ * TypeBox schemas and its handler, in one object. `route(app, {...})` registers it with the shapes every
+ * route shares filled in once: the error answers of the response map (`responses`), the success status
+ * of a create (201) or a delete (204), and the `config` the pipeline, the OpenAPI document and the route
+ * matrices read (`pathIds`, `access`, `errors`, `lookAhead`, `csvBody`, `public`).
+ */
+import type { FastifyReply, FastifyRequest, FastifySchemaCompiler, RouteOptions } from 'fastify';
+import type { RouteAccess } from '../access/access.ts';
+import type { ErrorTag } from '../domain/error-catalogue.ts';
+import type { LookAhead } from './auth.ts';
+import type { CsvBodyRule } from './csv-body.ts';
+import { responses } from './responses.ts';
+import type { PathIdRule } from './route-registry.ts';
+import type { RouteApp } from './route-app.ts';
+import { type Static, type TSchema, Type, Uuid } from './schemas.ts';
+
+/** Path parameters of a resource addressed by id (the id is checked by the route's `pathIds` rule). */
+export const IdParams = Type.Object({ id: Type.String() });
+/** The query string of a route addressed by id: the organization, optional (the resource names it). */
+export const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
+
+/**
+ * The addressing of a resource by id within an organization: the NotFound rule of a malformed id, the
+ * `id` path parameter and the optional `organizationId` query. Spread into a route declaration.
+ */
+export function byId(rule: PathIdRule) {
+  return { pathIds: { id: rule }, params: IdParams, querystring: OrgQuery };
+}
+
+/** The request a handler is given, typed by the route's schemas. */
+export type RouteRequest<
+  P extends TSchema,
+  Q extends TSchema,
+  B extends TSchema,
+  H extends TSchema,
+> = FastifyRequest<{
+  Params: Static<P>;
+  Querystring: Static<Q>;
+  Body: Static<B>;
+  Headers: Static<H>;
+}>;
+
+/** One route. The schemas type the handler's request; absent ones stay absent from the document. */
+export interface RouteDeclaration<
+  P extends TSchema,
+  Q extends TSchema,
+  B extends TSchema,
+  H extends TSchema,
+> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  tags: string[];
+  summary: string;
+  description: string;
+  /** The action of the permission matrix (its minimum role), or `signedIn`; absent on public routes. */
+  access?: RouteAccess;
+  /** No authentication. */
+  public?: true;
+  /** The tags the operation answers beyond the common ones. */
+  errors?: readonly ErrorTag[];
+  /** Identifiers in the path: a malformed one answers 404 with its rule's tag. */
+  pathIds?: Record<string, PathIdRule>;
+  lookAhead?: LookAhead;
+  csvBody?: CsvBodyRule;
+  params?: P;
+  querystring?: Q;
+  headers?: H;
+  body?: B;
+  /** The success answers by status; the error answers are added (`responses`). */
+  response: Record<number, TSchema>;
+  /** Options of the error answers (`public`: those of a route without authentication; `extra` statuses). */
+  errorAnswers?: { public?: boolean; extra?: number[] };
+  /**
+   * 201 or 202: the handler's value is sent with that status; 204: the handler's value is dropped and the
+   * answer is empty. Without it the handler answers (its value, or through `reply`).
+   */
+  status?: 201 | 202 | 204;
+  validatorCompiler?: FastifySchemaCompiler<TSchema>;
+  bodyLimit?: number;
+  /** A check made before the body is validated (e.g. a path value outside a closed list answers 404). */
+  preValidation?: (request: RouteRequest<P, Q, B, H>, reply: FastifyReply) => Promise<void>;
+  handler: (request: RouteRequest<P, Q, B, H>, reply: FastifyReply) => unknown;
+}
+
+/** Registers a declared route. */
+export function route<
+  P extends TSchema = TSchema,
+  Q extends TSchema = TSchema,
+  B extends TSchema = TSchema,
+  H extends TSchema = TSchema,
+>(app: RouteApp, declaration: RouteDeclaration<P, Q, B, H>): void {
+  const d = declaration;
+  const handle = d.handler as (request: FastifyRequest, reply: FastifyReply) => unknown;
+  const config = {
+    ...(d.public ? { public: true } : {}),
+    ...(d.pathIds ? { pathIds: d.pathIds } : {}),
+    ...(d.csvBody ? { csvBody: d.csvBody } : {}),
+    ...(d.lookAhead ? { lookAhead: d.lookAhead } : {}),
+    ...(d.access ? { access: d.access } : {}),
+    ...(d.errors ? { errors: d.errors } : {}),
+  };
+  const schema = {
+    tags: d.tags,
+    summary: d.summary,
+    description: d.description,
+    ...(d.params ? { params: d.params } : {}),
+    ...(d.querystring ? { querystring: d.querystring } : {}),
+    ...(d.headers ? { headers: d.headers } : {}),
+    ...(d.body ? { body: d.body } : {}),
+    response: responses(d.response, d.errorAnswers),
+  };
+  const status = d.status;
+  const handler =
+    status === undefined
+      ? handle
+      : status === 204
+        ? async (request: FastifyRequest, reply: FastifyReply) => {
+            await handle(request, reply);
+            return reply.code(204).send();
+          }
+        : async (request: FastifyRequest, reply: FastifyReply) =>
+            reply.code(status).send(await handle(request, reply));
+  app.route({
+    method: d.method,
+    url: d.url,
+    config,
+    schema,
+    ...(d.validatorCompiler ? { validatorCompiler: d.validatorCompiler } : {}),
+    ...(d.bodyLimit !== undefined ? { bodyLimit: d.bodyLimit } : {}),
+    ...(d.preValidation ? { preValidation: d.preValidation } : {}),
+    handler,
+  } as RouteOptions as never);
+}
