@@ -37,7 +37,6 @@
  * Endpoints failing without a success for five days are disabled, with a `WebhookEndpointDisabled`
  * event, by a check every few seconds (endpoint-health.ts).
  */
-import { randomUUID } from 'node:crypto';
 import { type Db, run } from '../../db/client.ts';
 import {
   DEFAULT_RETRY_POLICY,
