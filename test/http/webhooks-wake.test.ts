@@ -17,7 +17,7 @@ import { type Company, createCompany } from '../helpers/ledger.ts';
 
 const POLL_MS = 60_000;
 
-/** A receiver that keeps every body and answers after `delayMs`. */
+/** A receiver that keeps every body and answers after `delayMs` on the paths under /slow, at once on others. */
 let server: Server;
 let port = 0;
 let delayMs = 0;
@@ -35,7 +35,7 @@ beforeAll(async () => {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       received.push({ path: req.url ?? '/', body: JSON.parse(body), at: Date.now() });
-      setTimeout(() => res.writeHead(204).end(), delayMs);
+      setTimeout(() => res.writeHead(204).end(), req.url?.startsWith('/slow') ? delayMs : 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -174,9 +174,10 @@ describe('dispatcher woken by commits', () => {
     const createdAt = new Date(Date.now() - 60_000);
     await t.database.db.execute(sql`delete from webhook_deliveries
       where organization_id = ${org.id} and endpoint_id = ${promptEndpoint} and event_id = ${event!.id}`);
-    await t.database.db.execute(sql`insert into webhook_fanout_batches
-        (id, after_tx, after_event_id, last_tx, last_event_id, created_at, lease_until)
-      values (gen_random_uuid(), ${event!.tx}::bigint, '00000000-0000-0000-0000-000000000000',
+    await t.database.db.execute(sql`insert into webhook_fanout_batches (id, organization_id, endpoint_id,
+        after_tx, after_event_id, last_tx, last_event_id, created_at, lease_until)
+      values (gen_random_uuid(), ${org.id}, ${promptEndpoint}, ${event!.tx}::bigint,
+        '00000000-0000-0000-0000-000000000000',
         ${event!.tx}::bigint, ${event!.id}, ${createdAt.toISOString()}, now() - interval '1 second')`);
     t.app.deps.webhooks.dispatcher.nudge();
     await until('the event sent again', () => arrivals() === 2, PROMPT_MS);
@@ -192,9 +193,9 @@ describe('dispatcher woken by commits', () => {
     expect(batches[0]!.n).toBe(0);
 
     // a lapsed batch none of whose events goes to an endpoint any more is dropped, not leased again
-    await t.database.db.execute(sql`insert into webhook_fanout_batches
-        (id, after_tx, after_event_id, last_tx, last_event_id, created_at, lease_until)
-      values (gen_random_uuid(), 0, '00000000-0000-0000-0000-000000000000', 0,
+    await t.database.db.execute(sql`insert into webhook_fanout_batches (id, organization_id, endpoint_id,
+        after_tx, after_event_id, last_tx, last_event_id, created_at, lease_until)
+      values (gen_random_uuid(), ${org.id}, ${promptEndpoint}, 0, '00000000-0000-0000-0000-000000000000', 0,
         '00000000-0000-0000-0000-000000000000', now(), now() - interval '1 second')`);
     t.app.deps.webhooks.dispatcher.nudge();
     await until(
@@ -208,6 +209,79 @@ describe('dispatcher woken by commits', () => {
         )[0]!.n === 0,
       PROMPT_MS,
     );
+  });
+
+  it("records an endpoint's deliveries without waiting for a slower endpoint's; parks a disabled one's", async () => {
+    const slow = await t.post('/api/v1/webhook-endpoints', {
+      token: owner.token,
+      body: {
+        organizationId: org.id,
+        url: `http://127.0.0.1:${port}/slow-other`,
+        eventTypes: ['JournalEntryCreated'],
+      },
+    });
+    expect(slow.status).toBe(201);
+    delayMs = 1_500;
+    const entry = await t.post('/api/v1/journal-entries', {
+      token: owner.token,
+      body: entryBody('Two speeds'),
+    });
+    expect(entry.status).toBe(201);
+    const rows = (endpointId: string) =>
+      queryRows<{ status: string }>(
+        t.database.db,
+        sql`select d.status from webhook_deliveries d join events e
+              on e.organization_id = d.organization_id and e.id = d.event_id
+            where d.organization_id = ${org.id} and d.endpoint_id = ${endpointId}
+              and e.resource_id = ${entry.body.id} and e.type = 'JournalEntryCreated'`,
+      );
+    // the prompt endpoint's delivery is recorded while the slow one's answer is still on its way
+    await until(
+      'the prompt delivery recorded',
+      async () => (await rows(promptEndpoint)).length === 1,
+      PROMPT_MS,
+    );
+    expect(await rows(slow.body.id as string)).toHaveLength(0);
+    await until(
+      'the slow delivery recorded',
+      async () => (await rows(slow.body.id as string)).length === 1,
+      PROMPT_MS,
+    );
+    expect(await rows(slow.body.id as string)).toEqual([{ status: 'Succeeded' }]);
+    delayMs = 0;
+    const off = await t.put(`/api/v1/webhook-endpoints/${slow.body.id}`, {
+      token: owner.token,
+      query: { organizationId: org.id },
+      body: { enabled: false },
+    });
+    expect(off.status).toBe(200);
+
+    // a batch of it left leased by a process that died, found after the endpoint was disabled: its
+    // deliveries are written Pending (sent once the endpoint is enabled again), not sent now
+    const [event] = await queryRows<{ tx: string; id: string }>(
+      t.database.db,
+      sql`select tx::text as tx, id from events
+          where organization_id = ${org.id} and resource_id = ${entry.body.id} and type = 'JournalEntryCreated'`,
+    );
+    await t.database.db.execute(sql`delete from webhook_deliveries
+      where organization_id = ${org.id} and endpoint_id = ${slow.body.id} and event_id = ${event!.id}`);
+    await t.database.db.execute(sql`insert into webhook_fanout_batches (id, organization_id, endpoint_id,
+        after_tx, after_event_id, last_tx, last_event_id, created_at, lease_until)
+      values (gen_random_uuid(), ${org.id}, ${slow.body.id}, ${event!.tx}::bigint,
+        '00000000-0000-0000-0000-000000000000', ${event!.tx}::bigint, ${event!.id}, now(),
+        now() - interval '1 second')`);
+    t.app.deps.webhooks.dispatcher.nudge();
+    await until(
+      'the parked delivery',
+      async () => (await rows(slow.body.id as string)).length === 1,
+      PROMPT_MS,
+    );
+    expect(await rows(slow.body.id as string)).toEqual([{ status: 'Pending' }]);
+    const batches = await queryRows<{ n: number }>(
+      t.database.db,
+      sql`select count(*)::int as n from webhook_fanout_batches`,
+    );
+    expect(batches[0]!.n).toBe(0);
   });
 
   it('on stop, records the send in flight and gives back the claimed delivery not yet sent', async () => {

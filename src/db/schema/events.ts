@@ -120,17 +120,30 @@ export const webhookFanout = pgTable('webhook_fanout', {
 });
 
 /**
- * Fan-out batches in flight (issue 23): the events after one fan-out position up to the next, whose
- * deliveries are being sent; leased by the dispatcher that fanned them out, fanned out again by any
- * dispatcher once the lease lapses. Their deliveries are written, with the first attempt's outcome,
- * by the statement that deletes the row.
+ * Fan-out batches in flight (issue 23): for one endpoint, the events after one fan-out position up
+ * to the next, whose deliveries are being sent; leased by the dispatcher that fanned them out, fanned
+ * out again by any dispatcher once the lease lapses. Their deliveries are written, with the first
+ * attempt's outcome, by the statement that deletes the row.
  */
-export const webhookFanoutBatches = pgTable('webhook_fanout_batches', {
-  id: uuid('id').primaryKey(),
-  afterTx: bigint('after_tx', { mode: 'bigint' }).notNull(),
-  afterEventId: uuid('after_event_id').notNull(),
-  lastTx: bigint('last_tx', { mode: 'bigint' }).notNull(),
-  lastEventId: uuid('last_event_id').notNull(),
-  createdAt: ts('created_at').notNull(),
-  leaseUntil: ts('lease_until').notNull(),
-});
+export const webhookFanoutBatches = pgTable(
+  'webhook_fanout_batches',
+  {
+    id: uuid('id').notNull(),
+    organizationId: orgId(),
+    endpointId: uuid('endpoint_id').notNull(),
+    afterTx: bigint('after_tx', { mode: 'bigint' }).notNull(),
+    afterEventId: uuid('after_event_id').notNull(),
+    lastTx: bigint('last_tx', { mode: 'bigint' }).notNull(),
+    lastEventId: uuid('last_event_id').notNull(),
+    createdAt: ts('created_at').notNull(),
+    leaseUntil: ts('lease_until').notNull(),
+  },
+  (t) => [
+    tenantKey(t),
+    foreignKey({
+      name: 'webhook_fanout_batches_endpoint_fk',
+      columns: [t.organizationId, t.endpointId],
+      foreignColumns: [webhookEndpoints.organizationId, webhookEndpoints.id],
+    }).onDelete('cascade'),
+  ],
+);

@@ -14,8 +14,10 @@
  *    endpoint. Only events of transactions older than every transaction still running are taken, so
  *    an event that commits late cannot fall behind the position; one process at a time advances it
  *    (its row is claimed with FOR UPDATE SKIP LOCKED). The events taken form a batch, leased to this
- *    process as a `webhook_fanout_batches` row: its deliveries are sent before any row of theirs is
- *    written. A batch whose lease lapsed (its process died) is leased and fanned out again here;
+ *    process per endpoint as `webhook_fanout_batches` rows: its deliveries are sent before any row of
+ *    theirs is written, and an endpoint's are recorded once all of them have finished (a slow
+ *    endpoint holds back no other's). A batch whose lease lapsed (its process died) is leased and
+ *    fanned out again here;
  * 3. claim — due delivery rows (retries, by time or by hand; leases that lapsed) are leased
  *    (`lease_until`) with FOR UPDATE SKIP LOCKED, so several processes share the work without sending
  *    one delivery twice; a delivery leased by a process that died is claimed again once its lease has
@@ -35,7 +37,6 @@
  * Endpoints failing without a success for five days are disabled, with a `WebhookEndpointDisabled`
  * event, by a check every few seconds (endpoint-health.ts).
  */
-import { randomUUID } from 'node:crypto';
 import { type Db, run } from '../../db/client.ts';
 import {
   DEFAULT_RETRY_POLICY,
@@ -311,7 +312,6 @@ export class Dispatcher {
       JSON.stringify(this.attemptRows(outcomes)),
       claimLimit,
       JSON.stringify(this.batchRows(batches)),
-      randomUUID(),
     ]);
     const claimed: ClaimedDelivery[] = [];
     const fanned = new Map<string, FanoutBatch>();

@@ -25,8 +25,8 @@ export interface ClaimedDelivery {
 }
 
 /**
- * A fan-out batch in flight: its deliveries are recorded together, once none is left unfinished,
- * by the statement that deletes its row (only while the lease is still `leaseUntil`).
+ * A fan-out batch in flight, for one endpoint: its deliveries are recorded together, once none is
+ * left unfinished, by the statement that deletes its row (only while the lease is still `leaseUntil`).
  */
 export interface FanoutBatch {
   id: string;

@@ -4,9 +4,9 @@
  * not used (`RELEASE`). See the dispatcher for what a cycle does.
  *
  * A delivery row is written once its first attempt has finished: a fan-out takes a batch of events
- * and leases it as a whole (a `webhook_fanout_batches` row: the range of events after the fan-out
- * position, and a lease), the batch's deliveries are sent, and once every one of them has finished
- * they are inserted with their outcome — Succeeded, or Pending with the next attempt — in the
+ * and leases it per endpoint (a `webhook_fanout_batches` row: the endpoint, the range of events after
+ * the fan-out position, and a lease), the batch's deliveries are sent, and once every one of an
+ * endpoint's has finished they are inserted with their outcome — Succeeded, or Pending with the next attempt — in the
  * statement that deletes the batch row (only while its lease is still the one they were sent
  * under). A batch whose lease lapses (its process died) is fanned out again by any process. Retries
  * (by time or by hand) work on the delivery rows: claimed with their own lease, recorded by an update.
@@ -54,9 +54,9 @@ const BATCH_ROWS = (p: string) => `select * from jsonb_to_recordset(${p}::jsonb)
 
 /** Deletes the batch rows of `rb` still under the lease they were sent under: those are recorded. */
 const BATCHES_DONE = `delete from webhook_fanout_batches b
-     using (select distinct batch_id, lease_until from rb) k
-     where b.id = k.batch_id and b.lease_until = k.lease_until
-     returning b.id, b.created_at`;
+     using (select distinct organization_id, batch_id, lease_until from rb) k
+     where b.organization_id = k.organization_id and b.id = k.batch_id and b.lease_until = k.lease_until
+     returning b.organization_id, b.id, b.created_at`;
 
 /**
  * Inserts the deliveries of the batches in `gone` with their first attempt (one write per delivery),
@@ -76,7 +76,7 @@ const FIRST_ATTEMPTS = `insert into webhook_deliveries (id, organization_id, end
            'responseStatus', r.response_status, 'durationMs', r.duration_ms, 'error', r.error)) end,
        case when r.ok then r.attempted_at end,
        g.created_at, coalesce(r.attempted_at, now())
-     from rb r join gone g on g.id = r.batch_id
+     from rb r join gone g on g.organization_id = r.organization_id and g.id = r.batch_id
      where exists (select 1 from webhook_endpoints w where w.organization_id = r.organization_id
        and w.id = r.endpoint_id)
      returning organization_id, endpoint_id, delivered_at is not null as ok, last_attempt_at as attempted_at`;
@@ -129,10 +129,13 @@ const FANNED = (
        ${e}.id as event_id, ${e}.tx as event_tx, ${e}.type as event_type, 0 as attempt_count, ${w}.url, ${w}.secret,
        ${EVENT_JSON(e)}::text as body`;
 
-/** The endpoints `w` an event `e` goes to. */
-const SUBSCRIBED = (e: string, w: string) => `${w}.organization_id = ${e}.organization_id and ${w}.enabled
+/** The endpoints `w` subscribed to an event `e`, enabled or not. */
+const MATCHES = (e: string, w: string) => `${w}.organization_id = ${e}.organization_id
        and (cardinality(${w}.event_types) = 0 or ${e}.type = any(${w}.event_types))
        and ${w}.created_at <= ${e}.occurred_at`;
+
+/** The endpoints `w` an event `e` goes to. */
+const SUBSCRIBED = (e: string, w: string) => `${w}.enabled and ${MATCHES(e, w)}`;
 
 /**
  * One dispatcher cycle in one statement (one round trip, and on PGlite one turn of its single
@@ -141,11 +144,12 @@ const SUBSCRIBED = (e: string, w: string) => `${w}.organization_id = ${e}.organi
  * - `r` … `fail`: record the attempts of the previous cycles (as `COMPLETE`): $3 of delivery rows,
  *   $5 of fan-out batches whose every delivery has finished;
  * - `cur` … `newb`: fan-out of up to $1 events past the shared position, as described in the
- *   dispatcher: the position advances past them and, when they go to any endpoint, the batch is
- *   leased for $2 ms as a `webhook_fanout_batches` row (id $6) — no delivery row yet;
- * - `lapsed` … `dropped`: the oldest batch whose lease lapsed (its process died; never one this
+ *   dispatcher: the position advances past them and, for each endpoint they go to, the endpoint's
+ *   batch is leased for $2 ms as a `webhook_fanout_batches` row — no delivery row yet;
+ * - `lapsed` … `dropped`: the oldest batches whose lease lapsed (their process died; never one this
  *   statement records), fanned out again and leased again for $2 ms — or deleted, when none of its
- *   events goes to an endpoint any more (disabled or deleted since);
+ *   events goes to its endpoint now: an endpoint disabled since gets them as Pending deliveries (sent
+ *   once it is enabled again, as any of its pending deliveries), one unsubscribed since does not;
  * - `due`, `claimed`: up to $4 due delivery rows (retries, leases that lapsed), leased for $2 ms
  *   with FOR UPDATE SKIP LOCKED — never one whose attempt this statement is recording.
  *
@@ -176,30 +180,44 @@ export const CYCLE = statement(
    last as (select tx, id from batch order by tx desc, id desc limit 1),
    adv as (update webhook_fanout f set tx = last.tx, event_id = last.id from last where f.id = 1 returning 1),
    newb as (
-     insert into webhook_fanout_batches (id, after_tx, after_event_id, last_tx, last_event_id, created_at,
-       lease_until)
-     select $6::uuid, cur.tx, cur.event_id, last.tx, last.id, now(), now() + $2::int * interval '1 millisecond'
-     from cur, last where exists (select 1 from fan)
-     returning id, created_at, lease_until),
+     insert into webhook_fanout_batches (id, organization_id, endpoint_id, after_tx, after_event_id, last_tx,
+       last_event_id, created_at, lease_until)
+     select gen_random_uuid(), f.organization_id, f.endpoint_id, cur.tx, cur.event_id, last.tx, last.id, now(),
+       now() + $2::int * interval '1 millisecond'
+     from (select distinct organization_id, endpoint_id from fan) f, cur, last
+     returning id, organization_id, endpoint_id, created_at, lease_until),
    lapsed as (
-     select b.id, b.after_tx, b.after_event_id, b.last_tx, b.last_event_id, b.created_at
+     select b.organization_id, b.id, b.endpoint_id, b.after_tx, b.after_event_id, b.last_tx, b.last_event_id,
+       b.created_at
      from webhook_fanout_batches b
      where b.lease_until < now() and not exists (select 1 from rb where rb.batch_id = b.id)
-     order by b.last_tx, b.last_event_id limit 1
+     order by b.last_tx, b.last_event_id limit 10
      for update skip locked),
    refan as (
      select ${FANNED('e', 'w')}, l.id as batch_id, l.created_at,
        (now() + $2::int * interval '1 millisecond')::timestamptz(3) as lease_until
      from lapsed l
-     join events e on (e.tx, e.id) > (l.after_tx, l.after_event_id) and (e.tx, e.id) <= (l.last_tx, l.last_event_id)
-     join webhook_endpoints w on ${SUBSCRIBED('e', 'w')}),
+     join events e on e.organization_id = l.organization_id
+       and (e.tx, e.id) > (l.after_tx, l.after_event_id) and (e.tx, e.id) <= (l.last_tx, l.last_event_id)
+     join webhook_endpoints w on w.id = l.endpoint_id and ${SUBSCRIBED('e', 'w')}),
+   parked as (
+     insert into webhook_deliveries (id, organization_id, endpoint_id, event_id, event_tx, event_type, status,
+       next_attempt_at, created_at, updated_at)
+     select gen_random_uuid(), e.organization_id, w.id, e.id, e.tx, e.type, 'Pending', now(), l.created_at, now()
+     from lapsed l
+     join events e on e.organization_id = l.organization_id
+       and (e.tx, e.id) > (l.after_tx, l.after_event_id) and (e.tx, e.id) <= (l.last_tx, l.last_event_id)
+     join webhook_endpoints w on w.id = l.endpoint_id and not w.enabled and ${MATCHES('e', 'w')}
+     returning 1),
    relet as (
      update webhook_fanout_batches b set lease_until = now() + $2::int * interval '1 millisecond'
-     from lapsed where b.id = lapsed.id and exists (select 1 from refan)
+     from lapsed l where b.organization_id = l.organization_id and b.id = l.id
+       and exists (select 1 from refan where refan.batch_id = l.id)
      returning 1),
    dropped as (
      delete from webhook_fanout_batches b
-     using lapsed where b.id = lapsed.id and not exists (select 1 from refan)
+     using lapsed l where b.organization_id = l.organization_id and b.id = l.id
+       and not exists (select 1 from refan where refan.batch_id = l.id)
      returning 1),
    due as (
      select d.organization_id, d.id from webhook_deliveries d
@@ -223,7 +241,8 @@ export const CYCLE = statement(
      join webhook_endpoints w on w.organization_id = c.organization_id and w.id = c.endpoint_id
      left join events e on e.organization_id = c.organization_id and e.id = c.event_id
      union all
-     select f.*, n.id, n.created_at, n.lease_until from fan f, newb n
+     select f.*, n.id, n.created_at, n.lease_until
+     from fan f join newb n on n.organization_id = f.organization_id and n.endpoint_id = f.endpoint_id
      union all
      select * from refan)
    select 'send' as kind, s.organization_id, s.id, s.endpoint_id, s.event_tx, s.event_id, s.event_type,
