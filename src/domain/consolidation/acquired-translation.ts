@@ -24,7 +24,7 @@ import type { Cells, PreparedCompany } from './ledger.ts';
 import { ledgerCuts } from './ownership.ts';
 import { ExactSum, roundScaled, type ScaledValue, toScaled } from './scaled.ts';
 import { CTA_KEY, cmpAccountNumber } from './setup.ts';
-import type { CompanyInput } from './types.ts';
+import type { AccountInfo, CompanyInput } from './types.ts';
 import type { ViewComputation } from './view.ts';
 import type { ItemKind, TranslatedCompany, TranslatedItem } from './view-types.ts';
 
@@ -87,78 +87,135 @@ function parseCuts(v: ViewComputation, c: CompanyInput, cuts: string[], scale: n
   return byCut;
 }
 
-/** The translated balances of an acquired member (see the module comment), with its phases. */
-export function translateAcquired(
-  v: ViewComputation,
-  c: CompanyInput,
-  p: PreparedCompany,
-  scale: number,
-): TranslatedCompany {
+/**
+ * What every step of an acquired member's translation reads: the member, its ledger cuts, the
+ * pre-acquisition amounts per cut and HR(T). Gathered once so that the steps below take one argument
+ * instead of a dozen and cannot disagree about T or the rate.
+ */
+interface AcquiredContext {
+  v: ViewComputation;
+  c: CompanyInput;
+  cur: string;
+  foreign: boolean;
+  cuts: string[];
+  T: string;
+  cutUnits: Map<string, Map<string, bigint>>;
+  accounts: Map<string, AccountInfo>;
+  hr: ScaledValue | null;
+  scale: number;
+  minor: number;
+}
+
+function acquiredContext(v: ViewComputation, c: CompanyInput, scale: number): AcquiredContext {
   const { setup } = v;
-  const { G, minor } = setup;
   const cur = c.functionalCurrency;
-  const foreign = cur !== G;
+  const foreign = cur !== setup.G;
   const cuts = ledgerCuts(setup.tree, c.companyId);
   const T = cuts[cuts.length - 1]!;
+  // The cut ledgers are read (and checked) before HR(T) is asked for, as they always were: a missing
+  // cut is an error whatever the rate.
   const cutUnits = parseCuts(v, c, cuts, scale);
   const accounts = setup.accounts.get(c.companyId)!;
   const hr = foreign ? v.historicalRate(cur, T) : ONE;
-  const atAcquisition = (units: bigint) => (hr ? roundScaled(units * hr.coef, scale + hr.scale, minor) : 0n);
-  const cutOf = (cut: string, n: string) => cutUnits.get(cut)!.get(n) ?? 0n;
+  return { v, c, cur, foreign, cuts, T, cutUnits, accounts, hr, scale, minor: setup.minor };
+}
 
-  const items: TranslatedItem[] = [];
-  let itemTotal = 0n;
-  const push = (key: string, kind: ItemKind, type: AccountType, units: bigint, phases?: bigint[]) => {
+/** A functional amount at HR(T), in G's minor unit (0 when the rate is missing: the issue is recorded). */
+function atAcquisition(ctx: AcquiredContext, units: bigint): bigint {
+  const { hr, scale, minor } = ctx;
+  return hr ? roundScaled(units * hr.coef, scale + hr.scale, minor) : 0n;
+}
+
+/** Σ of account `n`'s ledger data dated before `cut`. */
+function cutOf(ctx: AcquiredContext, cut: string, n: string): bigint {
+  return ctx.cutUnits.get(cut)!.get(n) ?? 0n;
+}
+
+/**
+ * Phases of an item from its cumulative pre-acquisition amounts per cut and its post part. Each
+ * cumulative amount is translated at HR(T) before the differences are taken, so the phases add up to
+ * the translated whole with no rounding left over.
+ */
+function phased(ctx: AcquiredContext, cumulative: (cut: string) => bigint, post: bigint): bigint[] {
+  const phases: bigint[] = [];
+  let before = 0n;
+  for (const cut of ctx.cuts) {
+    const at = atAcquisition(ctx, cumulative(cut));
+    phases.push(at - before);
+    before = at;
+  }
+  phases.push(post);
+  return phases;
+}
+
+/** The translated items in order and their running total (the CTA is what balances it). */
+class ItemList {
+  readonly items: TranslatedItem[] = [];
+  total = 0n;
+
+  /** Adds an item unless it is zero in every respect (a phased item with a non-zero phase stays). */
+  push(key: string, kind: ItemKind, type: AccountType, units: bigint, phases?: bigint[]): void {
     if (units === 0n && !phases?.some((x) => x !== 0n)) return;
-    items.push(
+    this.items.push(
       phases ? { key, kind, accountType: type, units, phases } : { key, kind, accountType: type, units },
     );
-    itemTotal += units;
-  };
-  /** phases of an item from its cumulative pre-acquisition amounts per cut and its post part */
-  const phased = (cumulative: (cut: string) => bigint, post: bigint): bigint[] => {
-    const phases: bigint[] = [];
-    let before = 0n;
-    for (const cut of cuts) {
-      const at = atAcquisition(cumulative(cut));
-      phases.push(at - before);
-      before = at;
-    }
-    phases.push(post);
-    return phases;
-  };
-  const sorted = <V>(m: Map<string, V>) => [...m.keys()].sort(cmpAccountNumber);
+    this.total += units;
+  }
 
-  for (const n of sorted(p.monetary)) {
+  /** Adds an item whose amount is the sum of its phases. */
+  pushPhased(key: string, kind: ItemKind, phases: bigint[]): void {
+    this.push(
+      key,
+      kind,
+      'Equity',
+      phases.reduce((a, b) => a + b, 0n),
+      phases,
+    );
+  }
+}
+
+const sortedKeys = <V>(m: Map<string, V>) => [...m.keys()].sort(cmpAccountNumber);
+
+/** Monetary items: at the closing rate, acquired or not. */
+function pushMonetary(ctx: AcquiredContext, p: PreparedCompany, list: ItemList): void {
+  const { v, cur, foreign, accounts, scale, minor } = ctx;
+  for (const n of sortedKeys(p.monetary)) {
     const bal = p.monetary.get(n)!;
     if (bal === 0n) continue;
     const type = accounts.get(n)!.accountType;
     const r = foreign ? v.closingRate(cur) : ONE;
-    push(n, 'account', type, r ? roundScaled(bal * r.coef, scale + r.scale, minor) : 0n);
+    list.push(n, 'account', type, r ? roundScaled(bal * r.coef, scale + r.scale, minor) : 0n);
   }
+}
 
-  for (const n of sorted(p.historical)) {
+/**
+ * Equity and non-monetary items: the part dated before T is one block at HR(T) (phased for equity),
+ * the rest at the rates of its dates. The dated figures must agree with the cut ledger at T, or the
+ * split would count a straddling figure twice or not at all.
+ */
+function pushHistorical(ctx: AcquiredContext, p: PreparedCompany, list: ItemList): void {
+  const { v, c, cur, foreign, T, hr, scale, minor } = ctx;
+  for (const n of sortedKeys(p.historical)) {
     const cells = p.historical.get(n)!.normalize();
     const { post, pre } = historicalParts(v, cur, foreign, cells, T, scale);
-    if (foreign && pre !== cutOf(T, n)) {
+    if (foreign && pre !== cutOf(ctx, T, n)) {
       throw new Error(
         `The figures of account ${n} of ${c.companyName} do not separate at its acquisition date ${T}`,
       );
     }
     if (cells.info.accountType === 'Equity') {
-      const postUnits = foreign ? post.rounded(minor) : roundScaled(total(cells) - cutOf(T, n), scale, minor);
-      const phases = phased((cut) => cutOf(cut, n), postUnits);
-      push(
+      const postUnits = foreign
+        ? post.rounded(minor)
+        : roundScaled(total(cells) - cutOf(ctx, T, n), scale, minor);
+      list.pushPhased(
         n,
         'account',
-        'Equity',
-        phases.reduce((a, b) => a + b, 0n),
-        phases,
+        phased(ctx, (cut) => cutOf(ctx, cut, n), postUnits),
       );
     } else {
       // Non-monetary assets and liabilities: the part held at T at HR(T), later movements at their own rates.
       if (foreign && hr) post.addProduct(pre, hr);
-      push(
+      list.push(
         n,
         'account',
         cells.info.accountType,
@@ -166,45 +223,69 @@ export function translateAcquired(
       );
     }
   }
+}
 
-  const income = incomeParts(v, c, p, foreign, T, scale, (n) => cutOf(T, n));
-  for (const [n, units] of income.ytd) push(n, 'account', accounts.get(n)!.accountType, units);
+/**
+ * Revenue and expense from T on (year to date, per account), and the retained-earnings line: its
+ * pre-acquisition phases are the member's results before each cut, its last phase the earlier years'
+ * results after T. Returns this year's results dated before T (functional), which the acquisition
+ * steps need.
+ */
+function pushIncome(ctx: AcquiredContext, p: PreparedCompany, list: ItemList): bigint {
+  const { v, c, foreign, T, accounts, scale, minor } = ctx;
+  const income = incomeParts(v, c, p, foreign, T, scale, (n) => cutOf(ctx, T, n));
+  for (const [n, units] of income.ytd) list.push(n, 'account', accounts.get(n)!.accountType, units);
   const incomeNumbers = [...accounts.values()]
     .filter((a) => a.accountType === 'Revenue' || a.accountType === 'Expense')
     .map((a) => a.accountNumber);
-  const preIncome = (cut: string) => incomeNumbers.reduce((s, n) => s + cutOf(cut, n), 0n);
-  const rePhases = phased(preIncome, income.priorPost.rounded(minor));
-  push(
-    setup.reKey,
-    'priorYear',
-    'Equity',
-    rePhases.reduce((a, b) => a + b, 0n),
-    rePhases,
-  );
+  const preIncome = (cut: string) => incomeNumbers.reduce((s, n) => s + cutOf(ctx, cut, n), 0n);
+  list.pushPhased(v.setup.reKey, 'priorYear', phased(ctx, preIncome, income.priorPost.rounded(minor)));
+  return income.preYear;
+}
 
-  const cta = -itemTotal;
+/** The CTA balances the items; all of it arises from T on, so its pre-acquisition phases are zero. */
+function pushCta(ctx: AcquiredContext, list: ItemList): bigint {
+  const cta = -list.total;
   if (cta !== 0n) {
-    items.push({
+    list.items.push({
       key: CTA_KEY,
       kind: 'cta',
       accountType: 'Equity',
       units: cta,
-      phases: [...cuts.map(() => 0n), cta],
+      phases: [...ctx.cuts.map(() => 0n), cta],
     });
   }
+  return cta;
+}
+
+/** The translated balances of an acquired member (see the module comment), with its phases. */
+export function translateAcquired(
+  v: ViewComputation,
+  c: CompanyInput,
+  p: PreparedCompany,
+  scale: number,
+): TranslatedCompany {
+  const ctx = acquiredContext(v, c, scale);
+  // The order of the items is part of the result: monetary, then equity and non-monetary, then
+  // income and the retained-earnings line, then the CTA.
+  const list = new ItemList();
+  pushMonetary(ctx, p, list);
+  pushHistorical(ctx, p, list);
+  const preAcquisitionYearUnits = pushIncome(ctx, p, list);
+  const cta = pushCta(ctx, list);
   return {
     company: c,
-    items,
+    items: list.items,
     cta,
     functionalTotal: v.functionalTotal(p, scale),
     acquired: {
-      cuts,
-      T,
-      cutUnits,
+      cuts: ctx.cuts,
+      T: ctx.T,
+      cutUnits: ctx.cutUnits,
       scale,
-      acquisitionRate: hr,
-      preAcquisitionYearUnits: income.preYear,
-      preAcquisitionYearMinor: atAcquisition(income.preYear),
+      acquisitionRate: ctx.hr,
+      preAcquisitionYearUnits,
+      preAcquisitionYearMinor: atAcquisition(ctx, preAcquisitionYearUnits),
     },
   };
 }

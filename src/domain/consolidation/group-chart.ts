@@ -262,16 +262,12 @@ export interface MappedInput {
 const CHECK_SCALE = 12;
 
 /**
- * The run's input rewritten onto the group chart. Accounts without a mapping are left out; each one
- * with a balance in either view (or named by a rule's debit or credit account) is reported as an
- * `UNMAPPED_ACCOUNT` error naming the company and the account number.
+ * Company-specific accounts named by active rules, by company. An unmapped account a rule books to
+ * must be reported even when it has no balance, or the rule's entry would vanish without a word.
  */
-export function applyGroupChart(input: ConsolidationInput, chart: GroupChartInput): MappedInput {
-  const resolver = new MappingResolver(chart);
-  const maps = new Map<string, NumberMap>();
-  const issues: ValidationIssue[] = [];
+function ruleAccountsOf(rules: ConsolidationInput['rules']): Map<string, Set<string>> {
   const ruleAccounts = new Map<string, Set<string>>();
-  for (const r of input.rules) {
+  for (const r of rules) {
     if (!r.isActive) continue;
     for (const ref of [r.debitAccount, r.creditAccount]) {
       if (ref.groupAccount) continue;
@@ -280,76 +276,117 @@ export function applyGroupChart(input: ConsolidationInput, chart: GroupChartInpu
       ruleAccounts.set(ref.companyId, set);
     }
   }
-  const ledgerOf = (data: ViewData, id: string) => data.ledgers.find((l) => l.companyId === id);
-  const companies: CompanyInput[] = input.companies.map((c) => {
-    const map: NumberMap = new Map();
-    const used = new Map<string, GroupAccountInput>();
-    const unmapped = new Set<string>();
-    const names = new Map<string, string>();
-    for (const a of c.accounts) {
-      const r = resolver.resolve(c.companyId, a);
-      if (r) {
-        map.set(a.accountNumber, r.groupAccount.accountNumber);
-        used.set(r.groupAccount.accountNumber, r.groupAccount);
-      } else {
-        unmapped.add(a.accountNumber);
-        names.set(a.accountNumber, a.name);
-      }
+  return ruleAccounts;
+}
+
+/** How one company's accounts resolve: the number map, the group accounts reached, and the rest. */
+interface CompanyMapping {
+  map: NumberMap;
+  used: Map<string, GroupAccountInput>;
+  unmapped: Set<string>;
+  /** names of the unmapped accounts, for the issue messages */
+  names: Map<string, string>;
+}
+
+function mapCompanyAccounts(resolver: MappingResolver, c: CompanyInput): CompanyMapping {
+  const map: NumberMap = new Map();
+  const used = new Map<string, GroupAccountInput>();
+  const unmapped = new Set<string>();
+  const names = new Map<string, string>();
+  for (const a of c.accounts) {
+    const r = resolver.resolve(c.companyId, a);
+    if (r) {
+      map.set(a.accountNumber, r.groupAccount.accountNumber);
+      used.set(r.groupAccount.accountNumber, r.groupAccount);
+    } else {
+      unmapped.add(a.accountNumber);
+      names.set(a.accountNumber, a.name);
     }
-    maps.set(c.companyId, map);
-    const balances = new Map<string, bigint>();
-    unmappedBalances(ledgerOf(input.closing, c.companyId), unmapped, balances, CHECK_SCALE);
-    const opening = new Map<string, bigint>();
-    unmappedBalances(ledgerOf(input.opening, c.companyId), unmapped, opening, CHECK_SCALE);
-    const flagged = [...unmapped].filter(
-      (n) =>
-        (balances.get(n) ?? 0n) !== 0n ||
-        (opening.get(n) ?? 0n) !== 0n ||
-        (ruleAccounts.get(c.companyId)?.has(n) ?? false),
-    );
-    for (const n of flagged.sort(cmpAccountNumber)) {
-      const bal = balances.get(n) ?? 0n;
-      issues.push({
-        severity: 'Error',
-        code: 'UNMAPPED_ACCOUNT',
-        message:
-          `Account ${n} (${names.get(n)}) of ${c.companyName} is not mapped to a group account` +
-          (bal !== 0n
-            ? ` and has a balance of ${trimZeros(scaledToString(bal, CHECK_SCALE))} ${c.functionalCurrency}`
-            : ''),
-        entityReference: `${c.companyId}/${n}`,
-      });
-    }
-    // The parent carries the whole group chart: lines that no mapped account reaches (eliminations,
-    // adjustments, the intercompany-difference account) still find their group account.
-    const accounts =
-      c.role === 'Parent'
-        ? chart.accounts.map(infoOf)
-        : [...used.values()].sort((a, b) => cmpAccountNumber(a.accountNumber, b.accountNumber)).map(infoOf);
-    const re = c.retainedEarningsAccountNumber;
-    const acq = c.acquisition;
+  }
+  return { map, used, unmapped, names };
+}
+
+const ledgerOf = (data: ViewData, id: string) => data.ledgers.find((l) => l.companyId === id);
+
+/**
+ * `UNMAPPED_ACCOUNT` errors of one company, by account number: an unmapped account matters only when
+ * leaving it out would lose something (a balance in either view, or a rule's entry); an empty one is
+ * harmless and is not reported.
+ */
+function unmappedAccountIssues(
+  input: ConsolidationInput,
+  c: CompanyInput,
+  mapping: CompanyMapping,
+  ruleAccounts: Map<string, Set<string>>,
+): ValidationIssue[] {
+  const { unmapped, names } = mapping;
+  const balances = new Map<string, bigint>();
+  unmappedBalances(ledgerOf(input.closing, c.companyId), unmapped, balances, CHECK_SCALE);
+  const opening = new Map<string, bigint>();
+  unmappedBalances(ledgerOf(input.opening, c.companyId), unmapped, opening, CHECK_SCALE);
+  const flagged = [...unmapped].filter(
+    (n) =>
+      (balances.get(n) ?? 0n) !== 0n ||
+      (opening.get(n) ?? 0n) !== 0n ||
+      (ruleAccounts.get(c.companyId)?.has(n) ?? false),
+  );
+  return flagged.sort(cmpAccountNumber).map((n) => {
+    const bal = balances.get(n) ?? 0n;
     return {
-      ...c,
-      accounts,
-      retainedEarningsAccountNumber: re === null ? null : (map.get(re) ?? null),
-      ...(acq
-        ? {
-            acquisition: {
-              ...acq,
-              investmentAccount: {
-                companyId: acq.investmentAccount.companyId,
-                accountNumber: '',
-              },
-              fairValueAdjustments: acq.fairValueAdjustments.map((f) => ({
-                ...f,
-                accountNumber: map.get(f.accountNumber) ?? '',
-              })),
-            },
-          }
-        : {}),
+      severity: 'Error',
+      code: 'UNMAPPED_ACCOUNT',
+      message:
+        `Account ${n} (${names.get(n)}) of ${c.companyName} is not mapped to a group account` +
+        (bal !== 0n
+          ? ` and has a balance of ${trimZeros(scaledToString(bal, CHECK_SCALE))} ${c.functionalCurrency}`
+          : ''),
+      entityReference: `${c.companyId}/${n}`,
     };
   });
-  // Investment accounts belong to the holder: map them with the holder's numbers.
+}
+
+/**
+ * A company as the run sees it on the group chart. The investment account is left blank here: it
+ * belongs to the holder and is mapped with the holder's numbers once every company's map is known.
+ */
+function remapCompany(c: CompanyInput, chart: GroupChartInput, mapping: CompanyMapping): CompanyInput {
+  const { map, used } = mapping;
+  // The parent carries the whole group chart: lines that no mapped account reaches (eliminations,
+  // adjustments, the intercompany-difference account) still find their group account.
+  const accounts =
+    c.role === 'Parent'
+      ? chart.accounts.map(infoOf)
+      : [...used.values()].sort((a, b) => cmpAccountNumber(a.accountNumber, b.accountNumber)).map(infoOf);
+  const re = c.retainedEarningsAccountNumber;
+  const acq = c.acquisition;
+  return {
+    ...c,
+    accounts,
+    retainedEarningsAccountNumber: re === null ? null : (map.get(re) ?? null),
+    ...(acq
+      ? {
+          acquisition: {
+            ...acq,
+            investmentAccount: {
+              companyId: acq.investmentAccount.companyId,
+              accountNumber: '',
+            },
+            fairValueAdjustments: acq.fairValueAdjustments.map((f) => ({
+              ...f,
+              accountNumber: map.get(f.accountNumber) ?? '',
+            })),
+          },
+        }
+      : {}),
+  };
+}
+
+/** Investment accounts belong to the holder: map them with the holder's numbers. */
+function mapInvestmentAccounts(
+  input: ConsolidationInput,
+  companies: CompanyInput[],
+  maps: Map<string, NumberMap>,
+): void {
   for (let i = 0; i < companies.length; i++) {
     const acq = input.companies[i]!.acquisition;
     if (!acq) continue;
@@ -359,14 +396,39 @@ export function applyGroupChart(input: ConsolidationInput, chart: GroupChartInpu
       accountNumber: maps.get(ref.companyId)?.get(ref.accountNumber) ?? '',
     };
   }
+}
+
+/**
+ * A rule's account on the group chart. Group accounts are booked on the parent, which carries the
+ * whole chart; a company account keeps its number when unmapped (it was reported as an issue).
+ */
+function mapRuleAccount(ref: AccountRef, parentId: string, maps: Map<string, NumberMap>): AccountRef {
+  return ref.groupAccount
+    ? { companyId: parentId, accountNumber: ref.accountNumber, groupAccount: true }
+    : {
+        companyId: ref.companyId,
+        accountNumber: maps.get(ref.companyId)?.get(ref.accountNumber) ?? ref.accountNumber,
+      };
+}
+
+/**
+ * The run's input rewritten onto the group chart. Accounts without a mapping are left out; each one
+ * with a balance in either view (or named by a rule's debit or credit account) is reported as an
+ * `UNMAPPED_ACCOUNT` error naming the company and the account number.
+ */
+export function applyGroupChart(input: ConsolidationInput, chart: GroupChartInput): MappedInput {
+  const resolver = new MappingResolver(chart);
+  const maps = new Map<string, NumberMap>();
+  const issues: ValidationIssue[] = [];
+  const ruleAccounts = ruleAccountsOf(input.rules);
+  const companies: CompanyInput[] = input.companies.map((c) => {
+    const mapping = mapCompanyAccounts(resolver, c);
+    maps.set(c.companyId, mapping.map);
+    issues.push(...unmappedAccountIssues(input, c, mapping, ruleAccounts));
+    return remapCompany(c, chart, mapping);
+  });
+  mapInvestmentAccounts(input, companies, maps);
   const parentId = input.companies.find((c) => c.role === 'Parent')?.companyId ?? '';
-  const mapRef = (ref: AccountRef): AccountRef =>
-    ref.groupAccount
-      ? { companyId: parentId, accountNumber: ref.accountNumber, groupAccount: true }
-      : {
-          companyId: ref.companyId,
-          accountNumber: maps.get(ref.companyId)?.get(ref.accountNumber) ?? ref.accountNumber,
-        };
   issues.push(...ruleGroupAccountIssues(input.rules, resolver));
   return {
     input: {
@@ -374,8 +436,8 @@ export function applyGroupChart(input: ConsolidationInput, chart: GroupChartInpu
       companies,
       rules: input.rules.map((r) => ({
         ...r,
-        debitAccount: mapRef(r.debitAccount),
-        creditAccount: mapRef(r.creditAccount),
+        debitAccount: mapRuleAccount(r.debitAccount, parentId, maps),
+        creditAccount: mapRuleAccount(r.creditAccount, parentId, maps),
       })),
       closing: remapView(input.closing, maps),
       opening: remapView(input.opening, maps),

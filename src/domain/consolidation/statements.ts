@@ -422,16 +422,29 @@ function cashFlowCategoryOf(l: ConsolidatedLine): CashFlowCategory {
   return defaultCashFlowCategory(l.accountCategory) ?? 'Operating';
 }
 
-export function buildConsolidatedCashFlowStatement(
-  ctx: StatementContext,
+/** The balance-sheet changes of the year sorted into cash-flow sections, with the cash balances. */
+interface ClassifiedCashFlows {
+  beginningCash: Decimal;
+  endingCash: Decimal;
+  /** the CTA change, standing in for the effect of rates when the run has no statement facts */
+  ctaEffect: Decimal;
+  byCategory: Record<CashFlowCategory, CashFlowLine[]>;
+}
+
+/**
+ * Each non-cash balance-sheet line's change, less what is not a cash flow (its translation
+ * difference and the balances that arrived with an acquired member), becomes a line of its category.
+ * Cash-equivalent lines are the cash balances the statement explains, not flows.
+ */
+function classifyCashFlows(
   opening: TrialBalanceView,
   closing: TrialBalanceView,
-): ConsolidatedCashFlowStatement {
-  const cur = ctx.currency;
+  cur: string,
+): ClassifiedCashFlows {
   const facts = closing.statementFacts?.lines;
   let beginningCash = ZERO;
   let endingCash = ZERO;
-  let exchangeRateEffect = ZERO;
+  let ctaEffect = ZERO;
   let acquired = ZERO;
   const byCategory: Record<CashFlowCategory, CashFlowLine[]> = {
     Operating: [],
@@ -452,7 +465,7 @@ export function buildConsolidatedCashFlowStatement(
     if (p.line.lineType === 'CurrencyTranslationAdjustment') {
       // Without statement facts (runs completed before they existed) the CTA change stands in for
       // the effect of rates; with them it is a translation difference, not a cash flow.
-      if (!facts) exchangeRateEffect = exchangeRateEffect.plus(p.closing.minus(p.opening).neg());
+      if (!facts) ctaEffect = ctaEffect.plus(p.closing.minus(p.opening).neg());
       continue;
     }
     const effect = p.closing.minus(p.opening).minus(translation).minus(arrived).neg();
@@ -465,64 +478,99 @@ export function buildConsolidatedCashFlowStatement(
       cashLine('Acquisition of subsidiaries, net of cash acquired', acquired.neg(), cur),
     );
   }
-  const total = (lines: CashFlowLine[]) => {
-    let t = ZERO;
-    for (const l of lines) if (l.style === 'Normal') t = t.plus(dec(l.amount.value));
-    return t;
-  };
-  const header = (description: string): CashFlowLine => ({
+  return { beginningCash, endingCash, ctaEffect, byCategory };
+}
+
+/** Σ of a section's flow lines (its headers carry no amount and its total is added after). */
+function cashFlowTotal(lines: CashFlowLine[]): Decimal {
+  let t = ZERO;
+  for (const l of lines) if (l.style === 'Normal') t = t.plus(dec(l.amount.value));
+  return t;
+}
+
+function cashFlowHeader(description: string, cur: string): CashFlowLine {
+  return {
     description,
     accountId: null,
     accountNumber: null,
     amount: money(ZERO, cur),
     style: 'Header',
     indentLevel: 0,
-  });
-  const totalLine = (description: string, amount: Decimal): CashFlowLine => ({
+  };
+}
+
+function cashFlowTotalLine(description: string, amount: Decimal, cur: string): CashFlowLine {
+  return {
     description,
     accountId: null,
     accountNumber: null,
     amount: money(amount, cur),
     style: 'Total',
     indentLevel: 0,
-  });
-  const opLines: CashFlowLine[] = [cashLine('Net Income', dec(closing.netIncome.value), cur)];
+  };
+}
+
+/** A section's lines closed by its total line, and the total. */
+function cashFlowSection(
+  lines: CashFlowLine[],
+  totalDescription: string,
+  cur: string,
+): { lines: CashFlowLine[]; net: Decimal } {
+  const net = cashFlowTotal(lines);
+  return { lines: [...lines, cashFlowTotalLine(totalDescription, net, cur)], net };
+}
+
+/**
+ * The indirect method's operating section: net income first, then the non-cash adjustments and the
+ * working-capital changes, each group under its header only when it has lines.
+ */
+function operatingSection(
+  closing: TrialBalanceView,
+  byCategory: Record<CashFlowCategory, CashFlowLine[]>,
+  cur: string,
+): { lines: CashFlowLine[]; net: Decimal } {
+  const lines: CashFlowLine[] = [cashLine('Net Income', dec(closing.netIncome.value), cur)];
   if (byCategory.NonCash.length > 0)
-    opLines.push(header('Adjustments for non-cash items'), ...byCategory.NonCash);
+    lines.push(cashFlowHeader('Adjustments for non-cash items', cur), ...byCategory.NonCash);
   if (byCategory.Operating.length > 0)
-    opLines.push(header('Changes in working capital'), ...byCategory.Operating);
-  const opNet = total(opLines);
-  opLines.push(totalLine('Net Cash from Operating Activities', opNet));
-  const invLines = [...byCategory.Investing];
-  const invNet = total(invLines);
-  invLines.push(totalLine('Net Cash from Investing Activities', invNet));
-  const finLines = [...byCategory.Financing];
-  const finNet = total(finLines);
-  finLines.push(totalLine('Net Cash from Financing Activities', finNet));
-  if (facts) {
-    // The effect of rate changes on cash; rounding of the translated flows (a few minor units at most)
-    // is kept with it so that the statement reconciles.
-    exchangeRateEffect = endingCash.minus(beginningCash).minus(opNet).minus(invNet).minus(finNet);
-  }
-  const netChange = opNet.plus(invNet).plus(finNet).plus(exchangeRateEffect);
+    lines.push(cashFlowHeader('Changes in working capital', cur), ...byCategory.Operating);
+  return cashFlowSection(lines, 'Net Cash from Operating Activities', cur);
+}
+
+export function buildConsolidatedCashFlowStatement(
+  ctx: StatementContext,
+  opening: TrialBalanceView,
+  closing: TrialBalanceView,
+): ConsolidatedCashFlowStatement {
+  const cur = ctx.currency;
+  const { beginningCash, endingCash, ctaEffect, byCategory } = classifyCashFlows(opening, closing, cur);
+  const operating = operatingSection(closing, byCategory, cur);
+  const investing = cashFlowSection(byCategory.Investing, 'Net Cash from Investing Activities', cur);
+  const financing = cashFlowSection(byCategory.Financing, 'Net Cash from Financing Activities', cur);
+  // The effect of rate changes on cash; rounding of the translated flows (a few minor units at most)
+  // is kept with it so that the statement reconciles. Without statement facts the CTA change stands in.
+  const exchangeRateEffect = closing.statementFacts?.lines
+    ? endingCash.minus(beginningCash).minus(operating.net).minus(investing.net).minus(financing.net)
+    : ctaEffect;
+  const netChange = operating.net.plus(investing.net).plus(financing.net).plus(exchangeRateEffect);
   return {
     ...periodHeader(ctx, cur),
     method: 'indirect',
     beginningCash: money(beginningCash, cur),
     operatingActivities: {
       title: 'Cash Flows from Operating Activities',
-      lineItems: opLines,
-      netCashFlow: money(opNet, cur),
+      lineItems: operating.lines,
+      netCashFlow: money(operating.net, cur),
     },
     investingActivities: {
       title: 'Cash Flows from Investing Activities',
-      lineItems: invLines,
-      netCashFlow: money(invNet, cur),
+      lineItems: investing.lines,
+      netCashFlow: money(investing.net, cur),
     },
     financingActivities: {
       title: 'Cash Flows from Financing Activities',
-      lineItems: finLines,
-      netCashFlow: money(finNet, cur),
+      lineItems: financing.lines,
+      netCashFlow: money(financing.net, cur),
     },
     exchangeRateEffect: money(exchangeRateEffect, cur),
     netChangeInCash: money(netChange, cur),
