@@ -136,27 +136,55 @@ export function lineRows(
  * place a single create and a bulk create turn a derived line into its row.
  */
 export function derivedLineRow(l: DerivedLine, fc: string, of: LineRowsOf, i: number): LineRow {
-  const fa = l.functionalAmount.toFixed();
-  const amount = dec(l.amount).toFixed();
-  const debit = l.side === 'debit';
-  return {
-    id: of.ids[of.firstId + i]!,
-    organizationId: of.organizationId,
-    journalEntryId: of.journalEntryId,
-    companyId: of.companyId,
-    lineNumber: l.lineNumber,
-    accountId: l.accountId,
-    currency: l.currency,
-    debitAmount: debit ? amount : null,
-    creditAmount: debit ? null : amount,
-    functionalDebitAmount: debit ? fa : null,
-    functionalCreditAmount: debit ? null : fa,
+  const rate = {
     exchangeRate: l.currency === fc ? '1' : l.exchangeRate.toFixed(),
     exchangeRateId: l.exchangeRateId,
     exchangeRateLegIds: l.legIds,
-    memo: l.memo,
-    dimensions: l.dimensions,
-    intercompanyPartnerId: l.effectivePartner,
+  };
+  const amount = dec(l.amount).toFixed();
+  return lineRow(l, of, i, amount, l.functionalAmount.toFixed(), rate, l.effectivePartner);
+}
+
+/** How a stored line was converted into the functional currency. */
+interface LineRate {
+  exchangeRate: string;
+  exchangeRateId: string | null;
+  exchangeRateLegIds: string[];
+}
+
+/**
+ * The stored row of line `d`, the `index`-th of its entry (id `of.ids[of.firstId + index]`), from its
+ * amount and functional amount as stored text: the one row literal that the general derivation
+ * (`derivedLineRow`) and the functional-currency fast path (`functionalLineRows`) both fill in.
+ */
+function lineRow(
+  d: DraftLine,
+  of: LineRowsOf,
+  index: number,
+  amount: string,
+  functional: string,
+  rate: LineRate,
+  partner: string | null,
+): LineRow {
+  const debit = d.side === 'debit';
+  return {
+    id: of.ids[of.firstId + index]!,
+    organizationId: of.organizationId,
+    journalEntryId: of.journalEntryId,
+    companyId: of.companyId,
+    lineNumber: d.lineNumber,
+    accountId: d.accountId,
+    currency: d.currency,
+    debitAmount: debit ? amount : null,
+    creditAmount: debit ? null : amount,
+    functionalDebitAmount: debit ? functional : null,
+    functionalCreditAmount: debit ? null : functional,
+    exchangeRate: rate.exchangeRate,
+    exchangeRateId: rate.exchangeRateId,
+    exchangeRateLegIds: rate.exchangeRateLegIds,
+    memo: d.memo,
+    dimensions: d.dimensions,
+    intercompanyPartnerId: partner,
   };
 }
 
@@ -230,28 +258,10 @@ export function functionalLineRows(
       (fraction === undefined ? 0 : Number(fraction) * 10 ** (minor - fraction.length));
     if (!Number.isSafeInteger(scaled)) return null;
     const text = canonical(m[1]!, fraction);
-    const debit = d.side === 'debit';
-    if (debit) debits += scaled;
+    if (d.side === 'debit') debits += scaled;
     else credits += scaled;
-    lines.push({
-      id: of.ids[of.firstId + lines.length]!,
-      organizationId: of.organizationId,
-      journalEntryId: of.journalEntryId,
-      companyId: of.companyId,
-      lineNumber: d.lineNumber,
-      accountId: d.accountId,
-      currency: d.currency,
-      debitAmount: debit ? text : null,
-      creditAmount: debit ? null : text,
-      functionalDebitAmount: debit ? text : null,
-      functionalCreditAmount: debit ? null : text,
-      exchangeRate: '1',
-      exchangeRateId: null,
-      exchangeRateLegIds: [],
-      memo: d.memo,
-      dimensions: d.dimensions,
-      intercompanyPartnerId: partners.get(d.lineNumber) ?? null,
-    });
+    const rate = { exchangeRate: '1', exchangeRateId: null, exchangeRateLegIds: [] };
+    lines.push(lineRow(d, of, lines.length, text, text, rate, partners.get(d.lineNumber) ?? null));
   }
   if (!Number.isSafeInteger(debits) || !Number.isSafeInteger(credits) || debits !== credits) return null;
   return { lines, totalDebits: scaledText(debits, minor), totalCredits: scaledText(credits, minor) };
