@@ -512,6 +512,31 @@ describe('deliveries', () => {
     expect(unknown.body._tag).toBe('WebhookDeliveryNotFoundError');
   });
 
+  it('gives up an attempt at the timeout, whether no answer or a trickling one', async () => {
+    const silent = createServer((req, res) => {
+      if (req.url === '/trickle') {
+        res.writeHead(200);
+        const tick = setInterval(() => res.write('.'), 50);
+        res.on('close', () => clearInterval(tick));
+      } // '/silent' never answers
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const outbound = new Outbound({ allowHttp: true, allowPrivateNetworks: true }, 300);
+    try {
+      for (const path of ['/silent', '/trickle']) {
+        const result = await outbound.send(`${base}${path}`, {}, '{}');
+        expect(result, path).toMatchObject({ ok: false, status: null, error: 'No response within 300 ms' });
+        expect(result.durationMs, path).toBeGreaterThanOrEqual(290);
+        expect(result.durationMs, path).toBeLessThan(2_000);
+      }
+    } finally {
+      outbound.close();
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
   it('disables an endpoint failing for five days, with an event', async () => {
     const endpoint = await createEndpoint('/down', { eventTypes: ['FiscalYearClosed'] });
     const db = t.database.db;
