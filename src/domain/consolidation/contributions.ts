@@ -339,18 +339,22 @@ export interface StoredLineContributions {
  * The contributions to every line of a view directly in their stored form: the same text as
  * `JSON.stringify(packLine(l, G, members))` for each line `l` of `lineContributions(v, adjustments)`,
  * without building the API form first. `members`: the run's members, in the order the run stores them.
+ * In slices: it yields after gathering the pieces and after each line it writes, so that a caller can
+ * let other work run in between (a large run writes a few hundred lines of several kilobytes each).
  */
-export function storedLineContributions(
+export function* storedLineContributionsInSlices(
   v: ViewComputation,
   adjustments: readonly AdjustmentInput[],
   members: CompanyDirectory,
-): StoredLineContributions[] {
+): Generator<void, StoredLineContributions[], void> {
   const { lines, acc } = accumulate(v, adjustments);
+  yield;
   const writer = new StoredTextWriter(v, members);
   const out: StoredLineContributions[] = new Array(lines.length);
   for (let n = 0; n < lines.length; n++) {
     const l = lines[n]!;
     out[n] = { lineId: l.id, accountNumber: l.key, data: writer.line(l, acc.get(l.id)) };
+    yield;
   }
   return out;
 }

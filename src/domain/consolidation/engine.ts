@@ -10,7 +10,7 @@ import {
   type LineContributions,
   lineContributions,
   type StoredLineContributions,
-  storedLineContributions,
+  storedLineContributionsInSlices,
 } from './contributions.ts';
 import type { CompanyDirectory } from './contributions-codec.ts';
 import { applyGroupChart, ruleGroupAccountIssues } from './group-chart.ts';
@@ -66,6 +66,10 @@ export interface ConsolidationExecution {
   storedContributions(
     members: CompanyDirectory,
   ): { closing: StoredLineContributions[]; opening: StoredLineContributions[] } | null;
+  /** `storedContributions` in slices (see `storedLineContributionsInSlices`); the same result. */
+  storedContributionsInSlices(
+    members: CompanyDirectory,
+  ): Generator<void, { closing: StoredLineContributions[]; opening: StoredLineContributions[] } | null, void>;
 }
 
 class StepFailure extends Error {}
@@ -369,11 +373,28 @@ class Execution implements ConsolidationExecution {
   storedContributions(
     members: CompanyDirectory,
   ): { closing: StoredLineContributions[]; opening: StoredLineContributions[] } | null {
+    const slices = this.storedContributionsInSlices(members);
+    for (;;) {
+      const next = slices.next();
+      if (next.done) return next.value;
+    }
+  }
+
+  *storedContributionsInSlices(
+    members: CompanyDirectory,
+  ): Generator<
+    void,
+    { closing: StoredLineContributions[]; opening: StoredLineContributions[] } | null,
+    void
+  > {
     if (!this.traced || !this.closingTb) return null;
-    return {
-      closing: storedLineContributions(this.traced.closing, this.input.adjustments ?? [], members),
-      opening: storedLineContributions(this.traced.opening, [], members),
-    };
+    const closing = yield* storedLineContributionsInSlices(
+      this.traced.closing,
+      this.input.adjustments ?? [],
+      members,
+    );
+    const opening = yield* storedLineContributionsInSlices(this.traced.opening, [], members);
+    return { closing, opening };
   }
 
   eliminationEntries(): EliminationEntry[] {

@@ -201,9 +201,9 @@ async function runSteps(
 
 /**
  * Stores a completed run's results (`finishCompleted`), or records it `Failed` when an input it used
- * was deleted or changed meanwhile. The input digest is computed in slices while the final
- * transaction's first statements (its locks, the trial balances and the contributions) run on the
- * database; that transaction waits for it only where it writes the run's row.
+ * was deleted or changed meanwhile. The line contributions and the input digest are computed in
+ * slices while the final transaction's statements (its locks, the trial balances, ...) run on the
+ * database; that transaction waits for each only where it writes it.
  */
 async function completeRun(
   db: Db,
@@ -217,11 +217,18 @@ async function completeRun(
   startedAt: Date | null,
 ): Promise<RunRow | null> {
   const { execution, input, result } = computed;
-  const contributions = await probed('contributions', async () =>
-    execution.storedContributions(contributionsDirectory(run)),
+  // Both are computed in slices while the final transaction's statements run on the database, the
+  // contributions first (inserted right after the trial balances), then the digest (written with the
+  // run's row, last); each is awaited where it is written, and not needed when the transaction stops
+  // first.
+  const contributions = probed('contributions', () =>
+    inSlices(execution.storedContributionsInSlices(contributionsDirectory(run))),
   );
-  const inputDigest = probed('digest', () => inSlices(inputDigestInSlices(input, result.exchangeRatesUsed)));
-  inputDigest.catch(() => {}); // awaited by the final transaction, or not needed when it stops first
+  contributions.catch(() => {});
+  const inputDigest = contributions
+    .catch(() => null)
+    .then(() => probed('digest', () => inSlices(inputDigestInSlices(input, result.exchangeRatesUsed))));
+  inputDigest.catch(() => {});
   const extras = {
     inputDigest,
     eliminationEntries: execution.eliminationEntries(),
@@ -250,7 +257,8 @@ interface CompletedExtras {
   inputDigest: Promise<string>;
   eliminationEntries: EliminationEntry[];
   adjustmentIds: string[];
-  contributions: { closing: StoredLineContributions[]; opening: StoredLineContributions[] } | null;
+  /** awaited only where they are inserted, after the trial balances */
+  contributions: Promise<{ closing: StoredLineContributions[]; opening: StoredLineContributions[] } | null>;
 }
 
 /**
@@ -356,10 +364,11 @@ async function storeResults(
     });
   }
   await insertTrialBalances(tx, orgId, run.id, views);
-  if (extras.contributions) {
+  const contributions = await extras.contributions;
+  if (contributions) {
     await insertLineContributions(tx, run, [
-      { view: 'closing', lines: extras.contributions.closing },
-      { view: 'opening', lines: extras.contributions.opening },
+      { view: 'closing', lines: contributions.closing },
+      { view: 'opening', lines: contributions.opening },
     ]);
   }
   if (used.applied.length > 0) {
