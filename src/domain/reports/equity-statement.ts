@@ -6,6 +6,8 @@ import {
   type CompanyReportHeader,
   indexAccounts,
   netByAccount,
+  type PeriodReportHeader,
+  periodReportHeader,
   type ReportAccount,
 } from './common.ts';
 
@@ -102,13 +104,7 @@ export function equityStatementRows(input: {
   };
 }
 
-export interface EquityStatementReport extends EquityStatementBody {
-  companyId: string;
-  periodStartDate: string;
-  periodEndDate: string;
-  currency: string;
-  generatedAt: string;
-}
+export interface EquityStatementReport extends PeriodReportHeader, EquityStatementBody {}
 
 export interface EquityStatementInput extends CompanyReportHeader {
   periodStartDate: string;
@@ -243,12 +239,5 @@ export function buildEquityStatement(input: EquityStatementInput): EquityStateme
       Other: { retainedEarnings: other },
     },
   });
-  return {
-    companyId: input.companyId,
-    periodStartDate: input.periodStartDate,
-    periodEndDate: input.periodEndDate,
-    currency,
-    generatedAt: input.generatedAt,
-    ...body,
-  };
+  return { ...periodReportHeader(input), ...body };
 }
