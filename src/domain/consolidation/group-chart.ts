@@ -19,7 +19,7 @@
  * to; one that is already a group account is booked on it as it is, on the parent's line (the parent
  * carries the whole group chart), like the intercompany-difference account.
  */
-import type { AccountCategory, AccountType, CashFlowCategory } from '../accounts.ts';
+import type { AccountType } from '../accounts.ts';
 import { type AccountPattern, matchesPattern, parsePattern } from '../selectors.ts';
 import { scaledToString, toScaled } from './scaled.ts';
 import { cmpAccountNumber } from './setup.ts';
@@ -37,15 +37,8 @@ import type {
   ViewData,
 } from './types.ts';
 
-export interface GroupAccountInput {
-  accountNumber: string;
-  name: string;
-  accountType: AccountType;
-  accountCategory: AccountCategory;
-  cashFlowCategory: CashFlowCategory | null;
-  isCashEquivalent: boolean;
-  isNonMonetary: boolean;
-}
+/** A group account carries the facts of a company's account, and stands in for one in the run. */
+export type GroupAccountInput = AccountInfo;
 
 export interface ExplicitMappingInput {
   companyId: string;

@@ -11,6 +11,8 @@ import {
   type LineSource,
   type LineStyle,
   netByAccount,
+  type PeriodReportHeader,
+  periodReportHeader,
   type ReportAccount,
   sortByAccountNumber,
 } from './common.ts';
@@ -58,12 +60,16 @@ export interface CashFlowBody extends CashFlowSections {
   isReconciled: boolean;
 }
 
+/** The flow lines of each cash-flow category, in the order they are shown (indent 1, style Normal). */
+export type CashFlowGroups = Record<CashFlowCategory, CashFlowLine[]>;
+
 interface Effect {
   source: LineSource;
   amount: Decimal;
 }
 
-function line(
+/** One line of a cash-flow section. */
+export function cashFlowLine(
   description: string,
   accountId: string | null,
   accountNumber: string | null,
@@ -77,26 +83,80 @@ function line(
 
 function accountLines(effects: readonly Effect[], currency: string): CashFlowLine[] {
   return sortByAccountNumber(effects.map((e) => ({ ...e, accountNumber: e.source.accountNumber }))).map((e) =>
-    line(e.source.name, e.source.accountId, e.source.accountNumber, e.amount, 'Normal', 1, currency),
+    cashFlowLine(e.source.name, e.source.accountId, e.source.accountNumber, e.amount, 'Normal', 1, currency),
   );
+}
+
+/** A section's lines closed by its Total line; `netCashFlow` = Σ of its Normal lines. */
+function closedSection(
+  title: string,
+  totalTitle: string,
+  lines: readonly CashFlowLine[],
+  currency: string,
+): CashFlowSection {
+  let net = ZERO;
+  for (const l of lines) if (l.style === 'Normal') net = net.plus(l.amount.value);
+  return {
+    title,
+    lineItems: [...lines, cashFlowLine(totalTitle, null, null, net, 'Total', 0, currency)],
+    netCashFlow: money(net, currency),
+  };
+}
+
+/**
+ * The three sections from net income and the flow lines already sorted into their categories
+ * (company accounts and consolidated lines alike).
+ *
+ * Operating: "Net Income" (Normal, indent 0); when there are NonCash lines, the Header "Adjustments
+ * for non-cash items" (zero, indent 0) and the lines; when there are Operating lines, the Header
+ * "Changes in working capital" and the lines; then "Net Cash from Operating Activities" (Total,
+ * indent 0). Investing and Financing: the lines, then their Total line.
+ */
+export function cashFlowSectionsOf(
+  currency: string,
+  netIncome: Amount,
+  groups: CashFlowGroups,
+): CashFlowSections {
+  const operatingLines: CashFlowLine[] = [
+    cashFlowLine(CASH_FLOW_TITLES.netIncome, null, null, netIncome, 'Normal', 0, currency),
+  ];
+  const header = (title: string) => cashFlowLine(title, null, null, ZERO, 'Header', 0, currency);
+  if (groups.NonCash.length > 0)
+    operatingLines.push(header(CASH_FLOW_TITLES.nonCashHeader), ...groups.NonCash);
+  if (groups.Operating.length > 0) {
+    operatingLines.push(header(CASH_FLOW_TITLES.workingCapitalHeader), ...groups.Operating);
+  }
+  return {
+    operatingActivities: closedSection(
+      CASH_FLOW_TITLES.operating,
+      CASH_FLOW_TITLES.operatingTotal,
+      operatingLines,
+      currency,
+    ),
+    investingActivities: closedSection(
+      CASH_FLOW_TITLES.investing,
+      CASH_FLOW_TITLES.investingTotal,
+      groups.Investing,
+      currency,
+    ),
+    financingActivities: closedSection(
+      CASH_FLOW_TITLES.financing,
+      CASH_FLOW_TITLES.financingTotal,
+      groups.Financing,
+      currency,
+    ),
+  };
 }
 
 /**
  * The three cash-flow sections from net income and the period changes of balance-sheet
  * lines.
  *
- * `sources[i].net` is the line's debit-positive change over the period (company: activity excluding
- * closing-related entries; consolidated: closing-view balance − opening-view balance). Cash lines
- * (`isCashEquivalent`) and Revenue/Expense lines are skipped; every other line's effect is `−net`,
- * classified by its `cashFlowCategory` or its category's default (a consolidated caller sets the
- * category of `NCI` and equity-method lines explicitly and leaves out the `CTA` line, whose change is
- * the exchange-rate effect). Lines with a zero effect are omitted.
- *
- * Operating: "Net Income" (Normal, indent 0); when there are NonCash lines, the Header "Adjustments
- * for non-cash items" (zero, indent 0) and the lines (indent 1); when there are Operating lines, the
- * Header "Changes in working capital" and the lines; then "Net Cash from Operating Activities"
- * (Total, indent 0). Investing and Financing: the lines (indent 1), then their Total line.
- * `netCashFlow` = Σ of the section's Normal lines.
+ * `sources[i].net` is the line's debit-positive change over the period (activity excluding
+ * closing-related entries). Cash lines (`isCashEquivalent`) and Revenue/Expense lines are skipped;
+ * every other line's effect is `−net`, classified by its `cashFlowCategory` or its category's
+ * default. Lines with a zero effect are omitted; the rest are ordered by account number within
+ * their category (see `cashFlowSectionsOf` for the layout).
  */
 export function cashFlowSections(input: {
   currency: string;
@@ -117,77 +177,30 @@ export function cashFlowSections(input: {
     if (amount.isZero()) continue;
     groups[effectiveCashFlowCategory(s)].push({ source: s, amount });
   }
-  const total = (effects: readonly Effect[], start = ZERO) =>
-    effects.reduce((t, e) => t.plus(e.amount), start);
-
-  const netIncome = roundMoney(input.netIncome, currency);
-  const operatingLines: CashFlowLine[] = [
-    line(CASH_FLOW_TITLES.netIncome, null, null, netIncome, 'Normal', 0, currency),
-  ];
-  if (groups.NonCash.length > 0) {
-    operatingLines.push(line(CASH_FLOW_TITLES.nonCashHeader, null, null, ZERO, 'Header', 0, currency));
-    operatingLines.push(...accountLines(groups.NonCash, currency));
-  }
-  if (groups.Operating.length > 0) {
-    operatingLines.push(line(CASH_FLOW_TITLES.workingCapitalHeader, null, null, ZERO, 'Header', 0, currency));
-    operatingLines.push(...accountLines(groups.Operating, currency));
-  }
-  const operatingNet = total(groups.Operating, total(groups.NonCash, netIncome));
-  operatingLines.push(line(CASH_FLOW_TITLES.operatingTotal, null, null, operatingNet, 'Total', 0, currency));
-
-  const simple = (title: string, totalTitle: string, effects: readonly Effect[]): CashFlowSection => {
-    const net = total(effects);
-    return {
-      title,
-      lineItems: [
-        ...accountLines(effects, currency),
-        line(totalTitle, null, null, net, 'Total', 0, currency),
-      ],
-      netCashFlow: money(net, currency),
-    };
-  };
-
-  return {
-    operatingActivities: {
-      title: CASH_FLOW_TITLES.operating,
-      lineItems: operatingLines,
-      netCashFlow: money(operatingNet, currency),
-    },
-    investingActivities: simple(
-      CASH_FLOW_TITLES.investing,
-      CASH_FLOW_TITLES.investingTotal,
-      groups.Investing,
-    ),
-    financingActivities: simple(
-      CASH_FLOW_TITLES.financing,
-      CASH_FLOW_TITLES.financingTotal,
-      groups.Financing,
-    ),
-  };
+  return cashFlowSectionsOf(currency, roundMoney(input.netIncome, currency), {
+    Operating: accountLines(groups.Operating, currency),
+    Investing: accountLines(groups.Investing, currency),
+    Financing: accountLines(groups.Financing, currency),
+    NonCash: accountLines(groups.NonCash, currency),
+  });
 }
 
 /**
- * The cash-flow body: sections, `netChangeInCash` = Σ netCashFlow + `exchangeRateEffect`,
+ * The cash-flow body around its sections: `netChangeInCash` = Σ netCashFlow + `exchangeRateEffect`,
  * `isReconciled` = (beginningCash + netChangeInCash = endingCash).
  */
-export function cashFlowBody(input: {
+export function cashFlowTotals(input: {
   currency: string;
-  netIncome: Amount;
-  sources: readonly LineSource[];
+  sections: CashFlowSections;
   beginningCash: Amount;
   endingCash: Amount;
-  /** Zero for a company; −Δ of the `CTA` line for a consolidation. */
   exchangeRateEffect: Amount;
 }): CashFlowBody {
-  const { currency } = input;
-  const sections = cashFlowSections(input);
+  const { currency, sections } = input;
   const beginningCash = roundMoney(input.beginningCash, currency);
   const endingCash = roundMoney(input.endingCash, currency);
   const exchangeRateEffect = roundMoney(input.exchangeRateEffect, currency);
-  const netChangeInCash = dec(sections.operatingActivities.netCashFlow.value)
-    .plus(sections.investingActivities.netCashFlow.value)
-    .plus(sections.financingActivities.netCashFlow.value)
-    .plus(exchangeRateEffect);
+  const netChangeInCash = sectionsNet(sections).plus(exchangeRateEffect);
   return {
     method: 'indirect',
     beginningCash: money(beginningCash, currency),
@@ -199,13 +212,27 @@ export function cashFlowBody(input: {
   };
 }
 
-export interface CashFlowStatementReport extends CashFlowBody {
-  companyId: string;
-  periodStartDate: string;
-  periodEndDate: string;
-  currency: string;
-  generatedAt: string;
+/** Σ netCashFlow of the three sections. */
+export function sectionsNet(sections: CashFlowSections): Decimal {
+  return dec(sections.operatingActivities.netCashFlow.value)
+    .plus(sections.investingActivities.netCashFlow.value)
+    .plus(sections.financingActivities.netCashFlow.value);
 }
+
+/** The cash-flow body of line sources (see `cashFlowSections` and `cashFlowTotals`). */
+export function cashFlowBody(input: {
+  currency: string;
+  netIncome: Amount;
+  sources: readonly LineSource[];
+  beginningCash: Amount;
+  endingCash: Amount;
+  /** Zero for a company's own statement. */
+  exchangeRateEffect: Amount;
+}): CashFlowBody {
+  return cashFlowTotals({ ...input, sections: cashFlowSections(input) });
+}
+
+export interface CashFlowStatementReport extends PeriodReportHeader, CashFlowBody {}
 
 export interface CashFlowStatementInput extends CompanyReportHeader {
   periodStartDate: string;
@@ -258,12 +285,5 @@ export function buildCashFlowStatement(input: CashFlowStatementInput): CashFlowS
     endingCash,
     exchangeRateEffect: ZERO,
   });
-  return {
-    companyId: input.companyId,
-    periodStartDate: input.periodStartDate,
-    periodEndDate: input.periodEndDate,
-    currency,
-    generatedAt: input.generatedAt,
-    ...body,
-  };
+  return { ...periodReportHeader(input), ...body };
 }

@@ -70,6 +70,26 @@ export interface CompanyReportHeader {
   generatedAt: string;
 }
 
+/** The header of a company report over a period (cash-flow statement, statement of changes in equity). */
+export interface PeriodReportHeader {
+  companyId: string;
+  periodStartDate: string;
+  periodEndDate: string;
+  currency: string;
+  generatedAt: string;
+}
+
+/** The period header of a report from its input, in the order the report shows it. */
+export function periodReportHeader(input: PeriodReportHeader): PeriodReportHeader {
+  return {
+    companyId: input.companyId,
+    periodStartDate: input.periodStartDate,
+    periodEndDate: input.periodEndDate,
+    currency: input.currency,
+    generatedAt: input.generatedAt,
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Outputs shared by several reports
 // ---------------------------------------------------------------------------------------------------

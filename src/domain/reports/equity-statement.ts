@@ -1,11 +1,13 @@
 /** Company statement of changes in equity and the row structure the consolidated one reuses. */
-import { type Decimal, dec, type Money, money, roundMoney, ZERO } from '../money.ts';
+import { type Decimal, type Money, money, roundMoney, ZERO } from '../money.ts';
 import {
   type AccountFigures,
   type Amount,
   type CompanyReportHeader,
   indexAccounts,
   netByAccount,
+  type PeriodReportHeader,
+  periodReportHeader,
   type ReportAccount,
 } from './common.ts';
 
@@ -102,13 +104,7 @@ export function equityStatementRows(input: {
   };
 }
 
-export interface EquityStatementReport extends EquityStatementBody {
-  companyId: string;
-  periodStartDate: string;
-  periodEndDate: string;
-  currency: string;
-  generatedAt: string;
-}
+export interface EquityStatementReport extends PeriodReportHeader, EquityStatementBody {}
 
 export interface EquityStatementInput extends CompanyReportHeader {
   periodStartDate: string;
@@ -130,46 +126,69 @@ export interface EquityStatementInput extends CompanyReportHeader {
   activity: readonly AccountFigures[];
 }
 
+/** The column each movement changes. */
+const MOVEMENT_COLUMN: Record<EquityMovement, EquityColumn> = {
+  NetIncome: 'retainedEarnings',
+  OtherComprehensiveIncome: 'accumulatedOCI',
+  DividendsDeclared: 'retainedEarnings',
+  StockIssuance: 'contributedCapital',
+  StockRepurchase: 'treasuryStock',
+  Other: 'retainedEarnings',
+};
+
 /**
- * Column balances at a date from per-account debit-positive nets: contributedCapital = Σ
- * ContributedCapital; retainedEarnings = Σ RetainedEarnings-category + Σ Revenue and Expense
- * (unclosed earnings); treasuryStock = Σ TreasuryStock; accumulatedOCI = Σ OtherComprehensiveIncome;
- * nonControllingInterest = 0. All credit − debit.
+ * The movement an account's activity belongs to, or null for an account outside the statement:
+ * Revenue and Expense → NetIncome; OtherComprehensiveIncome → OtherComprehensiveIncome; the
+ * retained-earnings account → Other, the other RetainedEarnings-category accounts (all of them when
+ * none is flagged) → DividendsDeclared; ContributedCapital → StockIssuance; TreasuryStock →
+ * StockRepurchase.
+ */
+function movementOf(a: ReportAccount, hasRetainedEarningsAccount: boolean): EquityMovement | null {
+  if (a.accountType === 'Revenue' || a.accountType === 'Expense') return 'NetIncome';
+  switch (a.accountCategory) {
+    case 'OtherComprehensiveIncome':
+      return 'OtherComprehensiveIncome';
+    case 'RetainedEarnings':
+      return hasRetainedEarningsAccount && a.isRetainedEarningsAccount ? 'Other' : 'DividendsDeclared';
+    case 'ContributedCapital':
+      return 'StockIssuance';
+    case 'TreasuryStock':
+      return 'StockRepurchase';
+    default:
+      return null;
+  }
+}
+
+/** Σ credit − debit of the accounts' debit-positive nets per movement (absent: no account). */
+function creditByMovement(
+  accounts: readonly ReportAccount[],
+  nets: ReadonlyMap<string, Decimal>,
+): Partial<Record<EquityMovement, Decimal>> {
+  const hasRetainedEarningsAccount = accounts.some((a) => a.isRetainedEarningsAccount);
+  const totals: Partial<Record<EquityMovement, Decimal>> = {};
+  for (const a of accounts) {
+    const v = nets.get(a.id);
+    const m = movementOf(a, hasRetainedEarningsAccount);
+    if (v === undefined || m === null) continue;
+    totals[m] = (totals[m] ?? ZERO).plus(v.negated());
+  }
+  return totals;
+}
+
+/**
+ * Column balances at a date from per-account debit-positive nets: each account's balance goes to
+ * the column its movements change (so retainedEarnings also holds the unclosed earnings of Revenue
+ * and Expense accounts); nonControllingInterest = 0. All credit − debit.
  */
 function columnsAt(
   accounts: readonly ReportAccount[],
   nets: ReadonlyMap<string, Decimal>,
 ): EquityColumnAmounts {
-  const cols = {
-    contributedCapital: ZERO,
-    retainedEarnings: ZERO,
-    treasuryStock: ZERO,
-    accumulatedOCI: ZERO,
-  };
-  for (const a of accounts) {
-    const v = nets.get(a.id);
-    if (v === undefined) continue;
-    const credit = v.negated();
-    if (a.accountType === 'Revenue' || a.accountType === 'Expense') {
-      cols.retainedEarnings = cols.retainedEarnings.plus(credit);
-      continue;
-    }
-    switch (a.accountCategory) {
-      case 'ContributedCapital':
-        cols.contributedCapital = cols.contributedCapital.plus(credit);
-        break;
-      case 'RetainedEarnings':
-        cols.retainedEarnings = cols.retainedEarnings.plus(credit);
-        break;
-      case 'TreasuryStock':
-        cols.treasuryStock = cols.treasuryStock.plus(credit);
-        break;
-      case 'OtherComprehensiveIncome':
-        cols.accumulatedOCI = cols.accumulatedOCI.plus(credit);
-        break;
-      default:
-        break;
-    }
+  const byMovement = creditByMovement(accounts, nets);
+  const cols: Partial<Record<EquityColumn, Decimal>> = {};
+  for (const { movementType: m } of EQUITY_MOVEMENTS) {
+    const c = MOVEMENT_COLUMN[m];
+    cols[c] = (cols[c] ?? ZERO).plus(byMovement[m] ?? ZERO);
   }
   return cols;
 }
@@ -196,59 +215,14 @@ export function buildEquityStatement(input: EquityStatementInput): EquityStateme
   const closing = columnsAt(input.accounts, netByAccount(input.closingBalances, byId, currency));
   const activity = netByAccount(input.activity, byId, currency);
 
-  const hasRetainedEarningsAccount = input.accounts.some((a) => a.isRetainedEarningsAccount);
-  let netIncome = ZERO;
-  let oci = ZERO;
-  let dividends = ZERO;
-  let issuance = ZERO;
-  let repurchase = ZERO;
-  let other = ZERO;
-  for (const a of input.accounts) {
-    const v = activity.get(a.id);
-    if (v === undefined) continue;
-    const credit = dec(v).negated();
-    if (a.accountType === 'Revenue' || a.accountType === 'Expense') {
-      netIncome = netIncome.plus(credit);
-      continue;
-    }
-    switch (a.accountCategory) {
-      case 'OtherComprehensiveIncome':
-        oci = oci.plus(credit);
-        break;
-      case 'RetainedEarnings':
-        if (hasRetainedEarningsAccount && a.isRetainedEarningsAccount) other = other.plus(credit);
-        else dividends = dividends.plus(credit);
-        break;
-      case 'ContributedCapital':
-        issuance = issuance.plus(credit);
-        break;
-      case 'TreasuryStock':
-        repurchase = repurchase.plus(credit);
-        break;
-      default:
-        break;
-    }
-  }
-
+  const movements = creditByMovement(input.accounts, activity);
   const body = equityStatementRows({
     currency,
     opening,
     closing,
-    movements: {
-      NetIncome: { retainedEarnings: netIncome },
-      OtherComprehensiveIncome: { accumulatedOCI: oci },
-      DividendsDeclared: { retainedEarnings: dividends },
-      StockIssuance: { contributedCapital: issuance },
-      StockRepurchase: { treasuryStock: repurchase },
-      Other: { retainedEarnings: other },
-    },
+    movements: Object.fromEntries(
+      EQUITY_MOVEMENTS.map(({ movementType: m }) => [m, { [MOVEMENT_COLUMN[m]]: movements[m] ?? ZERO }]),
+    ),
   });
-  return {
-    companyId: input.companyId,
-    periodStartDate: input.periodStartDate,
-    periodEndDate: input.periodEndDate,
-    currency,
-    generatedAt: input.generatedAt,
-    ...body,
-  };
+  return { ...periodReportHeader(input), ...body };
 }

@@ -122,33 +122,58 @@ export function statementTable(title: string, report: Json): Table {
   return { title, currency: String(report.currency), columns, rows };
 }
 
-/** The company trial balance: one row per account, then the totals. */
-export function trialBalanceTable(title: string, report: Json): Table {
-  const columns: TableColumn[] = [
-    { header: 'Account number', kind: 'text', width: 16 },
-    { header: 'Account name', kind: 'text', width: 40 },
-    { header: 'Account type', kind: 'text', width: 12 },
-    { header: 'Account category', kind: 'text', width: 24 },
-    { header: 'Debit', kind: 'amount', width: 18 },
-    { header: 'Credit', kind: 'amount', width: 18 },
-  ];
+/** A column of a table with one row per line item: where its cells come from. */
+interface LineColumn extends TableColumn {
+  cell: (line: Json) => string | null;
+  /** The cell of the Total row, from the report (empty when absent). */
+  total?: (report: Json) => string | null;
+}
+
+const textColumn = (header: string, width: number, key: string): LineColumn => ({
+  header,
+  kind: 'text',
+  width,
+  cell: (l) => String(l[key]),
+});
+
+const amountColumn = (header: string, key: string, totalKey?: string): LineColumn => ({
+  header,
+  kind: 'amount',
+  width: 18,
+  cell: (l) => value(l[key]),
+  ...(totalKey === undefined ? {} : { total: (r: Json) => value(r[totalKey]) }),
+});
+
+/**
+ * One Normal row per line item of the report, then the Total row (its label in the second column),
+ * then the rates a translated report used.
+ */
+function lineItemTable(title: string, report: Json, lineColumns: readonly LineColumn[]): Table {
+  const columns: TableColumn[] = lineColumns.map(({ header, kind, width }) => ({ header, kind, width }));
   const rows: TableRow[] = (report.lineItems as Json[]).map((l) => ({
     style: 'Normal' as const,
-    cells: [
-      String(l.accountNumber),
-      String(l.accountName),
-      String(l.accountType),
-      String(l.accountCategory),
-      value(l.debitBalance),
-      value(l.creditBalance),
-    ],
+    cells: lineColumns.map((c) => c.cell(l)),
   }));
   rows.push({
     style: 'Total',
-    cells: [null, 'Total', null, null, value(report.totalDebits), value(report.totalCredits)],
+    cells: lineColumns.map((c, i) => (i === 1 ? 'Total' : (c.total?.(report) ?? null))),
   });
   rows.push(...rateRows(report, columns.length, 1));
   return { title, currency: String(report.currency), columns, rows };
+}
+
+const TRIAL_BALANCE_COLUMNS: readonly LineColumn[] = [
+  textColumn('Account number', 16, 'accountNumber'),
+  textColumn('Account name', 40, 'accountName'),
+  textColumn('Account type', 12, 'accountType'),
+  textColumn('Account category', 24, 'accountCategory'),
+  amountColumn('Debit', 'debitBalance', 'totalDebits'),
+  amountColumn('Credit', 'creditBalance', 'totalCredits'),
+];
+
+/** The company trial balance: one row per account, then the totals. */
+export function trialBalanceTable(title: string, report: Json): Table {
+  return lineItemTable(title, report, TRIAL_BALANCE_COLUMNS);
 }
 
 /**
@@ -173,51 +198,25 @@ function rateRows(report: Json, width: number, at: number): TableRow[] {
   return rows;
 }
 
-/** The consolidated trial balance: aggregated, eliminated, NCI and consolidated figures per line. */
+const CONSOLIDATED_TRIAL_BALANCE_COLUMNS: readonly LineColumn[] = [
+  textColumn('Account number', 16, 'accountNumber'),
+  textColumn('Account name', 40, 'accountName'),
+  textColumn('Account type', 12, 'accountType'),
+  textColumn('Line type', 20, 'lineType'),
+  amountColumn('Aggregated balance', 'aggregatedBalance'),
+  amountColumn('Eliminations', 'eliminationAmount', 'totalEliminations'),
+  amountColumn('NCI', 'nciAmount', 'totalNCI'),
+  amountColumn('Consolidated balance', 'consolidatedBalance'),
+  amountColumn('Debit', 'debitBalance', 'totalDebits'),
+  amountColumn('Credit', 'creditBalance', 'totalCredits'),
+];
+
+/**
+ * The consolidated trial balance: aggregated, eliminated, NCI and consolidated figures per line
+ * (always in the group's reporting currency, so without rate rows).
+ */
 export function consolidatedTrialBalanceTable(title: string, report: Json): Table {
-  const columns: TableColumn[] = [
-    { header: 'Account number', kind: 'text', width: 16 },
-    { header: 'Account name', kind: 'text', width: 40 },
-    { header: 'Account type', kind: 'text', width: 12 },
-    { header: 'Line type', kind: 'text', width: 20 },
-    { header: 'Aggregated balance', kind: 'amount', width: 18 },
-    { header: 'Eliminations', kind: 'amount', width: 18 },
-    { header: 'NCI', kind: 'amount', width: 18 },
-    { header: 'Consolidated balance', kind: 'amount', width: 18 },
-    { header: 'Debit', kind: 'amount', width: 18 },
-    { header: 'Credit', kind: 'amount', width: 18 },
-  ];
-  const rows: TableRow[] = (report.lineItems as Json[]).map((l) => ({
-    style: 'Normal' as const,
-    cells: [
-      String(l.accountNumber),
-      String(l.accountName),
-      String(l.accountType),
-      String(l.lineType),
-      value(l.aggregatedBalance),
-      value(l.eliminationAmount),
-      value(l.nciAmount),
-      value(l.consolidatedBalance),
-      value(l.debitBalance),
-      value(l.creditBalance),
-    ],
-  }));
-  rows.push({
-    style: 'Total',
-    cells: [
-      null,
-      'Total',
-      null,
-      null,
-      null,
-      value(report.totalEliminations),
-      value(report.totalNCI),
-      null,
-      value(report.totalDebits),
-      value(report.totalCredits),
-    ],
-  });
-  return { title, currency: String(report.currency), columns, rows };
+  return lineItemTable(title, report, CONSOLIDATED_TRIAL_BALANCE_COLUMNS);
 }
 
 const EQUITY_COLUMNS = [
