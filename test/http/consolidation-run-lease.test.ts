@@ -1,8 +1,9 @@
 /**
  * Orphaned runs (runs.lease.ts): a run left Pending or InProgress by a process that stopped — its
- * lease no longer renewed — is marked Failed with a clear message by any live process, at start-up and
- * periodically; a run whose executor renews its lease is left alone. The crash test (scripts/crash-test.ts)
- * does the same with a real SIGKILL.
+ * lease no longer renewed — is marked Failed with a clear message (and the event
+ * ConsolidationRunFailed) by any live process, at start-up and periodically; a run whose executor
+ * renews its lease is left alone. The crash test (scripts/crash-test.ts) does the same with a real
+ * SIGKILL.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +75,15 @@ describe('orphaned runs', () => {
       query: { organizationId: orgId, entityId: id, action: 'FailRun' },
     });
     expect(audit.body.total).toBe(1);
+    // Subscribers hear of it as of any other failure: one ConsolidationRunFailed event.
+    const events = await t.get('/api/v1/events', {
+      token: owner.token,
+      query: { organizationId: orgId, type: 'ConsolidationRunFailed', limit: 100 },
+    });
+    expect(events.status).toBe(200);
+    const failedEvents = events.body.events.filter((e: any) => e.resourceId === id);
+    expect(failedEvents).toHaveLength(1);
+    expect(failedEvents[0].data).toMatchObject({ id, status: 'Failed', errorMessage: run.body.errorMessage });
     const del = await t.del(`/api/v1/consolidation/runs/${id}`, { token: owner.token });
     expect(del.status).toBe(204);
   });

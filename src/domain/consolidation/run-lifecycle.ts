@@ -98,3 +98,8 @@ export function failedSteps<
     return i > at ? { ...s, status: 'Skipped' as const } : s;
   });
 }
+
+/** A run's duration in milliseconds from its start to `end`, or null when it never started. */
+export function durationSince(startedAt: Date | null, end: Date): number | null {
+  return startedAt ? end.getTime() - startedAt.getTime() : null;
+}

@@ -20,10 +20,15 @@ import {
 import type { StoredLineContributions } from '../../domain/consolidation/contributions.ts';
 import { dec } from '../../domain/money.ts';
 import { recordAudit } from '../audit/service.ts';
-import { type EventInput, recordEvent } from '../events/record.ts';
+import { recordEvent } from '../events/record.ts';
 import { lockRatesForUse } from '../exchange-rates/service.ts';
 import { lockTransactions, markTransactionsEliminated } from '../intercompany/repo.ts';
-import { canTransition, failedSteps, isStepUnfinished } from '../../domain/consolidation/run-lifecycle.ts';
+import {
+  canTransition,
+  durationSince,
+  failedSteps,
+  isStepUnfinished,
+} from '../../domain/consolidation/run-lifecycle.ts';
 import { inputDigestInSlices } from './runs.digest.ts';
 import { loadRunInput } from './runs.loader.ts';
 import {
@@ -41,7 +46,7 @@ import {
   updateRun,
 } from './runs.repo.ts';
 import { DEFAULT_RUN_LEASE_MS, EXECUTOR_ID, leaseUntil } from './runs.lease.ts';
-import { durationSince } from './runs.service.ts';
+import { recordRunFailure, runEvent } from './runs.failure.ts';
 
 /** Logger used by background execution (the app's logger). */
 export interface RunLogger {
@@ -447,85 +452,14 @@ async function finishFailed(
   errorMessage: string,
   startedAt: Date | null,
 ): Promise<void> {
-  const orgId = run.organizationId;
   await inTransaction(db, async (tx) => {
-    const locked = await findRun(tx, run.id, orgId, true);
+    const locked = await findRun(tx, run.id, run.organizationId, true);
     if (!locked || !canTransition(statusOf(locked), 'Failed')) return;
-    const completedAt = new Date();
-    await updateRun(tx, orgId, run.id, {
-      status: 'Failed',
+    await recordRunFailure(tx, run, statusOf(locked), {
       steps,
-      validationResult,
-      eliminations: [],
-      exchangeRatesUsed: [],
-      totals: null,
-      completedAt,
-      totalDurationMs: durationSince(startedAt ?? locked.startedAt, completedAt),
       errorMessage,
-      updatedAt: completedAt,
+      startedAt: startedAt ?? locked.startedAt,
+      validationResult,
     });
-    await recordAudit(tx, {
-      organizationId: orgId,
-      userId: run.requestedBy,
-      action: 'FailRun',
-      entityType: 'ConsolidationRun',
-      entityId: run.id,
-      changes: {
-        status: { from: locked.status, to: 'Failed' },
-        errorMessage: { from: null, to: errorMessage },
-      },
-    });
-    await recordEvent(
-      tx,
-      runEvent('ConsolidationRunFailed', run, {
-        status: 'Failed',
-        completedAt,
-        totalDurationMs: durationSince(startedAt ?? locked.startedAt, completedAt),
-        errorMessage,
-        totals: null,
-      }),
-    );
   });
 }
-
-/**
- * The event of a finished run: a summary (the run's full record, with its trial balances and
- * eliminations, is read with `GET /consolidation/runs/{id}`).
- */
-function runEvent(
-  type: 'ConsolidationRunCompleted' | 'ConsolidationRunFailed',
-  run: RunRow,
-  end: {
-    status: string;
-    completedAt: Date;
-    totalDurationMs: number | null;
-    errorMessage: string | null;
-    totals: unknown;
-  },
-): EventInput {
-  return {
-    organizationId: run.organizationId,
-    type,
-    actorId: run.requestedBy,
-    resourceType: 'ConsolidationRun',
-    resourceId: run.id,
-    data: {
-      id: run.id,
-      organizationId: run.organizationId,
-      groupId: run.groupId,
-      year: run.year,
-      period: run.period,
-      asOfDate: run.asOfDate,
-      reportingCurrency: run.reportingCurrency,
-      status: end.status,
-      initiatedBy: run.initiatedBy,
-      completedAt: end.completedAt.toISOString(),
-      totalDurationMs: end.totalDurationMs,
-      errorMessage: end.errorMessage,
-      totals: end.totals ?? null,
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Reads

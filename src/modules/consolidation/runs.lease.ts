@@ -5,20 +5,20 @@
  * process is the run's executor (`executor_id`) and holds a lease (`lease_expires_at`, database time):
  * taken when the run is committed `Pending`, renewed when it starts, at every step and by a heartbeat
  * every third of the lease while the process executes or queues it. Lease times are the processes'
- * clocks (kept in step by NTP; a skew far below the lease does not matter). A process that dies (a crash, a
- * SIGKILL, a lost host) stops renewing: once the lease has expired, any process of the service — at
- * start-up and then periodically — marks the run `Failed` with a message saying so, its unfinished
- * steps `Failed`/`Skipped`, and records FailRun. The period is then free for a new run, and the run and
- * its group can be deleted. Several processes may sweep at once: each run is failed once (row lock,
- * SKIP LOCKED, status re-checked).
+ * clocks (kept in step by NTP; a skew far below the lease does not matter). A process that dies (a
+ * crash, a SIGKILL, a lost host) stops renewing: once the lease has expired, any process of the
+ * service — at start-up and then periodically — marks the run `Failed` with a message saying so, its
+ * unfinished steps `Failed`/`Skipped`, and records FailRun and the event ConsolidationRunFailed. The
+ * period is then free for a new run, and the run and its group can be deleted. Several processes may
+ * sweep at once: each run is failed once (row lock, SKIP LOCKED, status re-checked).
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { type Db, inTransaction, queryRows } from '../../db/client.ts';
 import { orphanedSteps, UNFINISHED_RUN_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
-import { recordAudit } from '../audit/service.ts';
-import { findRun, storedSteps, updateRun } from './runs.repo.ts';
+import { recordRunFailure } from './runs.failure.ts';
+import { findRun, statusOf, storedSteps } from './runs.repo.ts';
 
 /** `status in (…)` of the runs that have not finished. */
 const unfinished = sql`status in (${sql.join(
@@ -74,26 +74,11 @@ export async function failOrphanedRuns(db: Db): Promise<string[]> {
       if (!locked) return false;
       const run = (await findRun(tx, id, orgId))!;
       const message = orphanMessage(run.executorId);
-      const completedAt = new Date();
-      const steps = orphanedSteps(storedSteps(run), message, completedAt.toISOString());
-      await updateRun(tx, orgId, id, {
-        status: 'Failed',
+      const steps = orphanedSteps(storedSteps(run), message, new Date().toISOString());
+      await recordRunFailure(tx, run, statusOf(run), {
         steps,
-        eliminations: [],
-        exchangeRatesUsed: [],
-        totals: null,
-        completedAt,
-        totalDurationMs: run.startedAt ? completedAt.getTime() - run.startedAt.getTime() : null,
         errorMessage: message,
-        updatedAt: completedAt,
-      });
-      await recordAudit(tx, {
-        organizationId: orgId,
-        userId: run.requestedBy,
-        action: 'FailRun',
-        entityType: 'ConsolidationRun',
-        entityId: id,
-        changes: { status: { from: run.status, to: 'Failed' }, errorMessage: { from: null, to: message } },
+        startedAt: run.startedAt,
       });
       return true;
     });

@@ -33,6 +33,7 @@ import {
   canTransition,
   cancelledSteps,
   deletion,
+  durationSince,
   type RunStatus,
   UNFINISHED_RUN_STATUSES,
 } from '../../domain/consolidation/run-lifecycle.ts';
@@ -539,8 +540,4 @@ export async function deleteRun(
       entityId: run.id,
     });
   });
-}
-
-export function durationSince(startedAt: Date | null, end: Date): number | null {
-  return startedAt ? end.getTime() - startedAt.getTime() : null;
 }
