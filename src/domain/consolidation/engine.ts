@@ -19,6 +19,7 @@ import {
   formatEffectivePercentage,
   nonControllingPercentage,
   type OwnershipTree,
+  holdingOf,
   ownershipTree,
 } from './ownership.ts';
 import { buildSetup, type Setup, setupAsOf } from './setup.ts';
@@ -83,19 +84,7 @@ function treeOf(input: ConsolidationInput): OwnershipTree | null {
   const parent = input.companies.find((c) => c.role === 'Parent');
   if (!parent) return null;
   try {
-    return ownershipTree(
-      parent.companyId,
-      input.companies
-        .filter((c) => c.role === 'Member')
-        .map((m) => ({
-          companyId: m.companyId,
-          heldByCompanyId: m.heldByCompanyId ?? null,
-          ownershipPercentage: m.ownershipPercentage,
-          consolidationMethod: m.consolidationMethod,
-          acquisitionDate: m.acquisitionDate ?? null,
-          hasAcquisition: !!m.acquisition && m.consolidationMethod !== 'ProportionateConsolidation',
-        })),
-    );
+    return ownershipTree(parent.companyId, input.companies.filter((c) => c.role === 'Member').map(holdingOf));
   } catch {
     return null;
   }

@@ -33,6 +33,28 @@ export interface HoldingInput {
   hasAcquisition?: boolean;
 }
 
+/**
+ * A member as the ownership tree reads it: its holding, and whether its acquisition date counts (it
+ * carries acquisition data and is not proportionately consolidated).
+ */
+export function holdingOf(m: {
+  companyId: string;
+  heldByCompanyId?: string | null;
+  ownershipPercentage: DecimalInput;
+  consolidationMethod: ConsolidationMethod;
+  acquisitionDate?: string | null;
+  acquisition?: unknown;
+}): HoldingInput {
+  return {
+    companyId: m.companyId,
+    heldByCompanyId: m.heldByCompanyId ?? null,
+    ownershipPercentage: m.ownershipPercentage,
+    consolidationMethod: m.consolidationMethod,
+    acquisitionDate: m.acquisitionDate ?? null,
+    hasAcquisition: !!m.acquisition && m.consolidationMethod !== 'ProportionateConsolidation',
+  };
+}
+
 export type HoldingRefusal =
   'HolderIsItself' | 'HolderNotInGroup' | 'HolderIsEquityMethod' | 'SubsidiaryOfJointArrangement' | 'Cycle';
 

@@ -5,7 +5,13 @@
 import type { AccountType } from '../accounts.ts';
 import { minorUnits } from '../codes.ts';
 import { type Decimal, dec } from '../money.ts';
-import { groupAcquisitionDate, isInGroupOn, type OwnershipTree, ownershipTree } from './ownership.ts';
+import {
+  groupAcquisitionDate,
+  isInGroupOn,
+  type OwnershipTree,
+  holdingOf,
+  ownershipTree,
+} from './ownership.ts';
 import { RateBook } from './rate-book.ts';
 import type {
   AccountInfo,
@@ -90,17 +96,7 @@ export function buildSetup(input: ConsolidationInput): Setup {
   if (parents.length !== 1) throw new Error('Consolidation input needs exactly one parent company');
   const parent = parents[0]!;
   const members = input.companies.filter((c) => c.role === 'Member');
-  const tree = ownershipTree(
-    parent.companyId,
-    members.map((m) => ({
-      companyId: m.companyId,
-      heldByCompanyId: m.heldByCompanyId ?? null,
-      ownershipPercentage: m.ownershipPercentage,
-      consolidationMethod: m.consolidationMethod,
-      acquisitionDate: m.acquisitionDate ?? null,
-      hasAcquisition: !!m.acquisition && m.consolidationMethod !== 'ProportionateConsolidation',
-    })),
-  );
+  const tree = ownershipTree(parent.companyId, members.map(holdingOf));
   const ownershipMode = members.some((m) => (m.heldByCompanyId ?? null) !== null || !!m.acquisition);
   const weight = new Map<string, Decimal>([[parent.companyId, dec(1)]]);
   const ownership = new Map<string, Decimal>([[parent.companyId, dec(100)]]);

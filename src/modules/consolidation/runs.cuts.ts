@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
-import { ledgerCuts, ownershipTree } from '../../domain/consolidation/ownership.ts';
+import { holdingOf, ledgerCuts, ownershipTree } from '../../domain/consolidation/ownership.ts';
 import type { CutLedger } from '../../domain/consolidation/types.ts';
 import { scaledToString } from '../../domain/consolidation/scaled.ts';
 import { type StoredRunMember } from './runs.repo.ts';
@@ -18,17 +18,7 @@ export function memberCuts(members: readonly StoredRunMember[]): { companyId: st
   if (!parent || !others.some((m) => m.acquisition)) return [];
   let tree;
   try {
-    tree = ownershipTree(
-      parent.companyId,
-      others.map((m) => ({
-        companyId: m.companyId,
-        heldByCompanyId: m.heldByCompanyId ?? null,
-        ownershipPercentage: m.ownershipPercentage,
-        consolidationMethod: m.consolidationMethod,
-        acquisitionDate: m.acquisitionDate ?? null,
-        hasAcquisition: !!m.acquisition && m.consolidationMethod !== 'ProportionateConsolidation',
-      })),
-    );
+    tree = ownershipTree(parent.companyId, others.map(holdingOf));
   } catch {
     return []; // an invalid structure fails the run in the engine
   }
