@@ -7,9 +7,10 @@
  *   - use cases: list/get/create years, list/get/close/open periods, reopen history, period status,
  *     summary
  */
-import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
+import { inOrg, pageOfRows, requireRow } from '../../db/rows.ts';
 import { fiscalPeriods, fiscalYears, periodReopenHistory } from '../../db/schema/index.ts';
 import { addDays } from '../../domain/dates.ts';
 import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
@@ -90,19 +91,14 @@ export async function requireFiscalYear(
   fiscalYearId: string,
   lock?: 'update' | 'share',
 ): Promise<FiscalYearRow> {
-  const q = db
-    .select()
-    .from(fiscalYears)
-    .where(
-      and(
-        eq(fiscalYears.organizationId, organizationId),
-        eq(fiscalYears.companyId, companyId),
-        eq(fiscalYears.id, fiscalYearId),
-      ),
-    );
-  const [row] = lock ? await q.for(lock) : await q;
-  if (!row) throw fiscalYearNotFound(fiscalYearId);
-  return row;
+  return requireRow(
+    db,
+    fiscalYears,
+    organizationId,
+    { companyId, id: fiscalYearId },
+    () => fiscalYearNotFound(fiscalYearId),
+    lock,
+  );
 }
 
 /** A period of the fiscal year (404 FiscalPeriodNotFoundError otherwise), optionally locked. */
@@ -113,19 +109,14 @@ export async function requireFiscalPeriod(
   periodId: string,
   lock?: 'update' | 'share',
 ): Promise<FiscalPeriodRow> {
-  const q = db
-    .select()
-    .from(fiscalPeriods)
-    .where(
-      and(
-        eq(fiscalPeriods.organizationId, organizationId),
-        eq(fiscalPeriods.fiscalYearId, fiscalYearId),
-        eq(fiscalPeriods.id, periodId),
-      ),
-    );
-  const [row] = lock ? await q.for(lock) : await q;
-  if (!row) throw fiscalPeriodNotFound(periodId);
-  return row;
+  return requireRow(
+    db,
+    fiscalPeriods,
+    organizationId,
+    { fiscalYearId, id: periodId },
+    () => fiscalPeriodNotFound(periodId),
+    lock,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -146,24 +137,15 @@ export async function listFiscalYears(
   const { organizationId, companyId } = path;
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read', 'FiscalYear');
   await access.authorize(organizationId, 'fiscal_period:read', 'FiscalYear');
-  const conds: SQL[] = [eq(fiscalYears.organizationId, organizationId), eq(fiscalYears.companyId, companyId)];
-  if (status) conds.push(eq(fiscalYears.status, status));
-  const where = and(...conds);
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(fiscalYears)
-      .where(where)
-      .orderBy(desc(fiscalYears.year), asc(fiscalYears.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(fiscalYears)
-      .where(where),
-  ]);
+  const { rows, total } = await pageOfRows(
+    db,
+    fiscalYears,
+    inOrg(fiscalYears, organizationId, { companyId, status }),
+    [desc(fiscalYears.year), asc(fiscalYears.id)],
+    page,
+  );
   const records = await loadFiscalYearRecords(db, organizationId, companyId, rows);
-  return paged('fiscalYears', records, Number(total?.n ?? 0), page);
+  return paged('fiscalYears', records, total, page);
 }
 
 export async function getFiscalYear(
@@ -256,30 +238,20 @@ export async function listFiscalPeriods(
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read');
   const year = await requireFiscalYear(db, organizationId, companyId, path.fiscalYearId);
   await access.authorize(organizationId, 'fiscal_period:read');
-  const conds: SQL[] = [
-    eq(fiscalPeriods.organizationId, organizationId),
-    eq(fiscalPeriods.fiscalYearId, year.id),
-  ];
-  if (status) conds.push(eq(fiscalPeriods.status, status));
-  const where = and(...conds);
-  const [rows, [total], counts] = await Promise.all([
-    db
-      .select()
-      .from(fiscalPeriods)
-      .where(where)
-      .orderBy(asc(fiscalPeriods.periodNumber), asc(fiscalPeriods.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(fiscalPeriods)
-      .where(where),
+  const [{ rows, total }, counts] = await Promise.all([
+    pageOfRows(
+      db,
+      fiscalPeriods,
+      inOrg(fiscalPeriods, organizationId, { fiscalYearId: year.id, status }),
+      [asc(fiscalPeriods.periodNumber), asc(fiscalPeriods.id)],
+      page,
+    ),
     unpostedCountsByPeriod(db, organizationId, companyId, [year.year]),
   ]);
   return paged(
     'periods',
     rows.map((p) => fiscalPeriodRecord(p, unpostedCountOf(counts, p.fiscalYear, p.periodNumber))),
-    Number(total?.n ?? 0),
+    total,
     page,
   );
 }
@@ -411,23 +383,13 @@ export async function listReopenHistory(db: Db, access: Access, path: PeriodPath
   await requireFiscalYear(db, organizationId, companyId, path.fiscalYearId);
   const period = await requireFiscalPeriod(db, organizationId, path.fiscalYearId, path.periodId);
   await access.authorize(organizationId, 'fiscal_period:read');
-  const where = and(
-    eq(periodReopenHistory.organizationId, organizationId),
-    eq(periodReopenHistory.periodId, period.id),
+  const { rows, total } = await pageOfRows(
+    db,
+    periodReopenHistory,
+    inOrg(periodReopenHistory, organizationId, { periodId: period.id }),
+    [desc(periodReopenHistory.reopenedAt), asc(periodReopenHistory.id)],
+    page,
   );
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(periodReopenHistory)
-      .where(where)
-      .orderBy(desc(periodReopenHistory.reopenedAt), asc(periodReopenHistory.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(periodReopenHistory)
-      .where(where),
-  ]);
   return paged(
     'history',
     rows.map((r): PeriodReopenRecord => ({
@@ -438,7 +400,7 @@ export async function listReopenHistory(db: Db, access: Access, path: PeriodPath
       reopenedAt: r.reopenedAt.toISOString(),
       previousStatus: 'Closed',
     })),
-    Number(total?.n ?? 0),
+    total,
     page,
   );
 }

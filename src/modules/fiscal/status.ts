@@ -3,8 +3,9 @@
  * (service.ts) and year-end close and reopen (the closing module) change it through these functions.
  * A closed period or year records who closed it and when; opening clears both.
  */
-import { and, asc, eq } from 'drizzle-orm';
+import { asc } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
+import { inOrg, updateRow } from '../../db/rows.ts';
 import { fiscalPeriods, fiscalYears } from '../../db/schema/index.ts';
 import type { FiscalPeriodRow, FiscalYearRow } from './ensure.ts';
 
@@ -23,12 +24,12 @@ export async function setPeriodStatus(
   periodId: string,
   change: { status: FiscalStatus; userId: string; now: Date },
 ): Promise<FiscalPeriodRow> {
-  const [row] = await tx
-    .update(fiscalPeriods)
-    .set(statusColumns(change.status, change.userId, change.now))
-    .where(and(eq(fiscalPeriods.organizationId, organizationId), eq(fiscalPeriods.id, periodId)))
-    .returning();
-  return row!;
+  return updateRow(
+    tx,
+    fiscalPeriods,
+    inOrg(fiscalPeriods, organizationId, { id: periodId }),
+    statusColumns(change.status, change.userId, change.now),
+  );
 }
 
 export async function setYearStatus(
@@ -37,12 +38,12 @@ export async function setYearStatus(
   yearId: string,
   change: { status: FiscalStatus; userId: string; now: Date },
 ): Promise<FiscalYearRow> {
-  const [row] = await tx
-    .update(fiscalYears)
-    .set(statusColumns(change.status, change.userId, change.now))
-    .where(and(eq(fiscalYears.organizationId, organizationId), eq(fiscalYears.id, yearId)))
-    .returning();
-  return row!;
+  return updateRow(
+    tx,
+    fiscalYears,
+    inOrg(fiscalYears, organizationId, { id: yearId }),
+    statusColumns(change.status, change.userId, change.now),
+  );
 }
 
 /**
@@ -57,9 +58,7 @@ export async function lockPeriodsOfYear(
   return tx
     .select()
     .from(fiscalPeriods)
-    .where(
-      and(eq(fiscalPeriods.organizationId, organizationId), eq(fiscalPeriods.fiscalYearId, fiscalYearId)),
-    )
+    .where(inOrg(fiscalPeriods, organizationId, { fiscalYearId }))
     .orderBy(asc(fiscalPeriods.periodNumber))
     .for('update');
 }
