@@ -27,6 +27,28 @@ export function inOrg<T extends TenantTable>(table: T, organizationId: string, m
   return and(eq(table.organizationId, organizationId), ...conditions)!;
 }
 
+/**
+ * The row with this id, within `organizationId` when given: by-id endpoints called without an
+ * organization find the row first and check access to its organization after.
+ */
+export function byId<T extends TenantTable & { id: PgColumn }>(
+  table: T,
+  id: string,
+  organizationId?: string,
+): SQL {
+  return organizationId === undefined
+    ? eq(table.id, id)
+    : inOrg(table, organizationId, { id } as ColumnValues<T>);
+}
+
+/** The condition that picks this row again (a row read before: its organization and id). */
+export function sameRow<T extends TenantTable & { id: PgColumn }>(
+  table: T,
+  row: { organizationId: string; id: string },
+): SQL {
+  return byId(table, row.id, row.organizationId);
+}
+
 /** The first row under `where`, or null; with `lock`, locked for the rest of the transaction. */
 export async function firstRow<T extends PgTable>(
   db: Queryable,
