@@ -19,7 +19,11 @@ export type RowLock = 'update' | 'share' | 'no key update';
  * The rows of `organizationId` whose columns equal `match` (e.g. `{ id }`, `{ companyId, id }`). A value
  * left undefined is no condition: a list's optional filters go in as they come.
  */
-export function inOrg<T extends TenantTable>(table: T, organizationId: string, match: ColumnValues<T>): SQL {
+export function inOrg<T extends TenantTable>(
+  table: T,
+  organizationId: string,
+  match: ColumnValues<T> = {},
+): SQL {
   const columns = getTableColumns(table) as Record<string, PgColumn>;
   const conditions = Object.entries(match).flatMap(([key, value]) =>
     value === undefined ? [] : [eq(columns[key]!, value)],

@@ -143,9 +143,7 @@ export async function loadMembers(
   const rows = await db
     .select()
     .from(consolidationMembers)
-    .where(
-      and(inOrg(consolidationMembers, organizationId, {}), inArray(consolidationMembers.groupId, groupIds)),
-    )
+    .where(and(inOrg(consolidationMembers, organizationId), inArray(consolidationMembers.groupId, groupIds)))
     .orderBy(asc(consolidationMembers.createdAt), asc(consolidationMembers.companyId));
   for (const r of rows) map.get(r.groupId)?.push(r);
   return map;

@@ -8,8 +8,8 @@
  * takes the locks the transactional paths hold, and turns their refusals into the service's errors
  * (`refused`: the one place where a journal refusal becomes an error).
  */
-import { and, eq } from 'drizzle-orm';
 import type { Db, Queryable } from '../../db/client.ts';
+import { inOrg, sameRow } from '../../db/rows.ts';
 import { fiscalPeriods } from '../../db/schema/index.ts';
 import type { IsoDate } from '../../domain/dates.ts';
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
@@ -198,12 +198,11 @@ export async function lockPeriod(
     .select(columns)
     .from(fiscalPeriods)
     .where(
-      and(
-        eq(fiscalPeriods.organizationId, input.organizationId),
-        eq(fiscalPeriods.companyId, input.company.id),
-        eq(fiscalPeriods.fiscalYear, input.ref.year),
-        eq(fiscalPeriods.periodNumber, input.ref.period),
-      ),
+      inOrg(fiscalPeriods, input.organizationId, {
+        companyId: input.company.id,
+        fiscalYear: input.ref.year,
+        periodNumber: input.ref.period,
+      }),
     )
     .for('share');
   if (!locked) {
@@ -218,7 +217,7 @@ export async function lockPeriod(
     [locked] = await tx
       .select(columns)
       .from(fiscalPeriods)
-      .where(and(eq(fiscalPeriods.organizationId, input.organizationId), eq(fiscalPeriods.id, period.id)))
+      .where(sameRow(fiscalPeriods, period))
       .for('share');
   }
   if (input.requireOpen) refuseIf(periodRefusal(input.company.id, input.ref, locked!));
