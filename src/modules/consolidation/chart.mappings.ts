@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
+import { type Db, type Queryable } from '../../db/client.ts';
 import { inOrg, requireRow } from '../../db/rows.ts';
 import { accounts, companies, groupAccountMappings } from '../../db/schema/index.ts';
 import type { AccountType } from '../../domain/accounts.ts';
@@ -15,8 +15,8 @@ import { parsePattern } from '../../domain/selectors.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
-import { type GroupRow, loadMembers, lockGroup } from './groups.repo.ts';
-import { authorizeGroup } from './groups.service.ts';
+import { type GroupRow, loadMembers } from './groups.repo.ts';
+import { authorizeGroup, writeGroup } from './groups.service.ts';
 import {
   alreadyMapped,
   groupAccountInput,
@@ -69,9 +69,7 @@ export async function createMapping(
   body: CreateMappingInput,
 ): Promise<MappingRecord> {
   checkMapping(body);
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
-  return inTransaction(db, async (tx) => {
-    const locked = await lockGroup(tx, group);
+  return writeGroup(db, access, groupId, organizationId, async (tx, locked) => {
     const orgId = locked.organizationId;
     const target = await requireGroupAccount(tx, locked, body.groupAccountId);
     const members = new Set(await groupCompanyIds(tx, locked));
@@ -174,9 +172,7 @@ export async function deleteMapping(
   mappingId: string,
   organizationId: string | undefined,
 ): Promise<void> {
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
-  await inTransaction(db, async (tx) => {
-    const locked = await lockGroup(tx, group);
+  await writeGroup(db, access, groupId, organizationId, async (tx, locked) => {
     if (!isUuidLike(mappingId)) throw mappingNotFound(mappingId);
     const deleted = await tx
       .delete(groupAccountMappings)

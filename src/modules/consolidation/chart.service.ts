@@ -16,7 +16,7 @@ import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
 import { accountFlagIssues } from '../accounts/service.ts';
 import { type GroupRow, lockGroup } from './groups.repo.ts';
-import { authorizeGroup } from './groups.service.ts';
+import { authorizeGroup, writeGroup } from './groups.service.ts';
 import { errors } from '../../domain/error-catalogue.ts';
 
 export type GroupAccountRow = typeof groupAccounts.$inferSelect;
@@ -45,13 +45,7 @@ export function groupAccountRecord(r: GroupAccountRow): GroupAccountRecord {
     id: r.id,
     organizationId: r.organizationId,
     consolidationGroupId: r.groupId,
-    accountNumber: r.accountNumber,
-    name: r.name,
-    accountType: r.accountType as AccountType,
-    accountCategory: r.accountCategory as AccountCategory,
-    cashFlowCategory: (r.cashFlowCategory ?? null) as CashFlowCategory | null,
-    isCashEquivalent: r.isCashEquivalent,
-    isNonMonetary: r.isNonMonetary,
+    ...groupAccountInput(r),
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
   };
@@ -402,9 +396,7 @@ export async function updateGroupAccount(
   organizationId: string | undefined,
   body: GroupAccountUpdate,
 ): Promise<GroupAccountRecord> {
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
-  return inTransaction(db, async (tx) => {
-    const locked = await lockGroup(tx, group);
+  return writeGroup(db, access, groupId, organizationId, async (tx, locked) => {
     const row = await requireGroupAccount(tx, locked, accountId);
     const next = normalized({
       accountNumber: body.accountNumber ?? row.accountNumber,
@@ -480,9 +472,7 @@ export async function deleteGroupAccount(
   accountId: string,
   organizationId: string | undefined,
 ): Promise<void> {
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
-  await inTransaction(db, async (tx) => {
-    const locked = await lockGroup(tx, group);
+  await writeGroup(db, access, groupId, organizationId, async (tx, locked) => {
     const row = await requireGroupAccount(tx, locked, accountId);
     if ((await mappingCount(tx, locked.organizationId, row.id)) > 0) throw inUse(row.id, 'Mappings');
     if (locked.icDifferenceAccountNumber === row.accountNumber)

@@ -96,6 +96,21 @@ export function authorizeGroup(
   );
 }
 
+/**
+ * A write to the group addressed by id: the caller's right to manage it is checked, then `write` runs
+ * in a transaction on the group re-read and locked (it may have gone since the check).
+ */
+export async function writeGroup<T>(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  write: (tx: Tx, group: GroupRow) => Promise<T>,
+): Promise<T> {
+  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
+  return inTransaction(db, async (tx) => write(tx, await lockGroup(tx, current)));
+}
+
 function mapUnique(err: unknown, name: string, organizationId: string): never {
   if (pgErrorCode(err) === '23505' && pgConstraint(err) === 'consolidation_groups_name_uq') {
     throw nameTaken(name, organizationId);
@@ -335,10 +350,8 @@ export async function deleteGroup(
   id: string,
   organizationId: string | undefined,
 ): Promise<void> {
-  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
-  const orgId = current.organizationId;
-  await inTransaction(db, async (tx) => {
-    const group = await lockGroup(tx, current);
+  await writeGroup(db, access, id, organizationId, async (tx, group) => {
+    const orgId = group.organizationId;
     const runs = await tx
       .select({ id: consolidationRuns.id, status: consolidationRuns.status })
       .from(consolidationRuns)
@@ -382,10 +395,8 @@ export async function setGroupActive(
   organizationId: string | undefined,
   active: boolean,
 ): Promise<GroupRecord> {
-  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
-  const orgId = current.organizationId;
-  const row = await inTransaction(db, async (tx) => {
-    const group = await lockGroup(tx, current);
+  const row = await writeGroup(db, access, id, organizationId, async (tx, group) => {
+    const orgId = group.organizationId;
     if (group.isActive === active) return group;
     const updated = await updateRow(tx, consolidationGroups, sameRow(consolidationGroups, group), {
       isActive: active,

@@ -1,5 +1,5 @@
 /** The group's intercompany-difference setting: the account differences are booked on and the tolerance. */
-import { type Db, inTransaction } from '../../db/client.ts';
+import { type Db } from '../../db/client.ts';
 import { inOrg, sameRow, updateRow } from '../../db/rows.ts';
 import { accounts, consolidationGroups } from '../../db/schema/index.ts';
 import { invalid } from '../../domain/errors.ts';
@@ -7,8 +7,8 @@ import { minorUnits } from '../../domain/codes.ts';
 import { dec, formatAmount, fractionDigits } from '../../domain/money.ts';
 import type { Access } from '../../access/access.ts';
 import { recordAudit } from '../audit/service.ts';
-import { type GroupRow, lockGroup } from './groups.repo.ts';
-import { authorizeGroup } from './groups.service.ts';
+import { type GroupRow } from './groups.repo.ts';
+import { authorizeGroup, writeGroup } from './groups.service.ts';
 import { loadGroupAccounts } from './chart.service.ts';
 
 export interface IcDifferenceSetting {
@@ -42,9 +42,7 @@ export async function setIcDifferenceSetting(
   organizationId: string | undefined,
   body: { accountNumber: string | null; tolerance?: string | null },
 ): Promise<IcDifferenceSetting> {
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
-  return inTransaction(db, async (tx) => {
-    const locked = await lockGroup(tx, group);
+  return writeGroup(db, access, groupId, organizationId, async (tx, locked) => {
     const orgId = locked.organizationId;
     const number = body.accountNumber;
     let tolerance: string | null = null;

@@ -25,7 +25,7 @@ import {
   memberNotFound,
   memberState,
 } from './groups.repo.ts';
-import { authorizeGroup, parseOwnership } from './groups.service.ts';
+import { authorizeGroup, parseOwnership, writeGroup } from './groups.service.ts';
 import {
   acquisitionData,
   checkStructure,
@@ -150,10 +150,8 @@ export async function updateMember(
     input.ownershipPercentage === undefined
       ? undefined
       : parseOwnership(input.ownershipPercentage, '/ownershipPercentage');
-  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
-  const orgId = current.organizationId;
-  const row = await inTransaction(db, async (tx) => {
-    const group = await lockGroup(tx, current);
+  const row = await writeGroup(db, access, id, organizationId, async (tx, group) => {
+    const orgId = group.organizationId;
     const members = await currentStates(tx, group);
     const index = members.findIndex((m) => m.companyId === companyId);
     if (index < 0) throw memberNotFound(group.id, companyId);
@@ -207,10 +205,8 @@ export async function removeMember(
   companyId: string,
   organizationId: string | undefined,
 ): Promise<void> {
-  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
-  const orgId = current.organizationId;
-  await inTransaction(db, async (tx) => {
-    const group = await lockGroup(tx, current);
+  await writeGroup(db, access, id, organizationId, async (tx, group) => {
+    const orgId = group.organizationId;
     const members = await currentStates(tx, group);
     const member = members.find((m) => m.companyId === companyId);
     if (!member) throw memberNotFound(group.id, companyId);

@@ -37,7 +37,7 @@ import {
   unpostedCountOf,
   unpostedCountsByPeriod,
 } from './records.ts';
-import { type FiscalStatus, setPeriodStatus } from './status.ts';
+import { type FiscalStatus, setFiscalStatus } from './status.ts';
 import { errors as fail } from '../../domain/error-catalogue.ts';
 
 export const MIN_FISCAL_YEAR = 1900;
@@ -265,39 +265,6 @@ export async function getFiscalPeriod(db: Db, access: Access, path: PeriodPath):
   return loadFiscalPeriodRecord(db, period);
 }
 
-/** POST …/periods/{periodId}/close: Open → Closed (unposted entries do not block). */
-export async function closeFiscalPeriod(
-  db: Db,
-  access: Access,
-  path: PeriodPath,
-): Promise<FiscalPeriodRecord> {
-  const { organizationId, companyId } = path;
-  await enterCompany(db, access, organizationId, companyId, 'fiscal_period:manage');
-  return inTransaction(db, async (tx) => {
-    await requireFiscalYear(tx, organizationId, companyId, path.fiscalYearId, 'share');
-    const period = await requireFiscalPeriod(tx, organizationId, path.fiscalYearId, path.periodId, 'update');
-    await access.authorize(organizationId, 'fiscal_period:manage');
-    if (period.status !== 'Open') throw invalidTransition(period.id, period.status, 'Closed');
-    const now = new Date();
-    const updated = await setPeriodStatus(tx, organizationId, period.id, {
-      status: 'Closed',
-      userId: access.userId,
-      now,
-    });
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Close',
-      entityType: 'FiscalPeriod',
-      entityId: period.id,
-      changes: { status: { from: 'Open', to: 'Closed' } },
-    });
-    const record = await loadFiscalPeriodRecord(tx, updated);
-    await recordEvent(tx, periodEvent('FiscalPeriodClosed', organizationId, access.userId, record));
-    return record;
-  });
-}
-
 /** The event announcing a fiscal period's new status, carrying the period's record. */
 export function periodEvent(
   type: 'FiscalPeriodClosed' | 'FiscalPeriodReopened',
@@ -313,20 +280,14 @@ export function periodEvent(
  */
 export async function recordPeriodReopen(
   tx: Queryable,
-  input: {
-    organizationId: string;
-    companyId: string;
-    periodId: string;
-    reason: string | null;
-    userId: string;
-    at: Date;
-  },
+  period: FiscalPeriodRow,
+  input: { reason: string | null; userId: string; at: Date },
 ): Promise<void> {
   await tx.insert(periodReopenHistory).values({
     id: uuidv7(),
-    organizationId: input.organizationId,
-    companyId: input.companyId,
-    periodId: input.periodId,
+    organizationId: period.organizationId,
+    companyId: period.companyId,
+    periodId: period.id,
     reason: input.reason,
     reopenedBy: input.userId,
     reopenedAt: input.at,
@@ -334,45 +295,59 @@ export async function recordPeriodReopen(
   });
 }
 
+/** POST …/periods/{periodId}/close: Open → Closed (unposted entries do not block). */
+export function closeFiscalPeriod(db: Db, access: Access, path: PeriodPath): Promise<FiscalPeriodRecord> {
+  return changePeriodStatus(db, access, path, 'Closed', null);
+}
+
 /** POST …/periods/{periodId}/open: Closed → Open, refused while the year is closed. */
-export async function openFiscalPeriod(
+export function openFiscalPeriod(
   db: Db,
   access: Access,
   path: PeriodPath,
   reason: string | null,
 ): Promise<FiscalPeriodRecord> {
+  return changePeriodStatus(db, access, path, 'Open', reason);
+}
+
+/**
+ * A period's status change to `to` from the other status, audited and announced; reopening records
+ * the reopen (with its reason) and is refused while the year is closed.
+ */
+async function changePeriodStatus(
+  db: Db,
+  access: Access,
+  path: PeriodPath,
+  to: FiscalStatus,
+  reason: string | null,
+): Promise<FiscalPeriodRecord> {
   const { organizationId, companyId } = path;
+  const from: FiscalStatus = to === 'Closed' ? 'Open' : 'Closed';
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:manage');
   return inTransaction(db, async (tx) => {
     const year = await requireFiscalYear(tx, organizationId, companyId, path.fiscalYearId, 'share');
     const period = await requireFiscalPeriod(tx, organizationId, path.fiscalYearId, path.periodId, 'update');
     await access.authorize(organizationId, 'fiscal_period:manage');
-    if (period.status !== 'Closed') throw invalidTransition(period.id, period.status, 'Open');
-    if (year.status === 'Closed') throw yearAlreadyClosed(year.id, year.year);
+    if (period.status !== from) throw invalidTransition(period.id, period.status, to);
+    if (to === 'Open' && year.status === 'Closed') throw yearAlreadyClosed(year.id, year.year);
     const now = new Date();
-    const updated = await setPeriodStatus(tx, organizationId, period.id, {
-      status: 'Open',
+    const updated = await setFiscalStatus(tx, fiscalPeriods, period, {
+      status: to,
       userId: access.userId,
       now,
     });
-    await recordPeriodReopen(tx, {
-      organizationId,
-      companyId,
-      periodId: period.id,
-      reason,
-      userId: access.userId,
-      at: now,
-    });
+    if (to === 'Open') await recordPeriodReopen(tx, period, { reason, userId: access.userId, at: now });
     await recordAudit(tx, {
       organizationId,
       userId: access.userId,
-      action: 'Open',
+      action: to === 'Closed' ? 'Close' : 'Open',
       entityType: 'FiscalPeriod',
       entityId: period.id,
-      changes: { status: { from: 'Closed', to: 'Open' } },
+      changes: { status: { from, to } },
     });
     const record = await loadFiscalPeriodRecord(tx, updated);
-    await recordEvent(tx, periodEvent('FiscalPeriodReopened', organizationId, access.userId, record));
+    const type = to === 'Closed' ? 'FiscalPeriodClosed' : 'FiscalPeriodReopened';
+    await recordEvent(tx, periodEvent(type, organizationId, access.userId, record));
     return record;
   });
 }

@@ -5,9 +5,9 @@
  */
 import { asc } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { inOrg, updateRow } from '../../db/rows.ts';
+import { inOrg, sameRow, updateRow } from '../../db/rows.ts';
 import { fiscalPeriods, fiscalYears } from '../../db/schema/index.ts';
-import type { FiscalPeriodRow, FiscalYearRow } from './ensure.ts';
+import type { FiscalPeriodRow } from './ensure.ts';
 
 export type FiscalStatus = 'Open' | 'Closed';
 
@@ -18,32 +18,15 @@ function statusColumns(status: FiscalStatus, userId: string, now: Date) {
     : { status, closedBy: null, closedAt: null, updatedAt: now };
 }
 
-export async function setPeriodStatus(
+/** Sets the status of a fiscal period or year (`fiscalPeriods` or `fiscalYears`), returning the row. */
+export async function setFiscalStatus<T extends typeof fiscalPeriods | typeof fiscalYears>(
   tx: Queryable,
-  organizationId: string,
-  periodId: string,
+  table: T,
+  row: { organizationId: string; id: string },
   change: { status: FiscalStatus; userId: string; now: Date },
-): Promise<FiscalPeriodRow> {
-  return updateRow(
-    tx,
-    fiscalPeriods,
-    inOrg(fiscalPeriods, organizationId, { id: periodId }),
-    statusColumns(change.status, change.userId, change.now),
-  );
-}
-
-export async function setYearStatus(
-  tx: Queryable,
-  organizationId: string,
-  yearId: string,
-  change: { status: FiscalStatus; userId: string; now: Date },
-): Promise<FiscalYearRow> {
-  return updateRow(
-    tx,
-    fiscalYears,
-    inOrg(fiscalYears, organizationId, { id: yearId }),
-    statusColumns(change.status, change.userId, change.now),
-  );
+): Promise<T['$inferSelect']> {
+  const columns = statusColumns(change.status, change.userId, change.now);
+  return updateRow(tx, table, sameRow(table, row), columns as Partial<T['$inferInsert']>);
 }
 
 /**
