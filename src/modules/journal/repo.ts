@@ -32,6 +32,25 @@ import {
 import { INITIAL_STATUS, MOVES } from '../../domain/journal/workflow.ts';
 
 export type EntryRow = typeof journalEntries.$inferSelect;
+
+/**
+ * The columns of an entry written already booked or as a draft, before anyone submits, approves,
+ * rejects or reverses it: none of those steps has happened.
+ */
+export const NO_WORKFLOW_STEPS = {
+  isReversing: false,
+  reversedEntryId: null,
+  reversingEntryId: null,
+  submittedBy: null,
+  submittedAt: null,
+  approvedBy: null,
+  approvedAt: null,
+  rejectedBy: null,
+  rejectedAt: null,
+  rejectionReason: null,
+  reversedBy: null,
+  reversedAt: null,
+} as const;
 export type NewEntryRow = typeof journalEntries.$inferInsert;
 export type LineRow = typeof journalLines.$inferSelect;
 export type NewLineRow = typeof journalLines.$inferInsert;
