@@ -2,8 +2,9 @@
  * The account hierarchy and the locks of account writes: parents, subtree height, descendants, the
  * intercompany partner check, and the company row every account write locks first.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
+import { countRows, firstRow, inOrg, requireRow } from '../../db/rows.ts';
 import { accounts, companies } from '../../db/schema/index.ts';
 import { type AccountType } from '../../domain/accounts.ts';
 
@@ -15,6 +16,19 @@ import { companyNotFound, findCompany } from '../companies/lookup.ts';
 import { type AccountRow, MAX_HIERARCHY_LEVEL, parentNotFound, tooDeep } from './records.ts';
 import { errors } from '../../domain/error-catalogue.ts';
 
+/**
+ * `sub(id, depth)`: every descendant of the account with its depth below it (children 1), walked down
+ * `parent_account_id` within the organization; the depth cap stops a corrupt cycle.
+ */
+function subtree(organizationId: string, accountId: string): SQL {
+  return sql`with recursive sub(id, depth) as (
+    select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
+    union all
+    select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
+    where a.organization_id = ${organizationId} and sub.depth < 64
+  )`;
+}
+
 /** Ids of every descendant of the account (children, grandchildren, …). */
 export async function descendantIds(
   tx: Queryable,
@@ -23,13 +37,7 @@ export async function descendantIds(
 ): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(
     tx,
-    sql`with recursive sub(id, depth) as (
-          select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
-          union all
-          select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
-          where a.organization_id = ${organizationId} and sub.depth < 64
-        )
-        select distinct id from sub`,
+    sql`${subtree(organizationId, accountId)} select distinct id from sub`,
   );
   return rows.map((r) => r.id);
 }
@@ -42,13 +50,7 @@ export async function subtreeHeight(
 ): Promise<number> {
   const rows = await queryRows<{ h: number | null }>(
     tx,
-    sql`with recursive sub(id, depth) as (
-          select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
-          union all
-          select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
-          where a.organization_id = ${organizationId} and sub.depth < 64
-        )
-        select max(depth)::int as h from sub`,
+    sql`${subtree(organizationId, accountId)} select max(depth)::int as h from sub`,
   );
   return Number(rows[0]?.h ?? 0);
 }
@@ -61,12 +63,14 @@ export async function checkParent(
   accountType: AccountType,
   parentAccountId: string,
 ): Promise<AccountRow> {
-  const [parent] = await tx
-    .select()
-    .from(accounts)
-    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, parentAccountId)))
-    .for('share');
-  if (!parent) throw parentNotFound(parentAccountId);
+  const parent = await requireRow(
+    tx,
+    accounts,
+    organizationId,
+    { id: parentAccountId },
+    () => parentNotFound(parentAccountId),
+    'share',
+  );
   if (parent.companyId !== companyId) {
     throw errors.ParentAccountDifferentCompanyError('The parent account belongs to another company', {
       accountCompanyId: companyId,
@@ -94,12 +98,7 @@ export async function lockCompany(
   companyId: string,
   mode: 'update' | 'share',
 ) {
-  const [row] = await tx
-    .select()
-    .from(companies)
-    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)))
-    .for(mode);
-  return row ?? null;
+  return firstRow(tx, companies, inOrg(companies, organizationId, { id: companyId }), mode);
 }
 
 /** Locks an account row that was read before (it cannot move to another company or organization). */
@@ -108,13 +107,14 @@ export async function lockAccount(
   organizationId: string,
   accountId: string,
 ): Promise<AccountRow> {
-  const [row] = await tx
-    .select()
-    .from(accounts)
-    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)))
-    .for('update');
-  if (!row) throw accountNotFound(accountId);
-  return row;
+  return requireRow(
+    tx,
+    accounts,
+    organizationId,
+    { id: accountId },
+    () => accountNotFound(accountId),
+    'update',
+  );
 }
 
 export async function setCompanyRetainedEarnings(
@@ -129,7 +129,7 @@ export async function setCompanyRetainedEarnings(
   await tx
     .update(companies)
     .set({ retainedEarningsAccountId: to, updatedAt: new Date() })
-    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)));
+    .where(inOrg(companies, organizationId, { id: companyId }));
   await recordAudit(tx, {
     organizationId,
     userId: access.userId,
@@ -179,17 +179,11 @@ export async function checkNoActiveChildren(
   organizationId: string,
   accountId: string,
 ): Promise<void> {
-  const [c] = await tx
-    .select({ n: sql<number>`count(*)::int` })
-    .from(accounts)
-    .where(
-      and(
-        eq(accounts.organizationId, organizationId),
-        eq(accounts.parentAccountId, accountId),
-        eq(accounts.isActive, true),
-      ),
-    );
-  const childCount = Number(c?.n ?? 0);
+  const childCount = await countRows(
+    tx,
+    accounts,
+    inOrg(accounts, organizationId, { parentAccountId: accountId, isActive: true }),
+  );
   if (childCount > 0) {
     throw errors.HasActiveChildAccountsError('The account has active child accounts', {
       accountId,
@@ -205,13 +199,7 @@ export async function shiftSubtreeLevels(
   accountId: string,
   delta: number,
 ) {
-  await tx.execute(sql`
-    with recursive sub(id, depth) as (
-      select id, 1 from accounts where organization_id = ${organizationId} and parent_account_id = ${accountId}
-      union all
-      select a.id, sub.depth + 1 from accounts a join sub on a.parent_account_id = sub.id
-      where a.organization_id = ${organizationId} and sub.depth < 64
-    )
+  await tx.execute(sql`${subtree(organizationId, accountId)}
     update accounts set hierarchy_level = hierarchy_level + ${delta}, updated_at = now()
     where organization_id = ${organizationId} and id in (select id from sub)`);
 }

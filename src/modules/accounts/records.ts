@@ -4,6 +4,7 @@
  */
 import { and, eq, getTableColumns } from 'drizzle-orm';
 import { type Queryable } from '../../db/client.ts';
+import { firstRow, inOrg } from '../../db/rows.ts';
 import { accounts, companies } from '../../db/schema/index.ts';
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
 import {
@@ -100,11 +101,7 @@ export async function findAccount(
   organizationId: string,
   accountId: string,
 ): Promise<AccountRow | null> {
-  const [row] = await db
-    .select()
-    .from(accounts)
-    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)));
-  return row ?? null;
+  return firstRow(db, accounts, inOrg(accounts, organizationId, { id: accountId }));
 }
 
 /** The wire record of one account of the organization, or 404 AccountNotFoundError. */
@@ -113,9 +110,7 @@ export async function loadAccountRecord(
   organizationId: string,
   accountId: string,
 ): Promise<AccountRecord> {
-  const [row] = await selectAccounts(db).where(
-    and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)),
-  );
+  const [row] = await selectAccounts(db).where(inOrg(accounts, organizationId, { id: accountId }));
   if (!row) throw accountNotFound(accountId);
   return toRecord(row);
 }

@@ -5,9 +5,10 @@
  * `isRetainedEarnings` is not stored on the account: it is derived from the company's
  * `retainedEarningsAccountId` (one source of truth), so every read joins the company.
  */
-import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
+import { inOrg, pageOfRows, updateRow } from '../../db/rows.ts';
 import { accounts, eliminationRules, journalLines } from '../../db/schema/index.ts';
 import {
   type AccountCategory,
@@ -142,31 +143,26 @@ export interface AccountListQuery {
 export async function listAccounts(db: Db, access: Access, q: AccountListQuery, page: PageParams) {
   await access.authorize(q.organizationId, 'account:read');
   const company = await requireCompany(db, q.organizationId, q.companyId);
-  const conds: SQL[] = [eq(accounts.organizationId, q.organizationId), eq(accounts.companyId, q.companyId)];
-  if (q.accountType !== undefined) conds.push(eq(accounts.accountType, q.accountType));
-  if (q.accountCategory !== undefined) conds.push(eq(accounts.accountCategory, q.accountCategory));
-  if (q.isActive !== undefined) conds.push(eq(accounts.isActive, q.isActive));
-  if (q.isPostable !== undefined) conds.push(eq(accounts.isPostable, q.isPostable));
-  if (q.isIntercompany !== undefined) conds.push(eq(accounts.isIntercompany, q.isIntercompany));
-  if (q.parentAccountId !== undefined) conds.push(eq(accounts.parentAccountId, q.parentAccountId));
-  const where = and(...conds);
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(accounts)
-      .where(where)
-      .orderBy(sql`length(${accounts.accountNumber})`, asc(accounts.accountNumber), asc(accounts.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(accounts)
-      .where(where),
-  ]);
+  const where = inOrg(accounts, q.organizationId, {
+    companyId: q.companyId,
+    accountType: q.accountType,
+    accountCategory: q.accountCategory,
+    isActive: q.isActive,
+    isPostable: q.isPostable,
+    isIntercompany: q.isIntercompany,
+    parentAccountId: q.parentAccountId,
+  });
+  const { rows, total } = await pageOfRows(
+    db,
+    accounts,
+    where,
+    [sql`length(${accounts.accountNumber})`, asc(accounts.accountNumber), asc(accounts.id)],
+    page,
+  );
   return paged(
     'accounts',
     rows.map((r) => accountRecord(r, company.retainedEarningsAccountId)),
-    Number(total?.n ?? 0),
+    total,
     page,
   );
 }
@@ -378,26 +374,21 @@ async function storeAccountUpdate(
   accountId: string,
   fields: ReturnType<typeof nextAccountFields> & { hierarchyLevel: number; deactivatedAt: Date | null },
 ): Promise<AccountRow> {
-  const [updated] = await tx
-    .update(accounts)
-    .set({
-      name: fields.name,
-      description: fields.description,
-      parentAccountId: fields.parentAccountId,
-      hierarchyLevel: fields.hierarchyLevel,
-      isPostable: fields.isPostable,
-      isActive: fields.isActive,
-      isIntercompany: fields.isIntercompany,
-      intercompanyPartnerId: fields.intercompanyPartnerId,
-      cashFlowCategory: fields.cashFlowCategory,
-      isCashEquivalent: fields.isCashEquivalent,
-      isNonMonetary: fields.isNonMonetary,
-      deactivatedAt: fields.deactivatedAt,
-      updatedAt: new Date(),
-    })
-    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)))
-    .returning();
-  return updated!;
+  return updateRow(tx, accounts, inOrg(accounts, organizationId, { id: accountId }), {
+    name: fields.name,
+    description: fields.description,
+    parentAccountId: fields.parentAccountId,
+    hierarchyLevel: fields.hierarchyLevel,
+    isPostable: fields.isPostable,
+    isActive: fields.isActive,
+    isIntercompany: fields.isIntercompany,
+    intercompanyPartnerId: fields.intercompanyPartnerId,
+    cashFlowCategory: fields.cashFlowCategory,
+    isCashEquivalent: fields.isCashEquivalent,
+    isNonMonetary: fields.isNonMonetary,
+    deactivatedAt: fields.deactivatedAt,
+    updatedAt: new Date(),
+  });
 }
 
 export async function updateAccount(
@@ -521,13 +512,13 @@ export async function deleteAccount(
     const [child] = await tx
       .select({ id: accounts.id })
       .from(accounts)
-      .where(and(eq(accounts.organizationId, organizationId), eq(accounts.parentAccountId, accountId)))
+      .where(inOrg(accounts, organizationId, { parentAccountId: accountId }))
       .limit(1);
     if (child) throw accountInUse(accountId, 'ChildAccounts');
     const [line] = await tx
       .select({ id: journalLines.id })
       .from(journalLines)
-      .where(and(eq(journalLines.organizationId, organizationId), eq(journalLines.accountId, accountId)))
+      .where(inOrg(journalLines, organizationId, { accountId }))
       .limit(1);
     if (line) throw accountInUse(accountId, 'JournalEntryLines');
     const [rule] = await tx
@@ -541,9 +532,7 @@ export async function deleteAccount(
       )
       .limit(1);
     if (rule) throw accountInUse(accountId, 'EliminationRules');
-    await tx
-      .delete(accounts)
-      .where(and(eq(accounts.organizationId, organizationId), eq(accounts.id, accountId)));
+    await tx.delete(accounts).where(inOrg(accounts, organizationId, { id: accountId }));
     await recordAudit(tx, {
       organizationId,
       userId: access.userId,

@@ -1,8 +1,8 @@
 /**
  * Account templates: the built-in charts a company can start from, listed, read and applied.
  */
-import { and, eq, sql } from 'drizzle-orm';
 import { type Db, inTransaction } from '../../db/client.ts';
+import { countRows, inOrg } from '../../db/rows.ts';
 import { accounts } from '../../db/schema/index.ts';
 import { DomainError } from '../../domain/errors.ts';
 import {
@@ -47,11 +47,7 @@ export async function applyAccountTemplate(
   return inTransaction(db, async (tx) => {
     const company = await lockCompany(tx, organizationId, companyId, 'update');
     if (!company) throw companyNotFound(companyId);
-    const [c] = await tx
-      .select({ n: sql<number>`count(*)::int` })
-      .from(accounts)
-      .where(and(eq(accounts.organizationId, organizationId), eq(accounts.companyId, companyId)));
-    const accountCount = Number(c?.n ?? 0);
+    const accountCount = await countRows(tx, accounts, inOrg(accounts, organizationId, { companyId }));
     if (accountCount > 0) {
       throw errors.AccountsAlreadyExistError('The company already has accounts', {
         companyId,

@@ -9,6 +9,7 @@
  */
 import type { Db, Queryable } from '../../db/client.ts';
 import { inTransaction } from '../../db/client.ts';
+import { fiscalPeriods, fiscalYears } from '../../db/schema/index.ts';
 import {
   type AccountNetFigure,
   closingEntryLines,
@@ -34,7 +35,7 @@ import {
   requireFiscalYear,
   yearAlreadyClosed,
 } from '../fiscal/service.ts';
-import { lockPeriodsOfYear, setPeriodStatus, setYearStatus } from '../fiscal/status.ts';
+import { lockPeriodsOfYear, setFiscalStatus } from '../fiscal/status.ts';
 import { insertPostedSystemEntry } from '../journal/booked.ts';
 import { reverseClosingEntries } from '../journal/reversal.ts';
 import { yearNets } from '../ledger/year-figures.ts';
@@ -163,8 +164,8 @@ export async function closeYear(db: Db, access: Access, path: YearPathParams): P
     });
     const change = { status: 'Closed', userId: access.userId, now: new Date() } as const;
     const toClose = periods.filter((p) => p.status === 'Open');
-    for (const p of toClose) await setPeriodStatus(tx, organizationId, p.id, change);
-    const updated = await setYearStatus(tx, organizationId, year.id, change);
+    for (const p of toClose) await setFiscalStatus(tx, fiscalPeriods, p, change);
+    const updated = await setFiscalStatus(tx, fiscalYears, year, change);
     await recordAudit(tx, [
       {
         organizationId,
@@ -288,17 +289,10 @@ export async function reopenYear(
     const change = { status: 'Open', userId: access.userId, now } as const;
     const reopened = periods.filter((p) => p.status === 'Closed');
     for (const p of reopened) {
-      await setPeriodStatus(tx, organizationId, p.id, change);
-      await recordPeriodReopen(tx, {
-        organizationId,
-        companyId,
-        periodId: p.id,
-        reason,
-        userId: access.userId,
-        at: now,
-      });
+      await setFiscalStatus(tx, fiscalPeriods, p, change);
+      await recordPeriodReopen(tx, p, { reason, userId: access.userId, at: now });
     }
-    const updated = await setYearStatus(tx, organizationId, year.id, change);
+    const updated = await setFiscalStatus(tx, fiscalYears, year, change);
     await recordAudit(tx, {
       organizationId,
       userId: access.userId,

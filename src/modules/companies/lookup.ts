@@ -2,8 +2,9 @@
  * Company lookups shared by every module that references companies (journal, fiscal, groups,
  * intercompany, reports). A company of another organization is "not found".
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, inArray, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
+import { type ColumnValues, countRows, firstRow, inOrg } from '../../db/rows.ts';
 import { companies, journalEntries } from '../../db/schema/index.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
@@ -25,11 +26,7 @@ export async function findCompany(
   organizationId: string,
   companyId: string,
 ): Promise<CompanyRow | null> {
-  const [row] = await db
-    .select()
-    .from(companies)
-    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)));
-  return row ?? null;
+  return firstRow(db, companies, inOrg(companies, organizationId, { id: companyId }));
 }
 
 /** The company of the organization, or 404 CompanyNotFoundError. */
@@ -59,16 +56,17 @@ export async function unpostedEntryCount(
   companyId: string,
   fiscalYear?: number,
 ): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(journalEntries)
-    .where(
-      and(
-        eq(journalEntries.organizationId, organizationId),
-        eq(journalEntries.companyId, companyId),
-        inArray(journalEntries.status, [...UNPOSTED_STATUSES]),
-        fiscalYear === undefined ? undefined : eq(journalEntries.fiscalYear, fiscalYear),
-      ),
-    );
-  return Number(row?.n ?? 0);
+  return countRows(db, journalEntries, unpostedEntries(organizationId, companyId, { fiscalYear }));
+}
+
+/** The company's entries still in the workflow (`UNPOSTED_STATUSES`), within `match`. */
+export function unpostedEntries(
+  organizationId: string,
+  companyId: string,
+  match: ColumnValues<typeof journalEntries> = {},
+): SQL {
+  return and(
+    inOrg(journalEntries, organizationId, { companyId, ...match }),
+    inArray(journalEntries.status, [...UNPOSTED_STATUSES]),
+  )!;
 }

@@ -3,7 +3,7 @@
  * semantics, and deactivation (DELETE = soft delete).
  */
 import { nameKey } from '../../domain/text.ts';
-import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, ne } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import {
   type Db,
@@ -13,6 +13,7 @@ import {
   type Queryable,
   type Tx,
 } from '../../db/client.ts';
+import { countRows, inOrg, pageOfRows, requireRow, updateRow } from '../../db/rows.ts';
 import { accounts, companies, fiscalYears } from '../../db/schema/index.ts';
 import { isUsableRetainedEarningsAccount } from '../../domain/accounts.ts';
 import { isJurisdictionCode } from '../../domain/codes.ts';
@@ -210,31 +211,25 @@ export async function listCompanies(db: Db, access: Access, q: CompanyListQuery,
   const conds = [eq(companies.organizationId, q.organizationId)];
   if (q.isActive !== undefined) conds.push(eq(companies.isActive, q.isActive));
   if (q.jurisdiction !== undefined) conds.push(eq(companies.jurisdiction, q.jurisdiction));
-  const where = and(...conds);
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(companies)
-      .where(where)
-      .orderBy(asc(companies.nameKey), asc(companies.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(companies)
-      .where(where),
-  ]);
-  return paged('companies', rows.map(companyRecord), Number(total?.n ?? 0), page);
+  const { rows, total } = await pageOfRows(
+    db,
+    companies,
+    and(...conds),
+    [asc(companies.nameKey), asc(companies.id)],
+    page,
+  );
+  return paged('companies', rows.map(companyRecord), total, page);
 }
 
 async function loadCompany(db: Queryable, organizationId: string, companyId: string, lock = false) {
-  const q = db
-    .select()
-    .from(companies)
-    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)));
-  const [row] = lock ? await q.for('update') : await q;
-  if (!row) throw companyNotFound(companyId);
-  return row;
+  return requireRow(
+    db,
+    companies,
+    organizationId,
+    { id: companyId },
+    () => companyNotFound(companyId),
+    lock ? 'update' : undefined,
+  );
 }
 
 export async function getCompany(
@@ -396,19 +391,14 @@ async function settingAccount(
   accountId: string,
   lock: 'update' | 'share',
 ) {
-  const [account] = await tx
-    .select()
-    .from(accounts)
-    .where(
-      and(
-        eq(accounts.organizationId, company.organizationId),
-        eq(accounts.companyId, company.companyId),
-        eq(accounts.id, accountId),
-      ),
-    )
-    .for(lock);
-  if (!account) throw accountNotFound(accountId);
-  return account;
+  return requireRow(
+    tx,
+    accounts,
+    company.organizationId,
+    { companyId: company.companyId, id: accountId },
+    () => accountNotFound(accountId),
+    lock,
+  );
 }
 
 /** The update's business rules, in the order of the endpoint's Errors column. */
@@ -468,11 +458,7 @@ async function checkCompanyUpdate(
 
 /** The fiscal year end cannot change while the company has fiscal years. */
 async function checkNoFiscalYears(tx: Tx, organizationId: string, companyId: string): Promise<void> {
-  const [c] = await tx
-    .select({ n: sql<number>`count(*)::int` })
-    .from(fiscalYears)
-    .where(and(eq(fiscalYears.organizationId, organizationId), eq(fiscalYears.companyId, companyId)));
-  const fiscalYearCount = Number(c?.n ?? 0);
+  const fiscalYearCount = await countRows(tx, fiscalYears, inOrg(fiscalYears, organizationId, { companyId }));
   if (fiscalYearCount > 0) {
     throw errors.FiscalYearEndChangeNotAllowedError(
       'The fiscal year end cannot change while fiscal years exist',
@@ -483,32 +469,27 @@ async function checkNoFiscalYears(tx: Tx, organizationId: string, companyId: str
 
 /** Writes the updated record. */
 async function storeCompany(tx: Tx, organizationId: string, companyId: string, after: CompanyRecord) {
-  const [updated] = await tx
-    .update(companies)
-    .set({
-      name: after.name,
-      nameKey: companyNameKey(after.name),
-      legalName: after.legalName,
-      jurisdiction: after.jurisdiction,
-      taxId: after.taxId,
-      incorporationDate: after.incorporationDate,
-      registrationNumber: after.registrationNumber,
-      registeredAddress: after.registeredAddress,
-      industryCode: after.industryCode,
-      companyType: after.companyType,
-      incorporationJurisdiction: after.incorporationJurisdiction,
-      reportingCurrency: after.reportingCurrency,
-      fiscalYearEndMonth: after.fiscalYearEnd.month,
-      fiscalYearEndDay: after.fiscalYearEnd.day,
-      retainedEarningsAccountId: after.retainedEarningsAccountId,
-      unrealizedFxGainLossAccountId: after.unrealizedFxGainLossAccountId,
-      realizedFxGainLossAccountId: after.realizedFxGainLossAccountId,
-      isActive: after.isActive,
-      updatedAt: new Date(),
-    })
-    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)))
-    .returning();
-  return updated!;
+  return updateRow(tx, companies, inOrg(companies, organizationId, { id: companyId }), {
+    name: after.name,
+    nameKey: companyNameKey(after.name),
+    legalName: after.legalName,
+    jurisdiction: after.jurisdiction,
+    taxId: after.taxId,
+    incorporationDate: after.incorporationDate,
+    registrationNumber: after.registrationNumber,
+    registeredAddress: after.registeredAddress,
+    industryCode: after.industryCode,
+    companyType: after.companyType,
+    incorporationJurisdiction: after.incorporationJurisdiction,
+    reportingCurrency: after.reportingCurrency,
+    fiscalYearEndMonth: after.fiscalYearEnd.month,
+    fiscalYearEndDay: after.fiscalYearEnd.day,
+    retainedEarningsAccountId: after.retainedEarningsAccountId,
+    unrealizedFxGainLossAccountId: after.unrealizedFxGainLossAccountId,
+    realizedFxGainLossAccountId: after.realizedFxGainLossAccountId,
+    isActive: after.isActive,
+    updatedAt: new Date(),
+  });
 }
 
 export async function updateCompany(
@@ -574,12 +555,11 @@ export async function deactivateCompany(
     if (!row.isActive) return;
     const count = await unpostedEntryCount(tx, organizationId, companyId);
     if (count > 0) throw unpostedError(companyId, count);
-    const [updated] = await tx
-      .update(companies)
-      .set({ isActive: false, updatedAt: new Date() })
-      .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)))
-      .returning();
-    await recordEvent(tx, companyEvent('CompanyDeactivated', access.userId, companyRecord(updated!)));
+    const updated = await updateRow(tx, companies, inOrg(companies, organizationId, { id: companyId }), {
+      isActive: false,
+      updatedAt: new Date(),
+    });
+    await recordEvent(tx, companyEvent('CompanyDeactivated', access.userId, companyRecord(updated)));
     const action: AuditAction = 'Deactivate';
     await recordAudit(tx, {
       organizationId,

@@ -10,9 +10,10 @@
  * Reversed. A `recurring` adjustment counts in its period and every later period of the same year.
  * Every change is audited.
  */
-import { and, asc, count, eq, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable, type Tx } from '../../db/client.ts';
+import { inOrg, pageOfRows, requireRow, sameRow, updateRow } from '../../db/rows.ts';
 import { accounts, consolidationAdjustments, groupAccounts } from '../../db/schema/index.ts';
 import { minorUnits } from '../../domain/codes.ts';
 import type { AdjustmentInput } from '../../domain/consolidation/types.ts';
@@ -97,20 +98,17 @@ export function adjustmentNotFound(adjustmentId: string): DomainError {
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
-async function find(q: Queryable, group: GroupRow, id: string, lock = false): Promise<Row | null> {
-  if (!UUID.test(id)) return null;
-  const query = q
-    .select()
-    .from(consolidationAdjustments)
-    .where(
-      and(
-        eq(consolidationAdjustments.organizationId, group.organizationId),
-        eq(consolidationAdjustments.groupId, group.id),
-        eq(consolidationAdjustments.id, id.toLowerCase()),
-      ),
-    );
-  const [row] = lock ? await query.for('update') : await query;
-  return row ?? null;
+/** The group's adjustment (locked for update by writes), or 404 ConsolidationAdjustmentNotFoundError. */
+async function requireAdjustment(q: Queryable, group: GroupRow, id: string, lock = false): Promise<Row> {
+  if (!UUID.test(id)) throw adjustmentNotFound(id);
+  return requireRow(
+    q,
+    consolidationAdjustments,
+    group.organizationId,
+    { groupId: group.id, id: id.toLowerCase() },
+    () => adjustmentNotFound(id),
+    lock ? 'update' : undefined,
+  );
 }
 
 /** Lines checked and normalized: balanced, one side each, accounts the group knows, members of the group. */
@@ -250,8 +248,7 @@ export async function getAdjustment(
   organizationId: string | undefined,
 ): Promise<AdjustmentRecord> {
   const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read');
-  const row = await find(db, group, adjustmentId);
-  if (!row) throw adjustmentNotFound(adjustmentId);
+  const row = await requireAdjustment(db, group, adjustmentId);
   return record(row, group.reportingCurrency);
 }
 
@@ -268,32 +265,26 @@ export async function listAdjustments(
   page: PageParams,
 ) {
   const group = await authorizeGroup(db, access, groupId, q.organizationId, 'consolidation:read');
-  const conds: SQL[] = [
-    eq(consolidationAdjustments.organizationId, group.organizationId),
-    eq(consolidationAdjustments.groupId, group.id),
-  ];
-  if (q.year !== undefined) conds.push(eq(consolidationAdjustments.year, q.year));
-  if (q.period !== undefined) conds.push(eq(consolidationAdjustments.period, q.period));
-  if (q.status !== undefined) conds.push(eq(consolidationAdjustments.status, q.status));
-  const where = and(...conds);
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(consolidationAdjustments)
-      .where(where)
-      .orderBy(
-        asc(consolidationAdjustments.year),
-        asc(consolidationAdjustments.period),
-        asc(consolidationAdjustments.id),
-      )
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ n: count() }).from(consolidationAdjustments).where(where),
-  ]);
+  const { rows, total } = await pageOfRows(
+    db,
+    consolidationAdjustments,
+    inOrg(consolidationAdjustments, group.organizationId, {
+      groupId: group.id,
+      year: q.year,
+      period: q.period,
+      status: q.status,
+    }),
+    [
+      asc(consolidationAdjustments.year),
+      asc(consolidationAdjustments.period),
+      asc(consolidationAdjustments.id),
+    ],
+    page,
+  );
   return paged(
     'adjustments',
     rows.map((r) => record(r, group.reportingCurrency)),
-    Number(total?.n ?? 0),
+    total,
     page,
   );
 }
@@ -309,29 +300,19 @@ export async function updateAdjustment(
   const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
   if (body.periodRef) checkPeriod(body.periodRef);
   return inTransaction(db, async (tx) => {
-    const row = await find(tx, group, adjustmentId, true);
-    if (!row) throw adjustmentNotFound(adjustmentId);
+    const row = await requireAdjustment(tx, group, adjustmentId, true);
     refuse('update', row);
     const lines = body.lines ? await checkedLines(tx, group, body.lines) : (row.lines as AdjustmentLine[]);
-    const [updated] = await tx
-      .update(consolidationAdjustments)
-      .set({
-        year: body.periodRef?.year ?? row.year,
-        period: body.periodRef?.period ?? row.period,
-        description: body.description ?? row.description,
-        recurring: body.recurring ?? row.recurring,
-        lines,
-        updatedAt: new Date(),
-      })
-      .where(
-        and(
-          eq(consolidationAdjustments.organizationId, row.organizationId),
-          eq(consolidationAdjustments.id, row.id),
-        ),
-      )
-      .returning();
+    const updated = await updateRow(tx, consolidationAdjustments, sameRow(consolidationAdjustments, row), {
+      year: body.periodRef?.year ?? row.year,
+      period: body.periodRef?.period ?? row.period,
+      description: body.description ?? row.description,
+      recurring: body.recurring ?? row.recurring,
+      lines,
+      updatedAt: new Date(),
+    });
     await audit(tx, access, row, 'Update');
-    return record(updated!, group.reportingCurrency);
+    return record(updated, group.reportingCurrency);
   });
 }
 
@@ -344,17 +325,9 @@ export async function deleteAdjustment(
 ): Promise<void> {
   const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
   await inTransaction(db, async (tx) => {
-    const row = await find(tx, group, adjustmentId, true);
-    if (!row) throw adjustmentNotFound(adjustmentId);
+    const row = await requireAdjustment(tx, group, adjustmentId, true);
     refuse('delete', row);
-    await tx
-      .delete(consolidationAdjustments)
-      .where(
-        and(
-          eq(consolidationAdjustments.organizationId, row.organizationId),
-          eq(consolidationAdjustments.id, row.id),
-        ),
-      );
+    await tx.delete(consolidationAdjustments).where(sameRow(consolidationAdjustments, row));
     await audit(tx, access, row, 'Delete');
   });
 }
@@ -386,8 +359,7 @@ export async function actOnAdjustment(
     enforceSegregationOfDuties: settings.enforceSegregationOfDuties,
   };
   return inTransaction(db, async (tx) => {
-    const row = await find(tx, group, adjustmentId, true);
-    if (!row) throw adjustmentNotFound(adjustmentId);
+    const row = await requireAdjustment(tx, group, adjustmentId, true);
     refuse(action, row, policy);
     const entry = { id: row.id, status: row.status, createdBy: row.createdBy };
     if (action === 'approve') {
@@ -399,10 +371,6 @@ export async function actOnAdjustment(
       if (s) throw refused(s);
     }
     const now = new Date();
-    const where = and(
-      eq(consolidationAdjustments.organizationId, row.organizationId),
-      eq(consolidationAdjustments.id, row.id),
-    );
     const to =
       action === 'submit'
         ? 'PendingApproval'
@@ -446,18 +414,14 @@ export async function actOnAdjustment(
         reversalOfId: { from: null, to: row.id },
       });
     }
-    const [updated] = await tx
-      .update(consolidationAdjustments)
-      .set({
-        status: to,
-        updatedAt: now,
-        ...(action === 'approve' ? { approvedBy: access.userId } : {}),
-        ...(action === 'reject' ? { approvedBy: null } : {}),
-        ...(action === 'post' ? { postedBy: access.userId, postedAt: now } : {}),
-        ...(reversalId ? { reversedById: reversalId } : {}),
-      })
-      .where(where)
-      .returning();
+    const updated = await updateRow(tx, consolidationAdjustments, sameRow(consolidationAdjustments, row), {
+      status: to,
+      updatedAt: now,
+      ...(action === 'approve' ? { approvedBy: access.userId } : {}),
+      ...(action === 'reject' ? { approvedBy: null } : {}),
+      ...(action === 'post' ? { postedBy: access.userId, postedAt: now } : {}),
+      ...(reversalId ? { reversedById: reversalId } : {}),
+    });
     const auditAction = {
       submit: 'Submit',
       approve: 'Approve',
@@ -466,7 +430,7 @@ export async function actOnAdjustment(
       reverse: 'Reverse',
     } as const;
     await audit(tx, access, row, auditAction[action], { status: { from: row.status, to } });
-    return record(updated!, group.reportingCurrency);
+    return record(updated, group.reportingCurrency);
   });
 }
 
@@ -487,9 +451,7 @@ export async function loadAdjustmentInputs(
     .from(consolidationAdjustments)
     .where(
       and(
-        eq(consolidationAdjustments.organizationId, organizationId),
-        eq(consolidationAdjustments.groupId, groupId),
-        eq(consolidationAdjustments.year, year),
+        inOrg(consolidationAdjustments, organizationId, { groupId, year }),
         sql`${consolidationAdjustments.status} in ('Posted', 'Reversed')`,
         sql`(${consolidationAdjustments.period} = ${period} or (${consolidationAdjustments.recurring} and ${consolidationAdjustments.period} < ${period}))`,
       ),

@@ -5,7 +5,8 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
+import { type Db, type Queryable } from '../../db/client.ts';
+import { inOrg, requireRow } from '../../db/rows.ts';
 import { accounts, companies, groupAccountMappings } from '../../db/schema/index.ts';
 import type { AccountType } from '../../domain/accounts.ts';
 import { compatible, MappingResolver } from '../../domain/consolidation/group-chart.ts';
@@ -15,21 +16,20 @@ import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
 import { type GroupRow, loadMembers } from './groups.repo.ts';
-import { authorizeGroup } from './groups.service.ts';
+import { authorizeGroup, writeGroup } from './groups.service.ts';
 import {
   alreadyMapped,
-  findGroupAccount,
   groupAccountInput,
-  groupAccountNotFound,
   isUuidLike,
   loadGroupAccounts,
   loadGroupChartInput,
   loadMappings,
-  lockedGroup,
   mappingNotFound,
   mappingRecord,
   type MappingRecord,
+  requireGroupAccount,
 } from './chart.service.ts';
+import { accountNotFound } from '../charts/errors.ts';
 import { errors } from '../../domain/error-catalogue.ts';
 
 export interface CreateMappingInput {
@@ -69,24 +69,16 @@ export async function createMapping(
   body: CreateMappingInput,
 ): Promise<MappingRecord> {
   checkMapping(body);
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
-  return inTransaction(db, async (tx) => {
-    const locked = await lockedGroup(tx, group);
+  return writeGroup(db, access, groupId, organizationId, async (tx, locked) => {
     const orgId = locked.organizationId;
-    const target = await findGroupAccount(tx, orgId, locked.id, body.groupAccountId);
-    if (!target) throw groupAccountNotFound(body.groupAccountId);
+    const target = await requireGroupAccount(tx, locked, body.groupAccountId);
     const members = new Set(await groupCompanyIds(tx, locked));
     let companyId: string | null = null;
     let accountId: string | null = null;
     if (body.accountId) {
-      accountId = body.accountId.toLowerCase();
-      const [acc] = await tx
-        .select()
-        .from(accounts)
-        .where(and(eq(accounts.organizationId, orgId), eq(accounts.id, accountId)));
-      if (!acc) {
-        throw errors.AccountNotFoundError('Account not found', { accountId });
-      }
+      const mappedId = body.accountId.toLowerCase();
+      accountId = mappedId;
+      const acc = await requireRow(tx, accounts, orgId, { id: mappedId }, () => accountNotFound(mappedId));
       if (!members.has(acc.companyId)) {
         throw invalid('/accountId', 'The account belongs to a company that is not in the group');
       }
@@ -105,13 +97,7 @@ export async function createMapping(
       const [dup] = await tx
         .select({ id: groupAccountMappings.id })
         .from(groupAccountMappings)
-        .where(
-          and(
-            eq(groupAccountMappings.organizationId, orgId),
-            eq(groupAccountMappings.groupId, locked.id),
-            eq(groupAccountMappings.accountId, accountId),
-          ),
-        );
+        .where(inOrg(groupAccountMappings, orgId, { groupId: locked.id, accountId }));
       if (dup) throw alreadyMapped(accountId, dup.id);
     } else if (body.companyId) {
       companyId = body.companyId.toLowerCase();
@@ -119,7 +105,7 @@ export async function createMapping(
         const [c] = await tx
           .select({ id: companies.id })
           .from(companies)
-          .where(and(eq(companies.organizationId, orgId), eq(companies.id, companyId)));
+          .where(inOrg(companies, orgId, { id: companyId }));
         if (!c) throw errors.CompanyNotFoundError('Company not found', { companyId });
         throw invalid('/companyId', 'The company is not in the group');
       }
@@ -186,18 +172,15 @@ export async function deleteMapping(
   mappingId: string,
   organizationId: string | undefined,
 ): Promise<void> {
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
-  await inTransaction(db, async (tx) => {
-    const locked = await lockedGroup(tx, group);
+  await writeGroup(db, access, groupId, organizationId, async (tx, locked) => {
     if (!isUuidLike(mappingId)) throw mappingNotFound(mappingId);
     const deleted = await tx
       .delete(groupAccountMappings)
       .where(
-        and(
-          eq(groupAccountMappings.organizationId, locked.organizationId),
-          eq(groupAccountMappings.groupId, locked.id),
-          eq(groupAccountMappings.id, mappingId.toLowerCase()),
-        ),
+        inOrg(groupAccountMappings, locked.organizationId, {
+          groupId: locked.id,
+          id: mappingId.toLowerCase(),
+        }),
       )
       .returning({ id: groupAccountMappings.id });
     if (deleted.length === 0) throw mappingNotFound(mappingId);

@@ -3,16 +3,11 @@
  * (`chart.mappings.ts`) and the runs read of them. How a run applies them:
  * domain/consolidation/group-chart.ts.
  */
-import { and, asc, count, eq, or, sql } from 'drizzle-orm';
+import { and, asc, eq, or, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, type Queryable, type Tx } from '../../db/client.ts';
-import {
-  accounts,
-  consolidationGroups,
-  eliminationRules,
-  groupAccountMappings,
-  groupAccounts,
-} from '../../db/schema/index.ts';
+import { countRows, firstRow, inOrg, pageOfRows, sameRow, updateRow } from '../../db/rows.ts';
+import { accounts, eliminationRules, groupAccountMappings, groupAccounts } from '../../db/schema/index.ts';
 import type { AccountCategory, AccountType, CashFlowCategory } from '../../domain/accounts.ts';
 import { type GroupAccountInput, type GroupChartInput } from '../../domain/consolidation/group-chart.ts';
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
@@ -20,8 +15,8 @@ import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
 import { accountFlagIssues } from '../accounts/service.ts';
-import { type GroupRow, groupNotFound } from './groups.repo.ts';
-import { authorizeGroup } from './groups.service.ts';
+import { type GroupRow, lockGroup } from './groups.repo.ts';
+import { authorizeGroup, writeGroup } from './groups.service.ts';
 import { errors } from '../../domain/error-catalogue.ts';
 
 export type GroupAccountRow = typeof groupAccounts.$inferSelect;
@@ -50,13 +45,7 @@ export function groupAccountRecord(r: GroupAccountRow): GroupAccountRecord {
     id: r.id,
     organizationId: r.organizationId,
     consolidationGroupId: r.groupId,
-    accountNumber: r.accountNumber,
-    name: r.name,
-    accountType: r.accountType as AccountType,
-    accountCategory: r.accountCategory as AccountCategory,
-    cashFlowCategory: (r.cashFlowCategory ?? null) as CashFlowCategory | null,
-    isCashEquivalent: r.isCashEquivalent,
-    isNonMonetary: r.isNonMonetary,
+    ...groupAccountInput(r),
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
   };
@@ -118,17 +107,18 @@ export async function findGroupAccount(
   id: string,
 ): Promise<GroupAccountRow | null> {
   if (!isUuidLike(id)) return null;
-  const [row] = await q
-    .select()
-    .from(groupAccounts)
-    .where(
-      and(
-        eq(groupAccounts.organizationId, orgId),
-        eq(groupAccounts.groupId, groupId),
-        eq(groupAccounts.id, id.toLowerCase()),
-      ),
-    );
-  return row ?? null;
+  return firstRow(q, groupAccounts, inOrg(groupAccounts, orgId, { groupId, id: id.toLowerCase() }));
+}
+
+/** The group's account, or 404 GroupAccountNotFoundError. */
+export async function requireGroupAccount(
+  q: Queryable,
+  group: GroupRow,
+  id: string,
+): Promise<GroupAccountRow> {
+  const row = await findGroupAccount(q, group.organizationId, group.id, id);
+  if (!row) throw groupAccountNotFound(id);
+  return row;
 }
 
 export function isUuidLike(s: string): boolean {
@@ -143,7 +133,7 @@ export async function loadGroupAccounts(
   return q
     .select()
     .from(groupAccounts)
-    .where(and(eq(groupAccounts.organizationId, orgId), eq(groupAccounts.groupId, groupId)));
+    .where(inOrg(groupAccounts, orgId, { groupId }));
 }
 
 interface MappingWithNumbers extends MappingRow {
@@ -175,13 +165,7 @@ export async function loadMappings(
       accounts,
       and(eq(accounts.organizationId, orgId), eq(accounts.id, groupAccountMappings.accountId)),
     )
-    .where(
-      and(
-        eq(groupAccountMappings.organizationId, orgId),
-        eq(groupAccountMappings.groupId, groupId),
-        mappingId === undefined ? undefined : eq(groupAccountMappings.id, mappingId),
-      ),
-    )
+    .where(inOrg(groupAccountMappings, orgId, { groupId, id: mappingId }))
     .orderBy(asc(groupAccountMappings.createdAt), asc(groupAccountMappings.id));
   return rows.map((r) => ({
     ...r.m,
@@ -334,18 +318,6 @@ async function insertAccounts(
   return inserted.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map(groupAccountRecord);
 }
 
-export async function lockedGroup(tx: Tx, group: GroupRow): Promise<GroupRow> {
-  const [row] = await tx
-    .select()
-    .from(consolidationGroups)
-    .where(
-      and(eq(consolidationGroups.organizationId, group.organizationId), eq(consolidationGroups.id, group.id)),
-    )
-    .for('update');
-  if (!row) throw groupNotFound(group.id);
-  return row;
-}
-
 export async function createGroupAccount(
   db: Db,
   access: Access,
@@ -358,7 +330,7 @@ export async function createGroupAccount(
   flagIssues(group.id, b);
   return inTransaction(
     db,
-    async (tx) => (await insertAccounts(tx, access, await lockedGroup(tx, group), [b]))[0]!,
+    async (tx) => (await insertAccounts(tx, access, await lockGroup(tx, group), [b]))[0]!,
   );
 }
 
@@ -380,7 +352,7 @@ export async function bulkCreateGroupAccounts(
     seen.set(b.accountNumber, i);
   });
   const created = await inTransaction(db, async (tx) =>
-    insertAccounts(tx, access, await lockedGroup(tx, group), list),
+    insertAccounts(tx, access, await lockGroup(tx, group), list),
   );
   return { created, count: created.length };
 }
@@ -393,21 +365,14 @@ export async function listGroupAccounts(
   page: PageParams,
 ) {
   const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read');
-  const where = and(
-    eq(groupAccounts.organizationId, group.organizationId),
-    eq(groupAccounts.groupId, group.id),
+  const { rows, total } = await pageOfRows(
+    db,
+    groupAccounts,
+    inOrg(groupAccounts, group.organizationId, { groupId: group.id }),
+    [sql`length(${groupAccounts.accountNumber})`, asc(groupAccounts.accountNumber)],
+    page,
   );
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(groupAccounts)
-      .where(where)
-      .orderBy(sql`length(${groupAccounts.accountNumber})`, asc(groupAccounts.accountNumber))
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ n: count() }).from(groupAccounts).where(where),
-  ]);
-  return paged('accounts', rows.map(groupAccountRecord), Number(total?.n ?? 0), page);
+  return paged('accounts', rows.map(groupAccountRecord), total, page);
 }
 
 export async function getGroupAccount(
@@ -418,9 +383,7 @@ export async function getGroupAccount(
   organizationId: string | undefined,
 ): Promise<GroupAccountRecord> {
   const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read');
-  const row = await findGroupAccount(db, group.organizationId, group.id, accountId);
-  if (!row) throw groupAccountNotFound(accountId);
-  return groupAccountRecord(row);
+  return groupAccountRecord(await requireGroupAccount(db, group, accountId));
 }
 
 export type GroupAccountUpdate = Partial<GroupAccountInputBody>;
@@ -433,11 +396,8 @@ export async function updateGroupAccount(
   organizationId: string | undefined,
   body: GroupAccountUpdate,
 ): Promise<GroupAccountRecord> {
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
-  return inTransaction(db, async (tx) => {
-    const locked = await lockedGroup(tx, group);
-    const row = await findGroupAccount(tx, locked.organizationId, locked.id, accountId);
-    if (!row) throw groupAccountNotFound(accountId);
+  return writeGroup(db, access, groupId, organizationId, async (tx, locked) => {
+    const row = await requireGroupAccount(tx, locked, accountId);
     const next = normalized({
       accountNumber: body.accountNumber ?? row.accountNumber,
       name: body.name ?? row.name,
@@ -462,11 +422,10 @@ export async function updateGroupAccount(
       );
       if (taken) throw numberTaken(next.accountNumber, locked.id);
     }
-    const [updated] = await tx
-      .update(groupAccounts)
-      .set({ ...next, updatedAt: new Date() })
-      .where(and(eq(groupAccounts.organizationId, row.organizationId), eq(groupAccounts.id, row.id)))
-      .returning();
+    const updated = await updateRow(tx, groupAccounts, sameRow(groupAccounts, row), {
+      ...next,
+      updatedAt: new Date(),
+    });
     const changes: Record<string, { from: unknown; to: unknown }> = {};
     for (const k of Object.keys(next) as (keyof typeof next)[]) {
       const before = (row as Record<string, unknown>)[k] ?? null;
@@ -480,21 +439,12 @@ export async function updateGroupAccount(
       entityId: row.id,
       changes,
     });
-    return groupAccountRecord(updated!);
+    return groupAccountRecord(updated);
   });
 }
 
 async function mappingCount(q: Queryable, orgId: string, groupAccountId: string): Promise<number> {
-  const [row] = await q
-    .select({ n: count() })
-    .from(groupAccountMappings)
-    .where(
-      and(
-        eq(groupAccountMappings.organizationId, orgId),
-        eq(groupAccountMappings.groupAccountId, groupAccountId),
-      ),
-    );
-  return Number(row?.n ?? 0);
+  return countRows(q, groupAccountMappings, inOrg(groupAccountMappings, orgId, { groupAccountId }));
 }
 
 /** Whether an elimination rule books to the group account (its debit or credit side). */
@@ -522,18 +472,13 @@ export async function deleteGroupAccount(
   accountId: string,
   organizationId: string | undefined,
 ): Promise<void> {
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
-  await inTransaction(db, async (tx) => {
-    const locked = await lockedGroup(tx, group);
-    const row = await findGroupAccount(tx, locked.organizationId, locked.id, accountId);
-    if (!row) throw groupAccountNotFound(accountId);
+  await writeGroup(db, access, groupId, organizationId, async (tx, locked) => {
+    const row = await requireGroupAccount(tx, locked, accountId);
     if ((await mappingCount(tx, locked.organizationId, row.id)) > 0) throw inUse(row.id, 'Mappings');
     if (locked.icDifferenceAccountNumber === row.accountNumber)
       throw inUse(row.id, 'IntercompanyDifferenceAccount');
     if (await namedByRule(tx, locked.organizationId, row.id)) throw inUse(row.id, 'EliminationRules');
-    await tx
-      .delete(groupAccounts)
-      .where(and(eq(groupAccounts.organizationId, row.organizationId), eq(groupAccounts.id, row.id)));
+    await tx.delete(groupAccounts).where(sameRow(groupAccounts, row));
     await recordAudit(tx, {
       organizationId: row.organizationId,
       userId: access.userId,

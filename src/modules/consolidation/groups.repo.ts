@@ -5,6 +5,7 @@
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
+import { byId, firstRow, inOrg } from '../../db/rows.ts';
 import { consolidationGroups, consolidationMembers, eliminationRules } from '../../db/schema/index.ts';
 import type { ConsolidationMethod } from '../../domain/consolidation/types.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -110,13 +111,8 @@ export async function findGroup(
   organizationId?: string,
   lock = false,
 ): Promise<GroupRow | null> {
-  const where =
-    organizationId === undefined
-      ? eq(consolidationGroups.id, groupId)
-      : and(eq(consolidationGroups.organizationId, organizationId), eq(consolidationGroups.id, groupId));
-  const q = db.select().from(consolidationGroups).where(where);
-  const [row] = lock ? await q.for('update') : await q;
-  return row ?? null;
+  const where = byId(consolidationGroups, groupId, organizationId);
+  return firstRow(db, consolidationGroups, where, lock ? 'update' : undefined);
 }
 
 /** The group of the organization, or 404 ConsolidationGroupNotFoundError. */
@@ -131,6 +127,11 @@ export async function requireGroup(
   return row;
 }
 
+/** Re-reads and locks the group inside a write transaction (it may have gone since the check). */
+export function lockGroup(tx: Queryable, group: GroupRow): Promise<GroupRow> {
+  return requireGroup(tx, group.organizationId, group.id, true);
+}
+
 /** Members of the groups, each list ordered by `createdAt`, then `companyId`. */
 export async function loadMembers(
   db: Queryable,
@@ -142,12 +143,7 @@ export async function loadMembers(
   const rows = await db
     .select()
     .from(consolidationMembers)
-    .where(
-      and(
-        eq(consolidationMembers.organizationId, organizationId),
-        inArray(consolidationMembers.groupId, groupIds),
-      ),
-    )
+    .where(and(inOrg(consolidationMembers, organizationId), inArray(consolidationMembers.groupId, groupIds)))
     .orderBy(asc(consolidationMembers.createdAt), asc(consolidationMembers.companyId));
   for (const r of rows) map.get(r.groupId)?.push(r);
   return map;
@@ -160,17 +156,11 @@ export async function findMember(
   groupId: string,
   companyId: string,
 ): Promise<MemberRow | null> {
-  const [row] = await db
-    .select()
-    .from(consolidationMembers)
-    .where(
-      and(
-        eq(consolidationMembers.organizationId, organizationId),
-        eq(consolidationMembers.groupId, groupId),
-        eq(consolidationMembers.companyId, companyId),
-      ),
-    );
-  return row ?? null;
+  return firstRow(
+    db,
+    consolidationMembers,
+    inOrg(consolidationMembers, organizationId, { groupId, companyId }),
+  );
 }
 
 /** Rule ids of the groups, ordered as the rule list: priority, createdAt, id. */

@@ -1,7 +1,8 @@
 /** Consolidation groups and their members. */
-import { and, asc, count, eq, inArray, ne } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
+import { inOrg, pageOfRows, sameRow, updateRow } from '../../db/rows.ts';
 import {
   companies,
   consolidationGroups,
@@ -27,6 +28,7 @@ import {
   groupNotFound,
   groupRecord,
   groupRecords,
+  lockGroup,
 } from './groups.repo.ts';
 import { statusOf } from './runs.repo.ts';
 import { acquisitionData, checkStructure, holderOf, type MemberInput, type MemberState } from './holdings.ts';
@@ -94,11 +96,19 @@ export function authorizeGroup(
   );
 }
 
-/** Re-reads and locks the group inside a write transaction (it may have gone since the check). */
-async function lockGroup(tx: Tx, row: GroupRow): Promise<GroupRow> {
-  const locked = await findGroup(tx, row.id, row.organizationId, true);
-  if (!locked) throw groupNotFound(row.id);
-  return locked;
+/**
+ * A write to the group addressed by id: the caller's right to manage it is checked, then `write` runs
+ * in a transaction on the group re-read and locked (it may have gone since the check).
+ */
+export async function writeGroup<T>(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  write: (tx: Tx, group: GroupRow) => Promise<T>,
+): Promise<T> {
+  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
+  return inTransaction(db, async (tx) => write(tx, await lockGroup(tx, current)));
 }
 
 function mapUnique(err: unknown, name: string, organizationId: string): never {
@@ -246,18 +256,9 @@ export async function listGroups(db: Db, access: Access, q: GroupListQuery, page
   if (orgIds.length === 0) return paged('groups', [] as GroupRecord[], 0, page);
   const conds = [inArray(consolidationGroups.organizationId, orgIds)];
   if (q.isActive !== undefined) conds.push(eq(consolidationGroups.isActive, q.isActive));
-  const where = and(...conds);
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(consolidationGroups)
-      .where(where)
-      .orderBy(collateC(consolidationGroups.nameKey), asc(consolidationGroups.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ n: count() }).from(consolidationGroups).where(where),
-  ]);
-  return paged('groups', await groupRecords(db, rows), Number(total?.n ?? 0), page);
+  const order = [collateC(consolidationGroups.nameKey), asc(consolidationGroups.id)];
+  const { rows, total } = await pageOfRows(db, consolidationGroups, and(...conds), order, page);
+  return paged('groups', await groupRecords(db, rows), total, page);
 }
 
 function groupFields(row: GroupRow) {
@@ -309,7 +310,7 @@ export async function updateGroup(
         const rules = await tx
           .select({ triggerConditions: eliminationRules.triggerConditions })
           .from(eliminationRules)
-          .where(and(eq(eliminationRules.organizationId, orgId), eq(eliminationRules.groupId, before.id)));
+          .where(inOrg(eliminationRules, orgId, { groupId: before.id }));
         const tooPrecise = rules.some((r) =>
           ((r.triggerConditions ?? []) as Array<{ minimumAmount?: string | null }>).some(
             (c) => c.minimumAmount != null && valueDigits(c.minimumAmount) > digits,
@@ -322,11 +323,11 @@ export async function updateGroup(
           );
         }
       }
-      const [updated] = await tx
-        .update(consolidationGroups)
-        .set({ ...next, nameKey: groupNameKey(next.name), updatedAt: new Date() })
-        .where(and(eq(consolidationGroups.organizationId, orgId), eq(consolidationGroups.id, before.id)))
-        .returning();
+      const updated = await updateRow(tx, consolidationGroups, sameRow(consolidationGroups, before), {
+        ...next,
+        nameKey: groupNameKey(next.name),
+        updatedAt: new Date(),
+      });
       await recordAudit(tx, {
         organizationId: orgId,
         userId: access.userId,
@@ -335,7 +336,7 @@ export async function updateGroup(
         entityId: before.id,
         changes,
       });
-      return updated!;
+      return updated;
     });
     return await groupRecord(db, row);
   } catch (err) {
@@ -349,17 +350,14 @@ export async function deleteGroup(
   id: string,
   organizationId: string | undefined,
 ): Promise<void> {
-  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
-  const orgId = current.organizationId;
-  await inTransaction(db, async (tx) => {
-    const group = await lockGroup(tx, current);
+  await writeGroup(db, access, id, organizationId, async (tx, group) => {
+    const orgId = group.organizationId;
     const runs = await tx
       .select({ id: consolidationRuns.id, status: consolidationRuns.status })
       .from(consolidationRuns)
       .where(
         and(
-          eq(consolidationRuns.organizationId, orgId),
-          eq(consolidationRuns.groupId, group.id),
+          inOrg(consolidationRuns, orgId, { groupId: group.id }),
           inArray(consolidationRuns.status, ['Completed', ...UNFINISHED_RUN_STATUSES]),
         ),
       )
@@ -379,9 +377,7 @@ export async function deleteGroup(
       );
     }
     // Members, rules and the remaining (Failed/Cancelled) runs go with the group (ON DELETE CASCADE).
-    await tx
-      .delete(consolidationGroups)
-      .where(and(eq(consolidationGroups.organizationId, orgId), eq(consolidationGroups.id, group.id)));
+    await tx.delete(consolidationGroups).where(sameRow(consolidationGroups, group));
     await recordAudit(tx, {
       organizationId: orgId,
       userId: access.userId,
@@ -399,16 +395,13 @@ export async function setGroupActive(
   organizationId: string | undefined,
   active: boolean,
 ): Promise<GroupRecord> {
-  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
-  const orgId = current.organizationId;
-  const row = await inTransaction(db, async (tx) => {
-    const group = await lockGroup(tx, current);
+  const row = await writeGroup(db, access, id, organizationId, async (tx, group) => {
+    const orgId = group.organizationId;
     if (group.isActive === active) return group;
-    const [updated] = await tx
-      .update(consolidationGroups)
-      .set({ isActive: active, updatedAt: new Date() })
-      .where(and(eq(consolidationGroups.organizationId, orgId), eq(consolidationGroups.id, group.id)))
-      .returning();
+    const updated = await updateRow(tx, consolidationGroups, sameRow(consolidationGroups, group), {
+      isActive: active,
+      updatedAt: new Date(),
+    });
     await recordAudit(tx, {
       organizationId: orgId,
       userId: access.userId,
@@ -417,7 +410,7 @@ export async function setGroupActive(
       entityId: group.id,
       changes: { isActive: { from: !active, to: active } },
     });
-    return updated!;
+    return updated;
   });
   return groupRecord(db, row);
 }

@@ -1,6 +1,6 @@
 /** The group's intercompany-difference setting: the account differences are booked on and the tolerance. */
-import { and, eq } from 'drizzle-orm';
-import { type Db, inTransaction } from '../../db/client.ts';
+import { type Db } from '../../db/client.ts';
+import { inOrg, sameRow, updateRow } from '../../db/rows.ts';
 import { accounts, consolidationGroups } from '../../db/schema/index.ts';
 import { invalid } from '../../domain/errors.ts';
 import { minorUnits } from '../../domain/codes.ts';
@@ -8,8 +8,8 @@ import { dec, formatAmount, fractionDigits } from '../../domain/money.ts';
 import type { Access } from '../../access/access.ts';
 import { recordAudit } from '../audit/service.ts';
 import { type GroupRow } from './groups.repo.ts';
-import { authorizeGroup } from './groups.service.ts';
-import { loadGroupAccounts, lockedGroup } from './chart.service.ts';
+import { authorizeGroup, writeGroup } from './groups.service.ts';
+import { loadGroupAccounts } from './chart.service.ts';
 
 export interface IcDifferenceSetting {
   consolidationGroupId: string;
@@ -42,9 +42,7 @@ export async function setIcDifferenceSetting(
   organizationId: string | undefined,
   body: { accountNumber: string | null; tolerance?: string | null },
 ): Promise<IcDifferenceSetting> {
-  const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:manage');
-  return inTransaction(db, async (tx) => {
-    const locked = await lockedGroup(tx, group);
+  return writeGroup(db, access, groupId, organizationId, async (tx, locked) => {
     const orgId = locked.organizationId;
     const number = body.accountNumber;
     let tolerance: string | null = null;
@@ -67,13 +65,7 @@ export async function setIcDifferenceSetting(
               await tx
                 .select({ id: accounts.id })
                 .from(accounts)
-                .where(
-                  and(
-                    eq(accounts.organizationId, orgId),
-                    eq(accounts.companyId, locked.parentCompanyId),
-                    eq(accounts.accountNumber, number),
-                  ),
-                )
+                .where(inOrg(accounts, orgId, { companyId: locked.parentCompanyId, accountNumber: number }))
             ).length > 0;
       if (!known) {
         throw invalid(
@@ -84,11 +76,11 @@ export async function setIcDifferenceSetting(
         );
       }
     }
-    const [updated] = await tx
-      .update(consolidationGroups)
-      .set({ icDifferenceAccountNumber: number, icDifferenceTolerance: tolerance, updatedAt: new Date() })
-      .where(and(eq(consolidationGroups.organizationId, orgId), eq(consolidationGroups.id, locked.id)))
-      .returning();
+    const updated = await updateRow(tx, consolidationGroups, sameRow(consolidationGroups, locked), {
+      icDifferenceAccountNumber: number,
+      icDifferenceTolerance: tolerance,
+      updatedAt: new Date(),
+    });
     await recordAudit(tx, {
       organizationId: orgId,
       userId: access.userId,
@@ -100,6 +92,6 @@ export async function setIcDifferenceSetting(
         icDifferenceTolerance: { from: locked.icDifferenceTolerance ?? null, to: tolerance },
       },
     });
-    return settingOf(updated!);
+    return settingOf(updated);
   });
 }

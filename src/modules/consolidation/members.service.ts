@@ -3,9 +3,10 @@
  * change is checked against the group as it will be (holdings and acquisition data, holdings.ts),
  * inside the transaction that holds the group's lock.
  */
-import { and, count, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { type Db, pgErrorCode, type Tx } from '../../db/client.ts';
 import { inTransaction } from '../../db/client.ts';
+import { countRows, inOrg, sameRow, updateRow } from '../../db/rows.ts';
 import { companies, consolidationGroups, consolidationMembers } from '../../db/schema/index.ts';
 import { DomainError, invalid } from '../../domain/errors.ts';
 import { formatPercentage } from '../../domain/money.ts';
@@ -14,18 +15,17 @@ import { type Changes, diffChanges, recordAudit } from '../audit/service.ts';
 import { requireCompany } from '../companies/lookup.ts';
 import {
   type ConsolidationMethod,
-  findGroup,
   findMember,
   type GroupRecord,
   type GroupRow,
-  groupNotFound,
   groupRecord,
   loadMembers,
+  lockGroup,
   MAX_MEMBERS,
   memberNotFound,
   memberState,
 } from './groups.repo.ts';
-import { authorizeGroup, parseOwnership } from './groups.service.ts';
+import { authorizeGroup, parseOwnership, writeGroup } from './groups.service.ts';
 import {
   acquisitionData,
   checkStructure,
@@ -52,23 +52,9 @@ function holdsOthers(groupId: string, companyId: string, heldCompanyIds: string[
   );
 }
 
-/** Re-reads and locks the group inside a write transaction (it may have gone since the check). */
-async function lockGroup(tx: Tx, row: GroupRow): Promise<GroupRow> {
-  const locked = await findGroup(tx, row.id, row.organizationId, true);
-  if (!locked) throw groupNotFound(row.id);
-  return locked;
-}
-
 /** Membership changes touch the group's `updatedAt`: its record (with embedded members) changed. */
 async function touchGroup(tx: Tx, group: GroupRow): Promise<GroupRow> {
-  const [row] = await tx
-    .update(consolidationGroups)
-    .set({ updatedAt: new Date() })
-    .where(
-      and(eq(consolidationGroups.organizationId, group.organizationId), eq(consolidationGroups.id, group.id)),
-    )
-    .returning();
-  return row!;
+  return updateRow(tx, consolidationGroups, sameRow(consolidationGroups, group), { updatedAt: new Date() });
 }
 
 async function currentStates(tx: Tx, group: GroupRow): Promise<MemberState[]> {
@@ -104,13 +90,12 @@ export async function addMember(
       const group = await lockGroup(tx, current);
       if (await findMember(tx, orgId, group.id, input.companyId))
         throw memberExists(group.id, input.companyId);
-      const [c] = await tx
-        .select({ n: count() })
-        .from(consolidationMembers)
-        .where(
-          and(eq(consolidationMembers.organizationId, orgId), eq(consolidationMembers.groupId, group.id)),
-        );
-      if (Number(c?.n ?? 0) >= MAX_MEMBERS)
+      const memberCount = await countRows(
+        tx,
+        consolidationMembers,
+        inOrg(consolidationMembers, orgId, { groupId: group.id }),
+      );
+      if (memberCount >= MAX_MEMBERS)
         throw invalid('', `A consolidation group has at most ${MAX_MEMBERS} members`);
       const added: MemberState = {
         companyId: input.companyId,
@@ -165,10 +150,8 @@ export async function updateMember(
     input.ownershipPercentage === undefined
       ? undefined
       : parseOwnership(input.ownershipPercentage, '/ownershipPercentage');
-  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
-  const orgId = current.organizationId;
-  const row = await inTransaction(db, async (tx) => {
-    const group = await lockGroup(tx, current);
+  const row = await writeGroup(db, access, id, organizationId, async (tx, group) => {
+    const orgId = group.organizationId;
     const members = await currentStates(tx, group);
     const index = members.findIndex((m) => m.companyId === companyId);
     if (index < 0) throw memberNotFound(group.id, companyId);
@@ -201,13 +184,7 @@ export async function updateMember(
     await tx
       .update(consolidationMembers)
       .set({ ...auditFields(next), updatedAt: new Date() })
-      .where(
-        and(
-          eq(consolidationMembers.organizationId, orgId),
-          eq(consolidationMembers.groupId, group.id),
-          eq(consolidationMembers.companyId, companyId),
-        ),
-      );
+      .where(inOrg(consolidationMembers, orgId, { groupId: group.id, companyId }));
     await recordAudit(tx, {
       organizationId: orgId,
       userId: access.userId,
@@ -228,10 +205,8 @@ export async function removeMember(
   companyId: string,
   organizationId: string | undefined,
 ): Promise<void> {
-  const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
-  const orgId = current.organizationId;
-  await inTransaction(db, async (tx) => {
-    const group = await lockGroup(tx, current);
+  await writeGroup(db, access, id, organizationId, async (tx, group) => {
+    const orgId = group.organizationId;
     const members = await currentStates(tx, group);
     const member = members.find((m) => m.companyId === companyId);
     if (!member) throw memberNotFound(group.id, companyId);
@@ -239,13 +214,7 @@ export async function removeMember(
     if (held.length > 0) throw holdsOthers(group.id, companyId, held);
     await tx
       .delete(consolidationMembers)
-      .where(
-        and(
-          eq(consolidationMembers.organizationId, orgId),
-          eq(consolidationMembers.groupId, group.id),
-          eq(consolidationMembers.companyId, companyId),
-        ),
-      );
+      .where(inOrg(consolidationMembers, orgId, { groupId: group.id, companyId }));
     const changes: Changes = { groupId: { from: group.id, to: null } };
     for (const [k, v] of Object.entries(auditFields(member))) changes[k] = { from: v, to: null };
     await recordAudit(tx, {

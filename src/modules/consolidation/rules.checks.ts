@@ -5,6 +5,7 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { type Db, type Tx } from '../../db/client.ts';
+import { inOrg } from '../../db/rows.ts';
 import { accounts, consolidationMembers, groupAccounts } from '../../db/schema/index.ts';
 import { minorUnits } from '../../domain/codes.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
@@ -18,12 +19,7 @@ export async function memberCompanyIds(tx: Db | Tx, group: GroupRow): Promise<Se
   const rows = await tx
     .select({ companyId: consolidationMembers.companyId })
     .from(consolidationMembers)
-    .where(
-      and(
-        eq(consolidationMembers.organizationId, group.organizationId),
-        eq(consolidationMembers.groupId, group.id),
-      ),
-    );
+    .where(inOrg(consolidationMembers, group.organizationId, { groupId: group.id }));
   return new Set([group.parentCompanyId, ...rows.map((r) => r.companyId)]);
 }
 
@@ -58,11 +54,7 @@ export async function resolveAccounts(
     .select({ id: groupAccounts.id, accountNumber: groupAccounts.accountNumber })
     .from(groupAccounts)
     .where(
-      and(
-        eq(groupAccounts.organizationId, group.organizationId),
-        eq(groupAccounts.groupId, group.id),
-        inArray(groupAccounts.id, rest),
-      ),
+      and(inOrg(groupAccounts, group.organizationId, { groupId: group.id }), inArray(groupAccounts.id, rest)),
     );
   for (const g of groupRows) byId.set(g.id, { kind: 'GroupAccount', ...g });
   return byId;

@@ -2,8 +2,9 @@
  * Elimination rules: row loaders and wire records, plus the loader consolidation
  * runs use to read a group's rules in the engine's input shape (`loadRuleInputs`).
  */
-import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
+import { byId, countRows, firstRow, inOrg } from '../../db/rows.ts';
 import { accounts, consolidationGroups, eliminationRules, groupAccounts } from '../../db/schema/index.ts';
 import type { EliminationRuleInput, EliminationType } from '../../domain/consolidation/types.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -135,22 +136,13 @@ export async function findRule(
   organizationId?: string,
   lock = false,
 ): Promise<(RuleRow & { currency: string }) | null> {
-  const where =
-    organizationId === undefined
-      ? eq(eliminationRules.id, ruleId)
-      : and(eq(eliminationRules.organizationId, organizationId), eq(eliminationRules.id, ruleId));
-  const q = db.select().from(eliminationRules).where(where);
-  const [row] = lock ? await q.for('update') : await q;
+  const where = byId(eliminationRules, ruleId, organizationId);
+  const row = await firstRow(db, eliminationRules, where, lock ? 'update' : undefined);
   if (!row) return null;
   const [g] = await db
     .select({ currency: consolidationGroups.reportingCurrency })
     .from(consolidationGroups)
-    .where(
-      and(
-        eq(consolidationGroups.organizationId, row.organizationId),
-        eq(consolidationGroups.id, row.groupId),
-      ),
-    );
+    .where(inOrg(consolidationGroups, row.organizationId, { id: row.groupId }));
   return { ...row, currency: g?.currency ?? 'USD' };
 }
 
@@ -160,7 +152,7 @@ export async function listRuleRecords(
   where: SQL | undefined,
   page: { limit: number; offset: number },
 ): Promise<{ items: RuleRecord[]; total: number }> {
-  const [rows, [total]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select({ rule: eliminationRules, currency: consolidationGroups.reportingCurrency })
       .from(eliminationRules)
@@ -175,12 +167,9 @@ export async function listRuleRecords(
       .orderBy(...RULE_ORDER)
       .limit(page.limit)
       .offset(page.offset),
-    db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(eliminationRules)
-      .where(where),
+    countRows(db, eliminationRules, where),
   ]);
-  return { items: rows.map((r) => ruleRecord(r.rule, r.currency)), total: Number(total?.n ?? 0) };
+  return { items: rows.map((r) => ruleRecord(r.rule, r.currency)), total };
 }
 
 /** Every rule of the group (active or not), in rule order. */
@@ -188,7 +177,7 @@ export async function loadGroupRules(db: Queryable, organizationId: string, grou
   return db
     .select()
     .from(eliminationRules)
-    .where(and(eq(eliminationRules.organizationId, organizationId), eq(eliminationRules.groupId, groupId)))
+    .where(inOrg(eliminationRules, organizationId, { groupId }))
     .orderBy(...RULE_ORDER);
 }
 
@@ -219,13 +208,7 @@ export async function loadRuleInputs(
       : await db
           .select({ id: groupAccounts.id, accountNumber: groupAccounts.accountNumber })
           .from(groupAccounts)
-          .where(
-            and(
-              eq(groupAccounts.organizationId, organizationId),
-              eq(groupAccounts.groupId, groupId),
-              inArray(groupAccounts.id, groupIds),
-            ),
-          );
+          .where(and(inOrg(groupAccounts, organizationId, { groupId }), inArray(groupAccounts.id, groupIds)));
   const groupNumbers = new Map(groupRows.map((g) => [g.id, g.accountNumber]));
   const accountRows =
     ids.length === 0

@@ -2,6 +2,7 @@
 import { and, asc, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, queryRows, type Tx } from '../../db/client.ts';
+import { sameRow, updateRow } from '../../db/rows.ts';
 import { consolidationGroups, eliminationRules } from '../../db/schema/index.ts';
 import { MAX_TRIGGER_SELECTORS } from '../../domain/consolidation/rule-bounds.ts';
 import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
@@ -481,11 +482,10 @@ export async function updateRule(
       next as unknown as Record<string, unknown>,
     );
     if (Object.keys(changes).length === 0) return { row: rule as RuleRow, currency: group.reportingCurrency };
-    const [updated] = await tx
-      .update(eliminationRules)
-      .set({ ...next, updatedAt: new Date() })
-      .where(and(eq(eliminationRules.organizationId, rule.organizationId), eq(eliminationRules.id, rule.id)))
-      .returning();
+    const updated = await updateRow(tx, eliminationRules, sameRow(eliminationRules, rule), {
+      ...next,
+      updatedAt: new Date(),
+    });
     await recordAudit(tx, {
       organizationId: rule.organizationId,
       userId: access.userId,
@@ -494,7 +494,7 @@ export async function updateRule(
       entityId: rule.id,
       changes,
     });
-    return { row: updated!, currency: group.reportingCurrency };
+    return { row: updated, currency: group.reportingCurrency };
   });
   return ruleRecord(row, currency);
 }
@@ -518,9 +518,7 @@ export async function deleteRule(
     );
     const completedRunCount = Number(usage?.n ?? 0);
     if (completedRunCount > 0) throw ruleInUse(rule.id, completedRunCount);
-    await tx
-      .delete(eliminationRules)
-      .where(and(eq(eliminationRules.organizationId, rule.organizationId), eq(eliminationRules.id, rule.id)));
+    await tx.delete(eliminationRules).where(sameRow(eliminationRules, rule));
     await recordAudit(tx, {
       organizationId: rule.organizationId,
       userId: access.userId,
@@ -545,11 +543,10 @@ async function setRuleField(
     const rule = await findRule(tx, current.id, current.organizationId, true);
     if (!rule) throw ruleNotFound(current.id);
     if (rule[field] === value) return rule;
-    const [updated] = await tx
-      .update(eliminationRules)
-      .set({ [field]: value, updatedAt: new Date() })
-      .where(and(eq(eliminationRules.organizationId, rule.organizationId), eq(eliminationRules.id, rule.id)))
-      .returning();
+    const updated = await updateRow(tx, eliminationRules, sameRow(eliminationRules, rule), {
+      [field]: value,
+      updatedAt: new Date(),
+    });
     await recordAudit(tx, {
       organizationId: rule.organizationId,
       userId: access.userId,
@@ -558,7 +555,7 @@ async function setRuleField(
       entityId: rule.id,
       changes: { [field]: { from: rule[field], to: value } },
     });
-    return { ...updated!, currency: rule.currency };
+    return { ...updated, currency: rule.currency };
   });
   return ruleRecord(row, row.currency);
 }

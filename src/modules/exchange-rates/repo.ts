@@ -5,8 +5,9 @@
  * decimal string (NUMERIC(28, 12), e.g. `"1.100000000000"`; `formatRate` gives the canonical form),
  * `effectiveDate` as `YYYY-MM-DD`, timestamps as `Date`.
  */
-import { and, asc, count, desc, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
+import { firstRow, inOrg, pageOfRows } from '../../db/rows.ts';
 import { exchangeRates } from '../../db/schema/index.ts';
 import type { IsoDate } from '../../domain/dates.ts';
 import type { CurrencyPair, DateCondition, RateSource, RateType, StoredRate } from '../../domain/rates.ts';
@@ -43,11 +44,7 @@ export async function lockRate(
   organizationId: string,
   id: string,
 ): Promise<StoredRate | null> {
-  const [row] = await db
-    .select()
-    .from(exchangeRates)
-    .where(and(eq(exchangeRates.organizationId, organizationId), eq(exchangeRates.id, id)))
-    .for('update');
+  const row = await firstRow(db, exchangeRates, inOrg(exchangeRates, organizationId, { id }), 'update');
   return row ? storedRate(row) : null;
 }
 
@@ -127,24 +124,15 @@ export async function listRates(
   if (f.source) conds.push(eq(exchangeRates.source, f.source));
   if (f.startDate) conds.push(gte(exchangeRates.effectiveDate, f.startDate));
   if (f.endDate) conds.push(lte(exchangeRates.effectiveDate, f.endDate));
-  const where = and(...conds);
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(exchangeRates)
-      .where(where)
-      .orderBy(
-        desc(exchangeRates.effectiveDate),
-        asc(exchangeRates.fromCurrency),
-        asc(exchangeRates.toCurrency),
-        LIST_TYPE_ORDER,
-        asc(exchangeRates.id),
-      )
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ n: count() }).from(exchangeRates).where(where),
-  ]);
-  return { rows: rows.map(storedRate), total: Number(total?.n ?? 0) };
+  const order = [
+    desc(exchangeRates.effectiveDate),
+    asc(exchangeRates.fromCurrency),
+    asc(exchangeRates.toCurrency),
+    LIST_TYPE_ORDER,
+    asc(exchangeRates.id),
+  ];
+  const { rows, total } = await pageOfRows(db, exchangeRates, and(...conds), order, page);
+  return { rows: rows.map(storedRate), total };
 }
 
 /** What {@link loadCandidateRates} needs: `candidateFilter(...)` of domain/rates.ts plus the condition. */

@@ -4,9 +4,9 @@
  * name, and audited as `Create` of that `FiscalYear` by the caller. Concurrent requests create it once
  * (unique constraint on company and year; the loser reads the winner's row).
  */
-import { and, eq } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../../db/client.ts';
+import { firstRow, inOrg } from '../../db/rows.ts';
 import { fiscalPeriods, fiscalYears } from '../../db/schema/index.ts';
 import {
   defaultFiscalYearName,
@@ -78,16 +78,8 @@ export async function ensureFiscalYear(
     });
     return { year: inserted[0]!, created: true };
   }
-  const [existing] = await tx
-    .select()
-    .from(fiscalYears)
-    .where(
-      and(
-        eq(fiscalYears.organizationId, input.organizationId),
-        eq(fiscalYears.companyId, input.companyId),
-        eq(fiscalYears.year, input.year),
-      ),
-    );
+  const { organizationId, companyId, year } = input;
+  const existing = await firstRow(tx, fiscalYears, inOrg(fiscalYears, organizationId, { companyId, year }));
   return { year: existing!, created: false };
 }
 
@@ -100,15 +92,7 @@ export async function ensurePeriod(
   input: Omit<EnsureFiscalYearInput, 'name'> & { period: number },
 ): Promise<FiscalPeriodRow> {
   const { year } = await ensureFiscalYear(tx, input);
-  const [row] = await tx
-    .select()
-    .from(fiscalPeriods)
-    .where(
-      and(
-        eq(fiscalPeriods.organizationId, input.organizationId),
-        eq(fiscalPeriods.fiscalYearId, year.id),
-        eq(fiscalPeriods.periodNumber, input.period),
-      ),
-    );
+  const match = { fiscalYearId: year.id, periodNumber: input.period };
+  const row = await firstRow(tx, fiscalPeriods, inOrg(fiscalPeriods, input.organizationId, match));
   return row!;
 }

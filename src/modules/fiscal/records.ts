@@ -4,9 +4,9 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { fiscalPeriods, journalEntries } from '../../db/schema/index.ts';
-import { UNPOSTED_STATUSES } from '../../domain/journal/workflow.ts';
 import type { FiscalPeriodRow, FiscalYearRow } from './ensure.ts';
 import type { FiscalStatus } from './status.ts';
+import { unpostedEntries } from '../companies/lookup.ts';
 
 export interface FiscalPeriodRecord {
   id: string;
@@ -114,9 +114,7 @@ export async function unpostedCountsByPeriod(
     .from(journalEntries)
     .where(
       and(
-        eq(journalEntries.organizationId, organizationId),
-        eq(journalEntries.companyId, companyId),
-        inArray(journalEntries.status, [...UNPOSTED_STATUSES]),
+        unpostedEntries(organizationId, companyId),
         inArray(journalEntries.fiscalYear, [...new Set(years)]),
       ),
     )

@@ -7,9 +7,10 @@
  *   - use cases: list/get/create years, list/get/close/open periods, reopen history, period status,
  *     summary
  */
-import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
+import { inOrg, pageOfRows, requireRow } from '../../db/rows.ts';
 import { fiscalPeriods, fiscalYears, periodReopenHistory } from '../../db/schema/index.ts';
 import { addDays } from '../../domain/dates.ts';
 import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
@@ -36,7 +37,7 @@ import {
   unpostedCountOf,
   unpostedCountsByPeriod,
 } from './records.ts';
-import { type FiscalStatus, setPeriodStatus } from './status.ts';
+import { type FiscalStatus, setFiscalStatus } from './status.ts';
 import { errors as fail } from '../../domain/error-catalogue.ts';
 
 export const MIN_FISCAL_YEAR = 1900;
@@ -90,19 +91,14 @@ export async function requireFiscalYear(
   fiscalYearId: string,
   lock?: 'update' | 'share',
 ): Promise<FiscalYearRow> {
-  const q = db
-    .select()
-    .from(fiscalYears)
-    .where(
-      and(
-        eq(fiscalYears.organizationId, organizationId),
-        eq(fiscalYears.companyId, companyId),
-        eq(fiscalYears.id, fiscalYearId),
-      ),
-    );
-  const [row] = lock ? await q.for(lock) : await q;
-  if (!row) throw fiscalYearNotFound(fiscalYearId);
-  return row;
+  return requireRow(
+    db,
+    fiscalYears,
+    organizationId,
+    { companyId, id: fiscalYearId },
+    () => fiscalYearNotFound(fiscalYearId),
+    lock,
+  );
 }
 
 /** A period of the fiscal year (404 FiscalPeriodNotFoundError otherwise), optionally locked. */
@@ -113,19 +109,14 @@ export async function requireFiscalPeriod(
   periodId: string,
   lock?: 'update' | 'share',
 ): Promise<FiscalPeriodRow> {
-  const q = db
-    .select()
-    .from(fiscalPeriods)
-    .where(
-      and(
-        eq(fiscalPeriods.organizationId, organizationId),
-        eq(fiscalPeriods.fiscalYearId, fiscalYearId),
-        eq(fiscalPeriods.id, periodId),
-      ),
-    );
-  const [row] = lock ? await q.for(lock) : await q;
-  if (!row) throw fiscalPeriodNotFound(periodId);
-  return row;
+  return requireRow(
+    db,
+    fiscalPeriods,
+    organizationId,
+    { fiscalYearId, id: periodId },
+    () => fiscalPeriodNotFound(periodId),
+    lock,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -146,24 +137,15 @@ export async function listFiscalYears(
   const { organizationId, companyId } = path;
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read', 'FiscalYear');
   await access.authorize(organizationId, 'fiscal_period:read', 'FiscalYear');
-  const conds: SQL[] = [eq(fiscalYears.organizationId, organizationId), eq(fiscalYears.companyId, companyId)];
-  if (status) conds.push(eq(fiscalYears.status, status));
-  const where = and(...conds);
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(fiscalYears)
-      .where(where)
-      .orderBy(desc(fiscalYears.year), asc(fiscalYears.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(fiscalYears)
-      .where(where),
-  ]);
+  const { rows, total } = await pageOfRows(
+    db,
+    fiscalYears,
+    inOrg(fiscalYears, organizationId, { companyId, status }),
+    [desc(fiscalYears.year), asc(fiscalYears.id)],
+    page,
+  );
   const records = await loadFiscalYearRecords(db, organizationId, companyId, rows);
-  return paged('fiscalYears', records, Number(total?.n ?? 0), page);
+  return paged('fiscalYears', records, total, page);
 }
 
 export async function getFiscalYear(
@@ -256,30 +238,20 @@ export async function listFiscalPeriods(
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read');
   const year = await requireFiscalYear(db, organizationId, companyId, path.fiscalYearId);
   await access.authorize(organizationId, 'fiscal_period:read');
-  const conds: SQL[] = [
-    eq(fiscalPeriods.organizationId, organizationId),
-    eq(fiscalPeriods.fiscalYearId, year.id),
-  ];
-  if (status) conds.push(eq(fiscalPeriods.status, status));
-  const where = and(...conds);
-  const [rows, [total], counts] = await Promise.all([
-    db
-      .select()
-      .from(fiscalPeriods)
-      .where(where)
-      .orderBy(asc(fiscalPeriods.periodNumber), asc(fiscalPeriods.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(fiscalPeriods)
-      .where(where),
+  const [{ rows, total }, counts] = await Promise.all([
+    pageOfRows(
+      db,
+      fiscalPeriods,
+      inOrg(fiscalPeriods, organizationId, { fiscalYearId: year.id, status }),
+      [asc(fiscalPeriods.periodNumber), asc(fiscalPeriods.id)],
+      page,
+    ),
     unpostedCountsByPeriod(db, organizationId, companyId, [year.year]),
   ]);
   return paged(
     'periods',
     rows.map((p) => fiscalPeriodRecord(p, unpostedCountOf(counts, p.fiscalYear, p.periodNumber))),
-    Number(total?.n ?? 0),
+    total,
     page,
   );
 }
@@ -291,39 +263,6 @@ export async function getFiscalPeriod(db: Db, access: Access, path: PeriodPath):
   const period = await requireFiscalPeriod(db, organizationId, path.fiscalYearId, path.periodId);
   await access.authorize(organizationId, 'fiscal_period:read');
   return loadFiscalPeriodRecord(db, period);
-}
-
-/** POST …/periods/{periodId}/close: Open → Closed (unposted entries do not block). */
-export async function closeFiscalPeriod(
-  db: Db,
-  access: Access,
-  path: PeriodPath,
-): Promise<FiscalPeriodRecord> {
-  const { organizationId, companyId } = path;
-  await enterCompany(db, access, organizationId, companyId, 'fiscal_period:manage');
-  return inTransaction(db, async (tx) => {
-    await requireFiscalYear(tx, organizationId, companyId, path.fiscalYearId, 'share');
-    const period = await requireFiscalPeriod(tx, organizationId, path.fiscalYearId, path.periodId, 'update');
-    await access.authorize(organizationId, 'fiscal_period:manage');
-    if (period.status !== 'Open') throw invalidTransition(period.id, period.status, 'Closed');
-    const now = new Date();
-    const updated = await setPeriodStatus(tx, organizationId, period.id, {
-      status: 'Closed',
-      userId: access.userId,
-      now,
-    });
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Close',
-      entityType: 'FiscalPeriod',
-      entityId: period.id,
-      changes: { status: { from: 'Open', to: 'Closed' } },
-    });
-    const record = await loadFiscalPeriodRecord(tx, updated);
-    await recordEvent(tx, periodEvent('FiscalPeriodClosed', organizationId, access.userId, record));
-    return record;
-  });
 }
 
 /** The event announcing a fiscal period's new status, carrying the period's record. */
@@ -341,20 +280,14 @@ export function periodEvent(
  */
 export async function recordPeriodReopen(
   tx: Queryable,
-  input: {
-    organizationId: string;
-    companyId: string;
-    periodId: string;
-    reason: string | null;
-    userId: string;
-    at: Date;
-  },
+  period: FiscalPeriodRow,
+  input: { reason: string | null; userId: string; at: Date },
 ): Promise<void> {
   await tx.insert(periodReopenHistory).values({
     id: uuidv7(),
-    organizationId: input.organizationId,
-    companyId: input.companyId,
-    periodId: input.periodId,
+    organizationId: period.organizationId,
+    companyId: period.companyId,
+    periodId: period.id,
     reason: input.reason,
     reopenedBy: input.userId,
     reopenedAt: input.at,
@@ -362,45 +295,59 @@ export async function recordPeriodReopen(
   });
 }
 
+/** POST …/periods/{periodId}/close: Open → Closed (unposted entries do not block). */
+export function closeFiscalPeriod(db: Db, access: Access, path: PeriodPath): Promise<FiscalPeriodRecord> {
+  return changePeriodStatus(db, access, path, 'Closed', null);
+}
+
 /** POST …/periods/{periodId}/open: Closed → Open, refused while the year is closed. */
-export async function openFiscalPeriod(
+export function openFiscalPeriod(
   db: Db,
   access: Access,
   path: PeriodPath,
   reason: string | null,
 ): Promise<FiscalPeriodRecord> {
+  return changePeriodStatus(db, access, path, 'Open', reason);
+}
+
+/**
+ * A period's status change to `to` from the other status, audited and announced; reopening records
+ * the reopen (with its reason) and is refused while the year is closed.
+ */
+async function changePeriodStatus(
+  db: Db,
+  access: Access,
+  path: PeriodPath,
+  to: FiscalStatus,
+  reason: string | null,
+): Promise<FiscalPeriodRecord> {
   const { organizationId, companyId } = path;
+  const from: FiscalStatus = to === 'Closed' ? 'Open' : 'Closed';
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:manage');
   return inTransaction(db, async (tx) => {
     const year = await requireFiscalYear(tx, organizationId, companyId, path.fiscalYearId, 'share');
     const period = await requireFiscalPeriod(tx, organizationId, path.fiscalYearId, path.periodId, 'update');
     await access.authorize(organizationId, 'fiscal_period:manage');
-    if (period.status !== 'Closed') throw invalidTransition(period.id, period.status, 'Open');
-    if (year.status === 'Closed') throw yearAlreadyClosed(year.id, year.year);
+    if (period.status !== from) throw invalidTransition(period.id, period.status, to);
+    if (to === 'Open' && year.status === 'Closed') throw yearAlreadyClosed(year.id, year.year);
     const now = new Date();
-    const updated = await setPeriodStatus(tx, organizationId, period.id, {
-      status: 'Open',
+    const updated = await setFiscalStatus(tx, fiscalPeriods, period, {
+      status: to,
       userId: access.userId,
       now,
     });
-    await recordPeriodReopen(tx, {
-      organizationId,
-      companyId,
-      periodId: period.id,
-      reason,
-      userId: access.userId,
-      at: now,
-    });
+    if (to === 'Open') await recordPeriodReopen(tx, period, { reason, userId: access.userId, at: now });
     await recordAudit(tx, {
       organizationId,
       userId: access.userId,
-      action: 'Open',
+      action: to === 'Closed' ? 'Close' : 'Open',
       entityType: 'FiscalPeriod',
       entityId: period.id,
-      changes: { status: { from: 'Closed', to: 'Open' } },
+      changes: { status: { from, to } },
     });
     const record = await loadFiscalPeriodRecord(tx, updated);
-    await recordEvent(tx, periodEvent('FiscalPeriodReopened', organizationId, access.userId, record));
+    const type = to === 'Closed' ? 'FiscalPeriodClosed' : 'FiscalPeriodReopened';
+    await recordEvent(tx, periodEvent(type, organizationId, access.userId, record));
     return record;
   });
 }
@@ -411,23 +358,13 @@ export async function listReopenHistory(db: Db, access: Access, path: PeriodPath
   await requireFiscalYear(db, organizationId, companyId, path.fiscalYearId);
   const period = await requireFiscalPeriod(db, organizationId, path.fiscalYearId, path.periodId);
   await access.authorize(organizationId, 'fiscal_period:read');
-  const where = and(
-    eq(periodReopenHistory.organizationId, organizationId),
-    eq(periodReopenHistory.periodId, period.id),
+  const { rows, total } = await pageOfRows(
+    db,
+    periodReopenHistory,
+    inOrg(periodReopenHistory, organizationId, { periodId: period.id }),
+    [desc(periodReopenHistory.reopenedAt), asc(periodReopenHistory.id)],
+    page,
   );
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(periodReopenHistory)
-      .where(where)
-      .orderBy(desc(periodReopenHistory.reopenedAt), asc(periodReopenHistory.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(periodReopenHistory)
-      .where(where),
-  ]);
   return paged(
     'history',
     rows.map((r): PeriodReopenRecord => ({
@@ -438,7 +375,7 @@ export async function listReopenHistory(db: Db, access: Access, path: PeriodPath
       reopenedAt: r.reopenedAt.toISOString(),
       previousStatus: 'Closed',
     })),
-    Number(total?.n ?? 0),
+    total,
     page,
   );
 }

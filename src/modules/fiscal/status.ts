@@ -3,10 +3,11 @@
  * (service.ts) and year-end close and reopen (the closing module) change it through these functions.
  * A closed period or year records who closed it and when; opening clears both.
  */
-import { and, asc, eq } from 'drizzle-orm';
+import { asc } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
+import { inOrg, sameRow, updateRow } from '../../db/rows.ts';
 import { fiscalPeriods, fiscalYears } from '../../db/schema/index.ts';
-import type { FiscalPeriodRow, FiscalYearRow } from './ensure.ts';
+import type { FiscalPeriodRow } from './ensure.ts';
 
 export type FiscalStatus = 'Open' | 'Closed';
 
@@ -17,32 +18,15 @@ function statusColumns(status: FiscalStatus, userId: string, now: Date) {
     : { status, closedBy: null, closedAt: null, updatedAt: now };
 }
 
-export async function setPeriodStatus(
+/** Sets the status of a fiscal period or year (`fiscalPeriods` or `fiscalYears`), returning the row. */
+export async function setFiscalStatus<T extends typeof fiscalPeriods | typeof fiscalYears>(
   tx: Queryable,
-  organizationId: string,
-  periodId: string,
+  table: T,
+  row: { organizationId: string; id: string },
   change: { status: FiscalStatus; userId: string; now: Date },
-): Promise<FiscalPeriodRow> {
-  const [row] = await tx
-    .update(fiscalPeriods)
-    .set(statusColumns(change.status, change.userId, change.now))
-    .where(and(eq(fiscalPeriods.organizationId, organizationId), eq(fiscalPeriods.id, periodId)))
-    .returning();
-  return row!;
-}
-
-export async function setYearStatus(
-  tx: Queryable,
-  organizationId: string,
-  yearId: string,
-  change: { status: FiscalStatus; userId: string; now: Date },
-): Promise<FiscalYearRow> {
-  const [row] = await tx
-    .update(fiscalYears)
-    .set(statusColumns(change.status, change.userId, change.now))
-    .where(and(eq(fiscalYears.organizationId, organizationId), eq(fiscalYears.id, yearId)))
-    .returning();
-  return row!;
+): Promise<T['$inferSelect']> {
+  const columns = statusColumns(change.status, change.userId, change.now);
+  return updateRow(tx, table, sameRow(table, row), columns as Partial<T['$inferInsert']>);
 }
 
 /**
@@ -57,9 +41,7 @@ export async function lockPeriodsOfYear(
   return tx
     .select()
     .from(fiscalPeriods)
-    .where(
-      and(eq(fiscalPeriods.organizationId, organizationId), eq(fiscalPeriods.fiscalYearId, fiscalYearId)),
-    )
+    .where(inOrg(fiscalPeriods, organizationId, { fiscalYearId }))
     .orderBy(asc(fiscalPeriods.periodNumber))
     .for('update');
 }

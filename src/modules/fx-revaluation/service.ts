@@ -10,9 +10,10 @@
  * (and is revalued by the next run): no line is counted twice, none is lost. Two runs of one company
  * are serialised the same way.
  */
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { desc, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable, queryRows, type Tx } from '../../db/client.ts';
+import { firstRow, inOrg, pageOfRows, requireRow } from '../../db/rows.ts';
 import { companies, fxRevaluations } from '../../db/schema/index.ts';
 import { addDays, type IsoDate, todayIn } from '../../domain/dates.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -477,11 +478,12 @@ function revaluationRecord(row: RevaluationRow, fc: string, entryStatus: string 
 }
 
 async function lockCompany(tx: Queryable, organizationId: string, companyId: string): Promise<CompanyRow> {
-  const [row] = await tx
-    .select()
-    .from(companies)
-    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)))
-    .for('no key update');
+  const row = await firstRow(
+    tx,
+    companies,
+    inOrg(companies, organizationId, { id: companyId }),
+    'no key update',
+  );
   return row!;
 }
 
@@ -534,23 +536,13 @@ async function entryStatuses(
 export async function listRevaluations(db: Db, access: Access, path: CompanyPath, page: PageParams) {
   const company = await enterCompany(db, access, path.organizationId, path.companyId, 'fx_revaluation:read');
   await access.authorize(path.organizationId, 'fx_revaluation:read');
-  const where = and(
-    eq(fxRevaluations.organizationId, path.organizationId),
-    eq(fxRevaluations.companyId, path.companyId),
+  const { rows, total } = await pageOfRows(
+    db,
+    fxRevaluations,
+    inOrg(fxRevaluations, path.organizationId, { companyId: path.companyId }),
+    [desc(fxRevaluations.asOfDate), desc(fxRevaluations.id)],
+    page,
   );
-  const [rows, [count]] = await Promise.all([
-    db
-      .select()
-      .from(fxRevaluations)
-      .where(where)
-      .orderBy(desc(fxRevaluations.asOfDate), desc(fxRevaluations.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(fxRevaluations)
-      .where(where),
-  ]);
   const statuses = await entryStatuses(
     db,
     path.organizationId,
@@ -559,7 +551,7 @@ export async function listRevaluations(db: Db, access: Access, path: CompanyPath
   const items = rows.map((r) =>
     revaluationRecord(r, company.functionalCurrency, r.entryId ? (statuses.get(r.entryId) ?? null) : null),
   );
-  return paged('revaluations', items, Number(count?.n ?? 0), page);
+  return paged('revaluations', items, total, page);
 }
 
 /** GET …/fx-revaluations/{revaluationId} (viewer). */
@@ -569,17 +561,13 @@ export async function getRevaluation(
   path: CompanyPath & { revaluationId: string },
 ): Promise<FxRevaluationRecord> {
   const company = await enterCompany(db, access, path.organizationId, path.companyId, 'fx_revaluation:read');
-  const [row] = await db
-    .select()
-    .from(fxRevaluations)
-    .where(
-      and(
-        eq(fxRevaluations.organizationId, path.organizationId),
-        eq(fxRevaluations.companyId, path.companyId),
-        eq(fxRevaluations.id, path.revaluationId),
-      ),
-    );
-  if (!row) throw revaluationNotFound(path.revaluationId);
+  const row = await requireRow(
+    db,
+    fxRevaluations,
+    path.organizationId,
+    { companyId: path.companyId, id: path.revaluationId },
+    () => revaluationNotFound(path.revaluationId),
+  );
   await access.authorize(path.organizationId, 'fx_revaluation:read');
   const statuses = await entryStatuses(db, path.organizationId, row.entryId ? [row.entryId] : []);
   return revaluationRecord(

@@ -4,8 +4,9 @@
  * Rows are read through the query builder (amounts as decimal strings, dates as `YYYY-MM-DD`,
  * timestamps as `Date`); the reconciliation aggregate is one raw query whose sums are cast to text.
  */
-import { and, asc, count, desc, eq, gte, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
+import { firstRow, inOrg, pageOfRows, updateRow } from '../../db/rows.ts';
 import { companies, intercompanyTransactions, journalEntries } from '../../db/schema/index.ts';
 import type { IsoDate } from '../../domain/dates.ts';
 import { type KeyColumn, keyset, type PageParams } from '../../http/pagination.ts';
@@ -45,12 +46,7 @@ export async function lockTransaction(
   organizationId: string,
   id: string,
 ): Promise<IntercompanyRow | null> {
-  const [row] = await db
-    .select()
-    .from(T)
-    .where(and(eq(T.organizationId, organizationId), eq(T.id, id)))
-    .for('update');
-  return row ?? null;
+  return firstRow(db, T, inOrg(T, organizationId, { id }), 'update');
 }
 
 export async function insertTransaction(db: Queryable, values: NewIntercompanyRow): Promise<IntercompanyRow> {
@@ -64,16 +60,11 @@ export async function updateTransaction(
   id: string,
   values: Partial<NewIntercompanyRow>,
 ): Promise<IntercompanyRow> {
-  const [row] = await db
-    .update(T)
-    .set(values)
-    .where(and(eq(T.organizationId, organizationId), eq(T.id, id)))
-    .returning();
-  return row!;
+  return updateRow(db, T, inOrg(T, organizationId, { id }), values);
 }
 
 export async function deleteTransaction(db: Queryable, organizationId: string, id: string): Promise<void> {
-  await db.delete(T).where(and(eq(T.organizationId, organizationId), eq(T.id, id)));
+  await db.delete(T).where(inOrg(T, organizationId, { id }));
 }
 
 export interface EntryRef {
@@ -90,7 +81,7 @@ export async function findEntry(
   const [row] = await db
     .select({ id: journalEntries.id, companyId: journalEntries.companyId })
     .from(journalEntries)
-    .where(and(eq(journalEntries.organizationId, organizationId), eq(journalEntries.id, entryId)));
+    .where(inOrg(journalEntries, organizationId, { id: entryId }));
   return row ?? null;
 }
 
@@ -158,17 +149,9 @@ export async function listTransactions(
   if (filter.organizationIds.length === 0) return { rows: [], total: 0 };
   const where = listWhere(filter);
   const ks = keyset<IntercompanyRow>(LIST_ORDER, page, (r) => [r.transactionDate, r.createdAt, r.id]);
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(T)
-      .where(ks.condition ? and(where, ks.condition) : where)
-      .orderBy(desc(T.transactionDate), desc(T.createdAt), asc(T.id))
-      .limit(ks.limit)
-      .offset(ks.offset),
-    db.select({ n: count() }).from(T).where(where),
-  ]);
-  return { ...ks.finish(rows), total: Number(total?.n ?? 0) };
+  const order = [desc(T.transactionDate), desc(T.createdAt), asc(T.id)];
+  const { rows, total } = await pageOfRows(db, T, where, order, ks);
+  return { ...ks.finish(rows), total };
 }
 
 /** A linked side to reconcile: the entry, its company (the side's company) and the partner. */

@@ -57,7 +57,7 @@ import {
   totalsOf,
 } from './lines.ts';
 import { bulkAnswerJson, entryRecord, type JournalEntryRecord } from './records.ts';
-import type { EntryRow, LineRow } from './repo.ts';
+import { type EntryRow, type LineRow, NO_WORKFLOW_STEPS } from './repo.ts';
 import * as repo from './repo.ts';
 
 export const MAX_BULK_ENTRIES = 1000;
@@ -463,23 +463,12 @@ function entryRow(
     sourceDocumentRef: e.sourceDocumentRef ?? null,
     isMultiCurrency: multiCurrency,
     status: post ? MOVES.post.to : INITIAL_STATUS,
-    isReversing: false,
-    reversedEntryId: null,
-    reversingEntryId: null,
+    ...NO_WORKFLOW_STEPS,
     totalDebits: totals.totalDebits,
     totalCredits: totals.totalCredits,
     createdBy: userId,
-    submittedBy: null,
-    submittedAt: null,
-    approvedBy: null,
-    approvedAt: null,
-    rejectedBy: null,
-    rejectedAt: null,
-    rejectionReason: null,
     postedBy: post ? userId : null,
     postedAt: post ? now : null,
-    reversedBy: null,
-    reversedAt: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -8,8 +8,8 @@
  * takes the locks the transactional paths hold, and turns their refusals into the service's errors
  * (`refused`: the one place where a journal refusal becomes an error).
  */
-import { and, eq } from 'drizzle-orm';
-import type { Db, Queryable } from '../../db/client.ts';
+import { type Db, inTransaction, type Queryable, type Tx } from '../../db/client.ts';
+import { inOrg, sameRow } from '../../db/rows.ts';
 import { fiscalPeriods } from '../../db/schema/index.ts';
 import type { IsoDate } from '../../domain/dates.ts';
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
@@ -93,6 +93,23 @@ export async function lockEntryFor(
   if (!row) throw entryNotFound(id);
   refuseIf(transitionRefusal(operation, row, policy));
   return row;
+}
+
+/**
+ * A write to the entry addressed by id: the caller's right to `action` is checked (`locateEntry`), then
+ * `write` runs in a transaction on the entry locked for `operation` (`lockEntryFor`).
+ */
+export async function writeEntry<T>(
+  db: Db,
+  access: Access,
+  id: string,
+  organizationId: string | undefined,
+  action: Action,
+  operation: Operation,
+  write: (tx: Tx, row: EntryRow) => Promise<T>,
+): Promise<T> {
+  const orgId = await locateEntry(db, access, id, organizationId, action);
+  return inTransaction(db, async (tx) => write(tx, await lockEntryFor(tx, orgId, id, operation)));
 }
 
 /** `postedBy` / `reversedBy`: a member whose role reaches admin. */
@@ -198,12 +215,11 @@ export async function lockPeriod(
     .select(columns)
     .from(fiscalPeriods)
     .where(
-      and(
-        eq(fiscalPeriods.organizationId, input.organizationId),
-        eq(fiscalPeriods.companyId, input.company.id),
-        eq(fiscalPeriods.fiscalYear, input.ref.year),
-        eq(fiscalPeriods.periodNumber, input.ref.period),
-      ),
+      inOrg(fiscalPeriods, input.organizationId, {
+        companyId: input.company.id,
+        fiscalYear: input.ref.year,
+        periodNumber: input.ref.period,
+      }),
     )
     .for('share');
   if (!locked) {
@@ -218,7 +234,7 @@ export async function lockPeriod(
     [locked] = await tx
       .select(columns)
       .from(fiscalPeriods)
-      .where(and(eq(fiscalPeriods.organizationId, input.organizationId), eq(fiscalPeriods.id, period.id)))
+      .where(sameRow(fiscalPeriods, period))
       .for('share');
   }
   if (input.requireOpen) refuseIf(periodRefusal(input.company.id, input.ref, locked!));

@@ -33,8 +33,7 @@ import {
   checkLineAccounts,
   checkLineAccountsWith,
   deriveLines,
-  locateEntry,
-  lockEntryFor,
+  writeEntry,
   lockPeriod,
   refuseIf,
   resolveFiscalPeriod,
@@ -290,9 +289,8 @@ export async function updateEntry(
   id: string,
   input: UpdateEntryInput,
 ): Promise<JournalEntryRecord> {
-  const organizationId = await locateEntry(db, access, id, input.organizationId, 'journal_entry:edit');
-  return inTransaction(db, async (tx) => {
-    const row = await lockEntryFor(tx, organizationId, id, 'update');
+  return writeEntry(db, access, id, input.organizationId, 'journal_entry:edit', 'update', async (tx, row) => {
+    const { organizationId } = row;
     if (input.companyId !== undefined && input.companyId !== row.companyId) {
       throw invalid('/companyId', 'companyId is immutable');
     }
@@ -396,9 +394,8 @@ export async function deleteEntry(
   id: string,
   organizationIdParam: string | undefined,
 ): Promise<void> {
-  const organizationId = await locateEntry(db, access, id, organizationIdParam, 'journal_entry:edit');
-  await inTransaction(db, async (tx) => {
-    await lockEntryFor(tx, organizationId, id, 'delete');
+  await writeEntry(db, access, id, organizationIdParam, 'journal_entry:edit', 'delete', async (tx, row) => {
+    const { organizationId } = row;
     await repo.deleteDraft(tx, organizationId, id);
     await recordAudit(tx, {
       organizationId,

@@ -19,6 +19,7 @@ import {
   sql,
 } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
+import { firstRow, inOrg, pageOfRows, updateRow } from '../../db/rows.ts';
 import { type KeyColumn, keyset, type PageParams } from '../../http/pagination.ts';
 import {
   accounts,
@@ -31,6 +32,25 @@ import {
 import { INITIAL_STATUS, MOVES } from '../../domain/journal/workflow.ts';
 
 export type EntryRow = typeof journalEntries.$inferSelect;
+
+/**
+ * The columns of an entry written already booked or as a draft, before anyone submits, approves,
+ * rejects or reverses it: none of those steps has happened.
+ */
+export const NO_WORKFLOW_STEPS = {
+  isReversing: false,
+  reversedEntryId: null,
+  reversingEntryId: null,
+  submittedBy: null,
+  submittedAt: null,
+  approvedBy: null,
+  approvedAt: null,
+  rejectedBy: null,
+  rejectedAt: null,
+  rejectionReason: null,
+  reversedBy: null,
+  reversedAt: null,
+} as const;
 export type NewEntryRow = typeof journalEntries.$inferInsert;
 export type LineRow = typeof journalLines.$inferSelect;
 export type NewLineRow = typeof journalLines.$inferInsert;
@@ -75,12 +95,12 @@ export async function findEntry(
   id: string,
   lock = false,
 ): Promise<EntryRow | null> {
-  const q = db
-    .select()
-    .from(journalEntries)
-    .where(and(eq(journalEntries.organizationId, organizationId), eq(journalEntries.id, id)));
-  const [row] = lock ? await q.for('update') : await q;
-  return row ?? null;
+  return firstRow(
+    db,
+    journalEntries,
+    inOrg(journalEntries, organizationId, { id }),
+    lock ? 'update' : undefined,
+  );
 }
 
 /** Lines of the given entries, ordered by entry then line number. */
@@ -123,12 +143,7 @@ export async function companyForShare(
   organizationId: string,
   companyId: string,
 ): Promise<typeof companies.$inferSelect | null> {
-  const [row] = await tx
-    .select()
-    .from(companies)
-    .where(and(eq(companies.organizationId, organizationId), eq(companies.id, companyId)))
-    .for('share');
-  return row ?? null;
+  return firstRow(tx, companies, inOrg(companies, organizationId, { id: companyId }), 'share');
 }
 
 /** Accounts of the organization with the given ids. */
@@ -168,7 +183,7 @@ export async function memberRole(
   const [row] = await db
     .select({ role: memberships.role })
     .from(memberships)
-    .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
+    .where(inOrg(memberships, organizationId, { userId }));
   return row?.role ?? null;
 }
 
@@ -258,12 +273,7 @@ export async function updateEntry(
   id: string,
   set: Partial<NewEntryRow>,
 ): Promise<EntryRow> {
-  const [row] = await tx
-    .update(journalEntries)
-    .set(set)
-    .where(and(eq(journalEntries.organizationId, organizationId), eq(journalEntries.id, id)))
-    .returning();
-  return row!;
+  return updateRow(tx, journalEntries, inOrg(journalEntries, organizationId, { id }), set);
 }
 
 /**
@@ -281,13 +291,12 @@ export async function lockPostedEntriesOf(
     .select()
     .from(journalEntries)
     .where(
-      and(
-        eq(journalEntries.organizationId, organizationId),
-        eq(journalEntries.companyId, companyId),
-        eq(journalEntries.status, MOVES.post.to),
-        eq(journalEntries.entryType, entryType),
-        eq(journalEntries.sourceDocumentRef, sourceDocumentRef),
-      ),
+      inOrg(journalEntries, organizationId, {
+        companyId,
+        status: MOVES.post.to,
+        entryType,
+        sourceDocumentRef,
+      }),
     )
     .orderBy(asc(journalEntries.entryNumber))
     .for('update');
@@ -298,21 +307,11 @@ export async function deleteDraft(tx: Queryable, organizationId: string, id: str
   await tx
     .update(intercompanyTransactions)
     .set({ fromJournalEntryId: null })
-    .where(
-      and(
-        eq(intercompanyTransactions.organizationId, organizationId),
-        eq(intercompanyTransactions.fromJournalEntryId, id),
-      ),
-    );
+    .where(inOrg(intercompanyTransactions, organizationId, { fromJournalEntryId: id }));
   await tx
     .update(intercompanyTransactions)
     .set({ toJournalEntryId: null })
-    .where(
-      and(
-        eq(intercompanyTransactions.organizationId, organizationId),
-        eq(intercompanyTransactions.toJournalEntryId, id),
-      ),
-    );
+    .where(inOrg(intercompanyTransactions, organizationId, { toJournalEntryId: id }));
   // A draft revaluation entry takes its draft reversal along (its run record goes by the foreign
   // key); a draft reversal deleted alone is unlinked from its run.
   await tx.execute(sql`
@@ -323,12 +322,8 @@ export async function deleteDraft(tx: Queryable, organizationId: string, id: str
         and e.status = ${INITIAL_STATUS})
     update fx_revaluations set reversal_entry_id = null
     where organization_id = ${organizationId} and reversal_entry_id = ${id}`);
-  await tx
-    .delete(journalLines)
-    .where(and(eq(journalLines.organizationId, organizationId), eq(journalLines.journalEntryId, id)));
-  await tx
-    .delete(journalEntries)
-    .where(and(eq(journalEntries.organizationId, organizationId), eq(journalEntries.id, id)));
+  await tx.delete(journalLines).where(inOrg(journalLines, organizationId, { journalEntryId: id }));
+  await tx.delete(journalEntries).where(inOrg(journalEntries, organizationId, { id }));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -433,35 +428,37 @@ export async function listEntries(
   if (f.organizationIds.length === 0) return { rows: [], total: 0 };
   const where = listWhere(f);
   const ks = keyset<EntryRow>(ENTRY_ORDER, page, (r) => [r.transactionDate, r.entryNumber, r.id]);
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(journalEntries)
-      .where(ks.condition ? and(where, ks.condition) : where)
-      .orderBy(desc(journalEntries.transactionDate), desc(journalEntries.entryNumber), asc(journalEntries.id))
-      .limit(ks.limit)
-      .offset(ks.offset),
-    db.select({ n: count() }).from(journalEntries).where(where),
-  ]);
-  return { ...ks.finish(rows), total: Number(total?.n ?? 0) };
+  const order = [
+    desc(journalEntries.transactionDate),
+    desc(journalEntries.entryNumber),
+    asc(journalEntries.id),
+  ];
+  const { rows, total } = await pageOfRows(db, journalEntries, where, order, ks);
+  return { ...ks.finish(rows), total };
 }
 
-/** The number of lines of each entry (list pages, before their lines are read). */
-export async function lineCountsOfEntries(db: Queryable, entries: EntryRow[]): Promise<Map<string, number>> {
-  if (entries.length === 0) return new Map();
+/** The lines of entries of several organizations: per organization, its entries' ids. */
+function linesOfEntries(entries: EntryRow[]): SQL | undefined {
   const byOrg = new Map<string, string[]>();
   for (const e of entries) {
     const ids = byOrg.get(e.organizationId);
     if (ids) ids.push(e.id);
     else byOrg.set(e.organizationId, [e.id]);
   }
-  const conds = [...byOrg].map(([org, ids]) =>
-    and(eq(journalLines.organizationId, org), inArray(journalLines.journalEntryId, ids)),
+  return or(
+    ...[...byOrg].map(([org, ids]) =>
+      and(eq(journalLines.organizationId, org), inArray(journalLines.journalEntryId, ids)),
+    ),
   );
+}
+
+/** The number of lines of each entry (list pages, before their lines are read). */
+export async function lineCountsOfEntries(db: Queryable, entries: EntryRow[]): Promise<Map<string, number>> {
+  if (entries.length === 0) return new Map();
   const rows = await db
     .select({ id: journalLines.journalEntryId, n: count() })
     .from(journalLines)
-    .where(or(...conds))
+    .where(linesOfEntries(entries))
     .groupBy(journalLines.journalEntryId);
   return new Map(rows.map((r) => [r.id, Number(r.n)]));
 }
@@ -469,18 +466,9 @@ export async function lineCountsOfEntries(db: Queryable, entries: EntryRow[]): P
 /** Lines of entries of several organizations (list pages spanning the caller's organizations). */
 export async function loadLinesOfEntries(db: Queryable, entries: EntryRow[]): Promise<LineRow[]> {
   if (entries.length === 0) return [];
-  const byOrg = new Map<string, string[]>();
-  for (const e of entries) {
-    const ids = byOrg.get(e.organizationId);
-    if (ids) ids.push(e.id);
-    else byOrg.set(e.organizationId, [e.id]);
-  }
-  const conds = [...byOrg].map(([org, ids]) =>
-    and(eq(journalLines.organizationId, org), inArray(journalLines.journalEntryId, ids)),
-  );
   return db
     .select()
     .from(journalLines)
-    .where(or(...conds))
+    .where(linesOfEntries(entries))
     .orderBy(asc(journalLines.journalEntryId), asc(journalLines.lineNumber));
 }

@@ -4,7 +4,7 @@
  * module) reverses closing entries through `reverseEntryInTx` on its own terms.
  */
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
+import { type Db, type Queryable } from '../../db/client.ts';
 import type { IsoDate } from '../../domain/dates.ts';
 import { invalid } from '../../domain/errors.ts';
 import {
@@ -21,15 +21,7 @@ import { recordJournalEvents } from '../events/record.ts';
 import type { CompanyRow } from '../companies/lookup.ts';
 import { addEntryToBalances } from '../ledger/posting.ts';
 import { insertBookedEntry } from './booked.ts';
-import {
-  checkActor,
-  checkCompany,
-  locateEntry,
-  lockEntryFor,
-  lockPeriod,
-  refuseIf,
-  resolveFiscalPeriod,
-} from './checks.ts';
+import { checkActor, checkCompany, writeEntry, lockPeriod, refuseIf, resolveFiscalPeriod } from './checks.ts';
 import { entryRecord, type JournalEntryRecord } from './records.ts';
 import type { EntryRow, LineRow, NewLineRow } from './repo.ts';
 import * as repo from './repo.ts';
@@ -52,32 +44,39 @@ export async function reverseEntry(
   id: string,
   input: ReverseInput,
 ): Promise<JournalEntryRecord> {
-  const organizationId = await locateEntry(db, access, id, input.organizationId, 'journal_entry:reverse');
-  return inTransaction(db, async (tx) => {
-    const row = await lockEntryFor(tx, organizationId, id, 'reverse');
-    refuseIf(closingEntryReversalRefusal(row));
-    const reversedBy = input.reversedBy ?? access.userId;
-    if (reversedBy !== access.userId) await checkActor(tx, organizationId, reversedBy);
-    if (input.reversalDate < row.transactionDate) {
-      throw invalid('/reversalDate', "Must not be earlier than the original entry's transactionDate");
-    }
-    const company = checkCompany(
-      row.companyId,
-      await repo.companyForShare(tx, organizationId, row.companyId),
-    );
-    const ref = resolveFiscalPeriod(company, input.reversalDate, null, '/reversalDate');
-    await lockPeriod(tx, { organizationId, company, ref, userId: access.userId, requireOpen: true });
-    const { reversal, lines } = await reverseEntryInTx(tx, {
-      original: row,
-      company,
-      date: input.reversalDate,
-      period: ref,
-      description: input.reversalDescription ?? null,
-      reversedBy,
-      userId: access.userId,
-    });
-    return entryRecord(reversal, lines, company.functionalCurrency);
-  });
+  return writeEntry(
+    db,
+    access,
+    id,
+    input.organizationId,
+    'journal_entry:reverse',
+    'reverse',
+    async (tx, row) => {
+      const { organizationId } = row;
+      refuseIf(closingEntryReversalRefusal(row));
+      const reversedBy = input.reversedBy ?? access.userId;
+      if (reversedBy !== access.userId) await checkActor(tx, organizationId, reversedBy);
+      if (input.reversalDate < row.transactionDate) {
+        throw invalid('/reversalDate', "Must not be earlier than the original entry's transactionDate");
+      }
+      const company = checkCompany(
+        row.companyId,
+        await repo.companyForShare(tx, organizationId, row.companyId),
+      );
+      const ref = resolveFiscalPeriod(company, input.reversalDate, null, '/reversalDate');
+      await lockPeriod(tx, { organizationId, company, ref, userId: access.userId, requireOpen: true });
+      const { reversal, lines } = await reverseEntryInTx(tx, {
+        original: row,
+        company,
+        date: input.reversalDate,
+        period: ref,
+        description: input.reversalDescription ?? null,
+        reversedBy,
+        userId: access.userId,
+      });
+      return entryRecord(reversal, lines, company.functionalCurrency);
+    },
+  );
 }
 
 /**

@@ -3,8 +3,9 @@
  * import), the list of a company's imports, the company an import addresses and the options of an
  * upload. The import itself is trial-balance-import.ts; its writes trial-balance-import.write.ts.
  */
-import { and, count, desc, eq } from 'drizzle-orm';
+import { desc } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
+import { byId, firstRow, inOrg, pageOfRows } from '../../db/rows.ts';
 import { companies, trialBalanceImports } from '../../db/schema/index.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { type Money, money } from '../../domain/money.ts';
@@ -88,17 +89,7 @@ export async function locateCompany(
   return access.addressed(
     organizationId,
     action,
-    async (orgId) => {
-      const [row] = await db
-        .select()
-        .from(companies)
-        .where(
-          orgId === undefined
-            ? eq(companies.id, companyId)
-            : and(eq(companies.organizationId, orgId), eq(companies.id, companyId)),
-        );
-      return row;
-    },
+    (orgId) => firstRow(db, companies, byId(companies, companyId, orgId)),
     () => companyNotFound(companyId),
   );
 }
@@ -125,24 +116,17 @@ export function importRecord(r: typeof trialBalanceImports.$inferSelect, currenc
 
 /** The imports of a company, newest first. */
 export async function listImports(db: Db, company: CompanyRow, page: PageParams) {
-  const where = and(
-    eq(trialBalanceImports.organizationId, company.organizationId),
-    eq(trialBalanceImports.companyId, company.id),
+  const { rows, total } = await pageOfRows(
+    db,
+    trialBalanceImports,
+    inOrg(trialBalanceImports, company.organizationId, { companyId: company.id }),
+    [desc(trialBalanceImports.createdAt), desc(trialBalanceImports.id)],
+    page,
   );
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(trialBalanceImports)
-      .where(where)
-      .orderBy(desc(trialBalanceImports.createdAt), desc(trialBalanceImports.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ n: count() }).from(trialBalanceImports).where(where),
-  ]);
   return paged(
     'imports',
     rows.map((r) => importRecord(r, company.functionalCurrency)),
-    Number(total?.n ?? 0),
+    total,
     page,
   );
 }

@@ -8,6 +8,7 @@
  * any refusal writes nothing.
  */
 import type { Db, Queryable } from '../../db/client.ts';
+import { inOrg } from '../../db/rows.ts';
 import { inTransaction } from '../../db/client.ts';
 import { accounts } from '../../db/schema/index.ts';
 import type { DomainError } from '../../domain/errors.ts';
@@ -22,7 +23,6 @@ import {
   importTotals,
   type RowError,
 } from '../../domain/trial-balance-import.ts';
-import { and, eq } from 'drizzle-orm';
 import type { Access } from '../../access/access.ts';
 import { uuidv7Batch } from '../../db/bulk-params.ts';
 import type { CompanyRow } from '../companies/lookup.ts';
@@ -74,7 +74,7 @@ async function companyAccounts(q: Queryable, company: CompanyRow): Promise<Map<s
       isPostable: accounts.isPostable,
     })
     .from(accounts)
-    .where(and(eq(accounts.organizationId, company.organizationId), eq(accounts.companyId, company.id)));
+    .where(inOrg(accounts, company.organizationId, { companyId: company.id }));
   return new Map(rows.map((r) => [r.accountNumber, r]));
 }
 

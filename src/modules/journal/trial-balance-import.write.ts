@@ -20,7 +20,7 @@ import type { CompanyRow } from '../companies/lookup.ts';
 import { recordJournalEvents } from '../events/record.ts';
 import { insertRows } from './bulk.ts';
 import { lockPeriod } from './checks.ts';
-import type { EntryRow, LineRow } from './repo.ts';
+import { type EntryRow, type LineRow, NO_WORKFLOW_STEPS } from './repo.ts';
 import {
   type ImportDifferences,
   importRecord,
@@ -281,23 +281,12 @@ function bookedRow(a: {
     sourceDocumentRef: a.sourceDocumentRef,
     isMultiCurrency: false,
     status: MOVES.post.to,
-    isReversing: false,
-    reversedEntryId: null,
-    reversingEntryId: null,
+    ...NO_WORKFLOW_STEPS,
     totalDebits: a.total,
     totalCredits: a.total,
     createdBy: a.userId,
-    submittedBy: null,
-    submittedAt: null,
-    approvedBy: null,
-    approvedAt: null,
-    rejectedBy: null,
-    rejectedAt: null,
-    rejectionReason: null,
     postedBy: a.userId,
     postedAt: a.now,
-    reversedBy: null,
-    reversedAt: null,
     createdAt: a.now,
     updatedAt: a.now,
   };

@@ -30,6 +30,42 @@ export interface BalancePosting {
 }
 
 /**
+ * The inserts into the four balance tables, each with its key's upsert: a key already there adds the
+ * new amounts to its totals. Shared by the single-entry and the set-based postings below.
+ */
+const UPSERT = {
+  daily: {
+    into: `insert into account_balances as b (organization_id, company_id, account_id, balance_date,
+       fiscal_year, fiscal_period, is_closing, debit_total, credit_total)`,
+    onConflict: `on conflict (organization_id, company_id, account_id, balance_date, fiscal_year, fiscal_period,
+       is_closing)
+     do update set debit_total = b.debit_total + excluded.debit_total,
+       credit_total = b.credit_total + excluded.credit_total`,
+  },
+  monthly: {
+    into: `insert into account_month_balances as m (organization_id, company_id, account_id, month_start,
+       is_closing, is_adjustment, debit_total, credit_total)`,
+    onConflict: `on conflict (organization_id, company_id, account_id, month_start, is_closing, is_adjustment)
+     do update set debit_total = m.debit_total + excluded.debit_total,
+       credit_total = m.credit_total + excluded.credit_total`,
+  },
+  fxDaily: {
+    into: `insert into account_currency_balances as cb (organization_id, company_id, account_id, currency,
+       balance_date, foreign_net, functional_net)`,
+    onConflict: `on conflict (organization_id, company_id, account_id, currency, balance_date)
+     do update set foreign_net = cb.foreign_net + excluded.foreign_net,
+       functional_net = cb.functional_net + excluded.functional_net`,
+  },
+  fxMonthly: {
+    into: `insert into account_currency_month_balances as cm (organization_id, company_id, account_id,
+       currency, month_start, foreign_net, functional_net)`,
+    onConflict: `on conflict (organization_id, company_id, month_start, account_id, currency)
+     do update set foreign_net = cm.foreign_net + excluded.foreign_net,
+       functional_net = cm.functional_net + excluded.functional_net`,
+  },
+} as const;
+
+/**
  * The CTEs `totals`, `daily` and `monthly` (to follow other CTEs of a WITH clause) that add the
  * functional amounts of the entry's lines, summed per account, to the daily and monthly balances;
  * and `fx_totals`, `fx_daily` and `fx_monthly`, which add the lines in a currency other than the
@@ -45,24 +81,17 @@ export function balancePostingCtes(p: BalancePosting): string {
      from ${u} join journal_lines l on l.organization_id = ${organization} and l.journal_entry_id = ${u}.id
      group by l.account_id),
    daily as (
-     insert into account_balances as b (organization_id, company_id, account_id, balance_date,
-       fiscal_year, fiscal_period, is_closing, debit_total, credit_total)
+     ${UPSERT.daily.into}
      select ${organization}, ${u}.company_id, t.account_id, ${u}.transaction_date, ${u}.fiscal_year, ${u}.fiscal_period,
        ${isClosing}, t.debit, t.credit
      from ${u}, totals t order by t.account_id
-     on conflict (organization_id, company_id, account_id, balance_date, fiscal_year, fiscal_period,
-       is_closing)
-     do update set debit_total = b.debit_total + excluded.debit_total,
-       credit_total = b.credit_total + excluded.credit_total),
+     ${UPSERT.daily.onConflict}),
    monthly as (
-     insert into account_month_balances as m (organization_id, company_id, account_id, month_start,
-       is_closing, is_adjustment, debit_total, credit_total)
+     ${UPSERT.monthly.into}
      select ${organization}, ${u}.company_id, t.account_id, date_trunc('month', ${u}.transaction_date)::date,
        ${isClosing}, ${u}.fiscal_period = ${ADJUSTMENT_PERIOD}, t.debit, t.credit
      from ${u}, totals t order by t.account_id
-     on conflict (organization_id, company_id, account_id, month_start, is_closing, is_adjustment)
-     do update set debit_total = m.debit_total + excluded.debit_total,
-       credit_total = m.credit_total + excluded.credit_total),
+     ${UPSERT.monthly.onConflict}),
    fx_totals as (
      select l.account_id, l.currency,
             coalesce(sum(l.debit_amount), 0) - coalesce(sum(l.credit_amount), 0) as foreign_net,
@@ -73,23 +102,17 @@ export function balancePostingCtes(p: BalancePosting): string {
      where l.currency <> c.functional_currency
      group by l.account_id, l.currency),
    fx_daily as (
-     insert into account_currency_balances as cb (organization_id, company_id, account_id, currency,
-       balance_date, foreign_net, functional_net)
+     ${UPSERT.fxDaily.into}
      select ${organization}, ${u}.company_id, t.account_id, t.currency, ${u}.transaction_date,
        t.foreign_net, t.functional_net
      from ${u}, fx_totals t order by t.account_id, t.currency
-     on conflict (organization_id, company_id, account_id, currency, balance_date)
-     do update set foreign_net = cb.foreign_net + excluded.foreign_net,
-       functional_net = cb.functional_net + excluded.functional_net),
+     ${UPSERT.fxDaily.onConflict}),
    fx_monthly as (
-     insert into account_currency_month_balances as cm (organization_id, company_id, account_id, currency,
-       month_start, foreign_net, functional_net)
+     ${UPSERT.fxMonthly.into}
      select ${organization}, ${u}.company_id, t.account_id, t.currency,
        date_trunc('month', ${u}.transaction_date)::date, t.foreign_net, t.functional_net
      from ${u}, fx_totals t order by t.account_id, t.currency
-     on conflict (organization_id, company_id, month_start, account_id, currency)
-     do update set foreign_net = cm.foreign_net + excluded.foreign_net,
-       functional_net = cm.functional_net + excluded.functional_net)`;
+     ${UPSERT.fxMonthly.onConflict})`;
 }
 
 /**
@@ -159,25 +182,18 @@ function entriesPostingCtes(organizationId: string, lines: SQL): SQL {
           from u join ${lines}
           group by 1, 2, 3, 4, 5, 6),
         daily as (
-          insert into account_balances as b (organization_id, company_id, account_id, balance_date,
-            fiscal_year, fiscal_period, is_closing, debit_total, credit_total)
+          ${sql.raw(UPSERT.daily.into)}
           select ${organizationId}, t.company_id, t.account_id, t.transaction_date, t.fiscal_year,
             t.fiscal_period, t.is_closing, t.debit, t.credit
           from totals t order by t.company_id, t.account_id, t.transaction_date, t.fiscal_year,
             t.fiscal_period, t.is_closing
-          on conflict (organization_id, company_id, account_id, balance_date, fiscal_year, fiscal_period,
-            is_closing)
-          do update set debit_total = b.debit_total + excluded.debit_total,
-            credit_total = b.credit_total + excluded.credit_total),
+          ${sql.raw(UPSERT.daily.onConflict)}),
         monthly as (
-          insert into account_month_balances as m (organization_id, company_id, account_id, month_start,
-            is_closing, is_adjustment, debit_total, credit_total)
+          ${sql.raw(UPSERT.monthly.into)}
           select ${organizationId}, t.company_id, t.account_id, date_trunc('month', t.transaction_date)::date,
             t.is_closing, t.fiscal_period = ${sql.raw(String(ADJUSTMENT_PERIOD))}, sum(t.debit), sum(t.credit)
           from totals t group by 2, 3, 4, 5, 6 order by 2, 3, 4, 5, 6
-          on conflict (organization_id, company_id, account_id, month_start, is_closing, is_adjustment)
-          do update set debit_total = m.debit_total + excluded.debit_total,
-            credit_total = m.credit_total + excluded.credit_total),
+          ${sql.raw(UPSERT.monthly.onConflict)}),
         fx_totals as (
           select u.company_id, l.account_id, l.currency, u.transaction_date,
             coalesce(sum(l.debit_amount), 0) - coalesce(sum(l.credit_amount), 0) as foreign_net,
@@ -188,23 +204,17 @@ function entriesPostingCtes(organizationId: string, lines: SQL): SQL {
           where l.currency <> c.functional_currency
           group by 1, 2, 3, 4),
         fx_daily as (
-          insert into account_currency_balances as cb (organization_id, company_id, account_id, currency,
-            balance_date, foreign_net, functional_net)
+          ${sql.raw(UPSERT.fxDaily.into)}
           select ${organizationId}, t.company_id, t.account_id, t.currency, t.transaction_date,
             t.foreign_net, t.functional_net
           from fx_totals t order by t.company_id, t.account_id, t.currency, t.transaction_date
-          on conflict (organization_id, company_id, account_id, currency, balance_date)
-          do update set foreign_net = cb.foreign_net + excluded.foreign_net,
-            functional_net = cb.functional_net + excluded.functional_net),
+          ${sql.raw(UPSERT.fxDaily.onConflict)}),
         fx_monthly as (
-          insert into account_currency_month_balances as cm (organization_id, company_id, account_id,
-            currency, month_start, foreign_net, functional_net)
+          ${sql.raw(UPSERT.fxMonthly.into)}
           select ${organizationId}, t.company_id, t.account_id, t.currency,
             date_trunc('month', t.transaction_date)::date, sum(t.foreign_net), sum(t.functional_net)
           from fx_totals t group by 2, 3, 4, 5 order by 2, 3, 4, 5
-          on conflict (organization_id, company_id, month_start, account_id, currency)
-          do update set foreign_net = cm.foreign_net + excluded.foreign_net,
-            functional_net = cm.functional_net + excluded.functional_net)`;
+          ${sql.raw(UPSERT.fxMonthly.onConflict)})`;
 }
 
 /** Rebuilds an organization's monthly roll-up of the balances per transaction currency. */

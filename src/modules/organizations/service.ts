@@ -1,7 +1,8 @@
 /** Organizations, members and the audit-log read. */
-import { and, asc, count, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgErrorCode, queryRows, run, statement } from '../../db/client.ts';
+import { countRows, inOrg, pageOfRows } from '../../db/rows.ts';
 import { auditLog, companies, memberships, organizations, users } from '../../db/schema/index.ts';
 import { addDays } from '../../domain/dates.ts';
 import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
@@ -272,8 +273,7 @@ export async function deleteOrganization(db: Db, access: Access, id: string): Pr
       .where(eq(organizations.id, id))
       .for('update');
     if (!row) throw organizationNotFound(id);
-    const [c] = await tx.select({ n: count() }).from(companies).where(eq(companies.organizationId, id));
-    const companyCount = Number(c?.n ?? 0);
+    const companyCount = await countRows(tx, companies, inOrg(companies, id));
     if (companyCount > 0) {
       throw errors.OrganizationHasCompaniesError('The organization still has companies', {
         organizationId: id,
@@ -312,7 +312,7 @@ async function loadMemberships(db: Db, organizationId: string, where = sql`true`
     })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.organizationId, organizationId), where))
+    .where(and(inOrg(memberships, organizationId), where))
     .orderBy(ROLE_ORDER, asc(users.email), asc(memberships.userId));
   const rows = page ? await q.limit(page.limit).offset(page.offset) : await q;
   return rows.map((r): MembershipRecord => ({
@@ -345,14 +345,11 @@ export async function listMembers(
 ) {
   await access.authorize(organizationId, 'member:read');
   const where = role ? eq(memberships.role, role) : sql`true`;
-  const [items, [total]] = await Promise.all([
+  const [items, total] = await Promise.all([
     loadMemberships(db, organizationId, where, page),
-    db
-      .select({ n: count() })
-      .from(memberships)
-      .where(and(eq(memberships.organizationId, organizationId), where)),
+    countRows(db, memberships, and(inOrg(memberships, organizationId), where)),
   ]);
-  return paged('members', items, Number(total?.n ?? 0), page);
+  return paged('members', items, total, page);
 }
 
 export async function addMember(
@@ -420,7 +417,7 @@ export async function updateMember(
     await tx
       .update(memberships)
       .set({ role, updatedAt: new Date() })
-      .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
+      .where(inOrg(memberships, organizationId, { userId }));
     await recordAudit(tx, {
       organizationId,
       userId: access.userId,
@@ -447,9 +444,7 @@ export async function removeMember(db: Db, access: Access, organizationId: strin
       );
     }
     if (target.role === 'owner' && owners <= 1) throw lastOwner(organizationId);
-    await tx
-      .delete(memberships)
-      .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
+    await tx.delete(memberships).where(inOrg(memberships, organizationId, { userId }));
     await recordAudit(tx, {
       organizationId,
       userId: access.userId,
@@ -492,18 +487,9 @@ export async function listAudit(db: Db, access: Access, q: AuditQuery, page: Pag
   if (q.action) conds.push(eq(auditLog.action, q.action));
   if (q.fromDate) conds.push(gte(auditLog.createdAt, new Date(`${q.fromDate}T00:00:00.000Z`)));
   if (q.toDate) conds.push(lt(auditLog.createdAt, new Date(`${addDays(q.toDate, 1)}T00:00:00.000Z`)));
-  const where = and(...conds);
   const ks = keyset<typeof auditLog.$inferSelect>(AUDIT_ORDER, page, (r) => [r.createdAt, r.id]);
-  const [read, [total]] = await Promise.all([
-    db
-      .select()
-      .from(auditLog)
-      .where(ks.condition ? and(where, ks.condition) : where)
-      .orderBy(desc(auditLog.createdAt), asc(auditLog.id))
-      .limit(ks.limit)
-      .offset(ks.offset),
-    db.select({ n: count() }).from(auditLog).where(where),
-  ]);
+  const order = [desc(auditLog.createdAt), asc(auditLog.id)];
+  const { rows: read, total } = await pageOfRows(db, auditLog, and(...conds), order, ks);
   const { rows, nextCursor } = ks.finish(read);
   const answer = paged(
     'entries',
@@ -517,7 +503,7 @@ export async function listAudit(db: Db, access: Access, q: AuditQuery, page: Pag
       changes: (r.changes as Record<string, unknown> | null) ?? null,
       createdAt: r.createdAt.toISOString(),
     })),
-    Number(total?.n ?? 0),
+    total,
     page,
   );
   return { ...answer, ...(nextCursor === undefined ? {} : { nextCursor }) };

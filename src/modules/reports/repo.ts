@@ -1,6 +1,6 @@
 /** SQL of the company reports besides their figures (ledger/report-figures.ts): the accounts. */
-import { and, eq } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
+import { inOrg } from '../../db/rows.ts';
 import { accounts } from '../../db/schema/index.ts';
 import type { AccountCategory, AccountType, CashFlowCategory } from '../../domain/accounts.ts';
 import type { ReportAccount } from '../../domain/reports/index.ts';
@@ -24,7 +24,7 @@ export async function loadReportAccounts(
       cashFlowCategory: accounts.cashFlowCategory,
     })
     .from(accounts)
-    .where(and(eq(accounts.organizationId, organizationId), eq(accounts.companyId, companyId)));
+    .where(inOrg(accounts, organizationId, { companyId }));
   return rows.map((r) => ({
     id: r.id,
     accountNumber: r.accountNumber,

@@ -3,9 +3,10 @@
  * list, get, update, delete; their deliveries, a manual retry and a test ping.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import { desc } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
+import { firstRow, inOrg, pageOfRows, sameRow, updateRow } from '../../db/rows.ts';
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
 import { DomainError, invalid } from '../../domain/errors.ts';
 import { type OutboundPolicy, urlRefusal } from '../../domain/webhooks.ts';
@@ -135,14 +136,13 @@ async function addressed(
   return access.addressed(
     organizationId,
     'webhook:manage',
-    async () => {
-      const q = db
-        .select()
-        .from(webhookEndpoints)
-        .where(and(eq(webhookEndpoints.organizationId, organizationId), eq(webhookEndpoints.id, endpointId)));
-      const [row] = lock ? await q.for('update') : await q;
-      return row;
-    },
+    () =>
+      firstRow(
+        db,
+        webhookEndpoints,
+        inOrg(webhookEndpoints, organizationId, { id: endpointId }),
+        lock ? 'update' : undefined,
+      ),
     () => endpointNotFound(endpointId),
   );
 }
@@ -153,18 +153,14 @@ export async function getEndpoint(db: Db, access: Access, organizationId: string
 
 export async function listEndpoints(db: Db, access: Access, organizationId: string, page: PageParams) {
   await access.authorize(organizationId, 'webhook:manage');
-  const where = eq(webhookEndpoints.organizationId, organizationId);
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(webhookEndpoints)
-      .where(where)
-      .orderBy(webhookEndpoints.createdAt, webhookEndpoints.id)
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ n: count() }).from(webhookEndpoints).where(where),
-  ]);
-  return paged('endpoints', rows.map(endpointSummary), Number(total?.n ?? 0), page);
+  const { rows, total } = await pageOfRows(
+    db,
+    webhookEndpoints,
+    inOrg(webhookEndpoints, organizationId),
+    [webhookEndpoints.createdAt, webhookEndpoints.id],
+    page,
+  );
+  return paged('endpoints', rows.map(endpointSummary), total, page);
 }
 
 export interface UpdateEndpointInput {
@@ -201,11 +197,10 @@ export async function updateEndpoint(
     const after = endpointSummary({ ...row, ...set });
     const changes = diffChanges(before, after);
     if (Object.keys(changes).length === 0) return before;
-    const [updated] = await tx
-      .update(webhookEndpoints)
-      .set({ ...set, updatedAt: new Date() })
-      .where(and(eq(webhookEndpoints.organizationId, organizationId), eq(webhookEndpoints.id, endpointId)))
-      .returning();
+    const updated = await updateRow(tx, webhookEndpoints, sameRow(webhookEndpoints, row), {
+      ...set,
+      updatedAt: new Date(),
+    });
     await recordAudit(tx, {
       organizationId,
       userId: access.userId,
@@ -214,7 +209,7 @@ export async function updateEndpoint(
       entityId: endpointId,
       changes,
     });
-    return endpointSummary(updated!);
+    return endpointSummary(updated);
   });
 }
 
@@ -229,7 +224,7 @@ export async function deleteEndpoint(
   await inTransaction(db, async (tx) => {
     const [row] = await tx
       .delete(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.organizationId, organizationId), eq(webhookEndpoints.id, endpointId)))
+      .where(inOrg(webhookEndpoints, organizationId, { id: endpointId }))
       .returning({ id: webhookEndpoints.id });
     if (!row) throw endpointNotFound(endpointId);
     await access.authorize(organizationId, 'webhook:manage');
@@ -252,23 +247,14 @@ export async function listDeliveries(
   page: PageParams,
 ) {
   await addressed(db, access, organizationId, endpointId);
-  const conds: SQL[] = [
-    eq(webhookDeliveries.organizationId, organizationId),
-    eq(webhookDeliveries.endpointId, endpointId),
-  ];
-  if (status !== undefined) conds.push(eq(webhookDeliveries.status, status));
-  const where = and(...conds);
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(webhookDeliveries)
-      .where(where)
-      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ n: count() }).from(webhookDeliveries).where(where),
-  ]);
-  return paged('deliveries', rows.map(deliveryRecord), Number(total?.n ?? 0), page);
+  const { rows, total } = await pageOfRows(
+    db,
+    webhookDeliveries,
+    inOrg(webhookDeliveries, organizationId, { endpointId, status }),
+    [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)],
+    page,
+  );
+  return paged('deliveries', rows.map(deliveryRecord), total, page);
 }
 
 /** POST …/deliveries/{id}/retry: the delivery is due again now, whatever its status. */
@@ -285,13 +271,7 @@ export async function retryDelivery(
   const [row] = await db
     .update(webhookDeliveries)
     .set({ status: 'Pending', nextAttemptAt: now, leaseUntil: null, updatedAt: now })
-    .where(
-      and(
-        eq(webhookDeliveries.organizationId, organizationId),
-        eq(webhookDeliveries.endpointId, endpointId),
-        eq(webhookDeliveries.id, deliveryId),
-      ),
-    )
+    .where(inOrg(webhookDeliveries, organizationId, { endpointId, id: deliveryId }))
     .returning();
   if (!row) throw deliveryNotFound(deliveryId);
   dispatcher.nudge();
@@ -351,9 +331,6 @@ export async function testEndpoint(
     body: JSON.stringify(payload),
   });
   await dispatcher.complete([outcome]);
-  const [row] = await db
-    .select()
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.organizationId, organizationId), eq(webhookDeliveries.id, id)));
+  const row = await firstRow(db, webhookDeliveries, inOrg(webhookDeliveries, organizationId, { id }));
   return deliveryRecord(row!);
 }
