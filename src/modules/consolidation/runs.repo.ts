@@ -4,6 +4,7 @@
  */
 import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
+import { byId, firstRow, inOrg, pageOfRows } from '../../db/rows.ts';
 import {
   consolidationLineContributions,
   consolidationRuns,
@@ -196,13 +197,12 @@ export async function findRun(
   organizationId?: string,
   lock = false,
 ): Promise<RunRow | null> {
-  const where =
-    organizationId === undefined
-      ? eq(consolidationRuns.id, runId)
-      : and(eq(consolidationRuns.organizationId, organizationId), eq(consolidationRuns.id, runId));
-  const q = db.select().from(consolidationRuns).where(where);
-  const [row] = lock ? await q.for('update') : await q;
-  return row ?? null;
+  return firstRow(
+    db,
+    consolidationRuns,
+    byId(consolidationRuns, runId, organizationId),
+    lock ? 'update' : undefined,
+  );
 }
 
 /** The first run of the group for the period in one of the statuses (oldest first), or null. */
@@ -214,21 +214,30 @@ export async function findRunForPeriod(
   period: number,
   statuses: readonly RunStatus[],
 ): Promise<RunRow | null> {
+  return firstRunOf(
+    db,
+    and(
+      inOrg(consolidationRuns, organizationId, { groupId, year, period }),
+      inArray(consolidationRuns.status, [...statuses]),
+    ),
+    [asc(consolidationRuns.initiatedAt), asc(consolidationRuns.id)],
+  );
+}
+
+/** The first run under `where` in `order`, or null. */
+async function firstRunOf(db: Queryable, where: SQL | undefined, order: SQL[]): Promise<RunRow | null> {
   const [row] = await db
     .select()
     .from(consolidationRuns)
-    .where(
-      and(
-        eq(consolidationRuns.organizationId, organizationId),
-        eq(consolidationRuns.groupId, groupId),
-        eq(consolidationRuns.year, year),
-        eq(consolidationRuns.period, period),
-        inArray(consolidationRuns.status, [...statuses]),
-      ),
-    )
-    .orderBy(asc(consolidationRuns.initiatedAt), asc(consolidationRuns.id))
+    .where(where)
+    .orderBy(...order)
     .limit(1);
   return row ?? null;
+}
+
+/** The run `runId` of the organization, while it has the status `onlyIfStatus` when one is given. */
+function theRun(organizationId: string, runId: string, onlyIfStatus?: RunStatus): SQL {
+  return inOrg(consolidationRuns, organizationId, { id: runId, status: onlyIfStatus });
 }
 
 export async function insertRun(db: Queryable, values: NewRunRow): Promise<RunRow> {
@@ -247,15 +256,10 @@ export async function touchRun(
   values: Partial<NewRunRow>,
   onlyIfStatus?: RunStatus,
 ): Promise<boolean> {
-  const conds: SQL[] = [
-    eq(consolidationRuns.organizationId, organizationId),
-    eq(consolidationRuns.id, runId),
-  ];
-  if (onlyIfStatus) conds.push(eq(consolidationRuns.status, onlyIfStatus));
   const rows = await db
     .update(consolidationRuns)
     .set(values)
-    .where(and(...conds))
+    .where(theRun(organizationId, runId, onlyIfStatus))
     .returning({ id: consolidationRuns.id });
   return rows.length > 0;
 }
@@ -269,7 +273,7 @@ export async function lockRunStatus(
   const [row] = await db
     .select({ status: consolidationRuns.status })
     .from(consolidationRuns)
-    .where(and(eq(consolidationRuns.organizationId, organizationId), eq(consolidationRuns.id, runId)))
+    .where(theRun(organizationId, runId))
     .for('update');
   return row ?? null;
 }
@@ -282,23 +286,16 @@ export async function updateRun(
   values: Partial<NewRunRow>,
   onlyIfStatus?: RunStatus,
 ): Promise<RunRow | null> {
-  const conds: SQL[] = [
-    eq(consolidationRuns.organizationId, organizationId),
-    eq(consolidationRuns.id, runId),
-  ];
-  if (onlyIfStatus) conds.push(eq(consolidationRuns.status, onlyIfStatus));
   const [row] = await db
     .update(consolidationRuns)
     .set(values)
-    .where(and(...conds))
+    .where(theRun(organizationId, runId, onlyIfStatus))
     .returning();
   return row ?? null;
 }
 
 export async function deleteRun(db: Queryable, organizationId: string, runId: string): Promise<void> {
-  await db
-    .delete(consolidationRuns)
-    .where(and(eq(consolidationRuns.organizationId, organizationId), eq(consolidationRuns.id, runId)));
+  await db.delete(consolidationRuns).where(theRun(organizationId, runId));
 }
 
 export interface RunListFilter {
@@ -320,21 +317,13 @@ export async function listRuns(
   if (f.status !== undefined) conds.push(eq(consolidationRuns.status, f.status));
   if (f.year !== undefined) conds.push(eq(consolidationRuns.year, f.year));
   if (f.period !== undefined) conds.push(eq(consolidationRuns.period, f.period));
-  const where = and(...conds);
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(consolidationRuns)
-      .where(where)
-      .orderBy(desc(consolidationRuns.initiatedAt), asc(consolidationRuns.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(consolidationRuns)
-      .where(where),
-  ]);
-  return { rows, total: Number(total?.n ?? 0) };
+  return pageOfRows(
+    db,
+    consolidationRuns,
+    and(...conds),
+    [desc(consolidationRuns.initiatedAt), asc(consolidationRuns.id)],
+    page,
+  );
 }
 
 /** The group's Completed run with the latest completedAt (then the latest id), or null. */
@@ -343,19 +332,10 @@ export async function latestCompletedRun(
   organizationId: string,
   groupId: string,
 ): Promise<RunRow | null> {
-  const [row] = await db
-    .select()
-    .from(consolidationRuns)
-    .where(
-      and(
-        eq(consolidationRuns.organizationId, organizationId),
-        eq(consolidationRuns.groupId, groupId),
-        eq(consolidationRuns.status, 'Completed'),
-      ),
-    )
-    .orderBy(desc(consolidationRuns.completedAt), desc(consolidationRuns.id))
-    .limit(1);
-  return row ?? null;
+  return firstRunOf(db, inOrg(consolidationRuns, organizationId, { groupId, status: 'Completed' }), [
+    desc(consolidationRuns.completedAt),
+    desc(consolidationRuns.id),
+  ]);
 }
 
 export async function insertTrialBalances(
