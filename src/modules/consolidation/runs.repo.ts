@@ -2,7 +2,7 @@
  * Consolidation runs: row access and wire records. Every query filters by
  * organization; the run row is locked (`FOR UPDATE`) wherever its status changes.
  */
-import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { byId, firstRow, inOrg, pageOfRows } from '../../db/rows.ts';
 import {
@@ -278,7 +278,12 @@ export async function lockRunStatus(
   return row ?? null;
 }
 
-/** Updates the run; with `onlyIfStatus` only while it still has that status. Returns the new row or null. */
+/**
+ * Updates the run; with `onlyIfStatus` only while it still has that status. Returns the new row or
+ * null. The columns it writes are not read back (a completed run's results are megabytes of JSON,
+ * which PostgreSQL would render and the driver parse again): the row is the other columns as read,
+ * with `values` over them.
+ */
 export async function updateRun(
   db: Queryable,
   organizationId: string,
@@ -290,8 +295,21 @@ export async function updateRun(
     .update(consolidationRuns)
     .set(values)
     .where(theRun(organizationId, runId, onlyIfStatus))
-    .returning();
-  return row ?? null;
+    .returning(columnsBut(values));
+  if (!row) return null;
+  const written = Object.entries(values).filter(([, value]) => value !== undefined);
+  return { ...row, ...Object.fromEntries(written) } as RunRow;
+}
+
+const RUN_COLUMNS = getTableColumns(consolidationRuns);
+
+/** The run's columns, but those `values` gives. */
+function columnsBut(values: Partial<NewRunRow>): Partial<typeof RUN_COLUMNS> {
+  const out: Partial<Record<keyof typeof RUN_COLUMNS, unknown>> = {};
+  for (const key of Object.keys(RUN_COLUMNS) as (keyof typeof RUN_COLUMNS)[]) {
+    if (!(key in values) || values[key] === undefined) out[key] = RUN_COLUMNS[key];
+  }
+  return out as Partial<typeof RUN_COLUMNS>;
 }
 
 export async function deleteRun(db: Queryable, organizationId: string, runId: string): Promise<void> {
