@@ -10,23 +10,55 @@ import type { RouteAccess } from '../access/access.ts';
 import type { ErrorTag } from '../domain/error-catalogue.ts';
 import type { LookAhead } from './auth.ts';
 import type { CsvBodyRule } from './csv-body.ts';
-import { responses } from './responses.ts';
+import { NoContent, responses } from './responses.ts';
 import type { PathIdRule } from './route-registry.ts';
 import type { RouteApp } from './route-app.ts';
-import { type Static, type TSchema, Type, Uuid } from './schemas.ts';
+import { PageQuery, type Static, type TSchema, Type, Uuid } from './schemas.ts';
+import type { TString } from 'typebox';
+
+/** `:organizationId` in a path: a malformed one answers 404 OrganizationNotFoundError. */
+export const ORGANIZATION_ID: PathIdRule = {
+  tag: 'OrganizationNotFoundError',
+  field: 'organizationId',
+  message: 'Organization not found',
+};
 
 /** Path parameters of a resource addressed by id (the id is checked by the route's `pathIds` rule). */
 export const IdParams = Type.Object({ id: Type.String() });
 /** The query string of a route addressed by id: the organization, optional (the resource names it). */
 export const OrgQuery = Type.Object({ organizationId: Type.Optional(Uuid) });
+/** The query string of a list under a resource addressed by id: the optional organization and the page. */
+export const OrgPageQuery = Type.Object({ organizationId: Type.Optional(Uuid), ...PageQuery });
 
 /**
- * The addressing of a resource by id within an organization: the NotFound rule of a malformed id, the
- * `id` path parameter and the optional `organizationId` query. Spread into a route declaration.
+ * The identifier segments of a path, by their NotFound rules: each is a string parameter, and a
+ * malformed one answers 404 with its rule's tag. Spread into a route declaration.
  */
-export function byId(rule: PathIdRule) {
-  return { pathIds: { id: rule }, params: IdParams, querystring: OrgQuery };
+export function inPath<R extends Record<string, PathIdRule>>(rules: R) {
+  const params = Object.fromEntries(Object.keys(rules).map((name) => [name, Type.String()]));
+  return { pathIds: rules, params: Type.Object(params as { [K in keyof R]: TString }) };
 }
+
+/**
+ * A resource addressed by the identifiers of its path within an organization: `inPath(rules)` and the
+ * optional `organizationId` query (the resource names its organization). Spread into a route declaration.
+ */
+export function byIds<R extends Record<string, PathIdRule>>(rules: R) {
+  return { ...inPath(rules), querystring: OrgQuery };
+}
+
+/** A resource addressed by the `id` of its path (`byIds` with that one identifier). */
+export function byId(rule: PathIdRule) {
+  return byIds({ id: rule });
+}
+
+/** The answer of a create: 201 with the created resource (the handler returns it). */
+export function created<T extends TSchema>(schema: T) {
+  return { response: { 201: schema }, status: 201 } as const;
+}
+
+/** The answer of a delete: 204 with no body (the handler's value is dropped). */
+export const noContent = { response: { 204: NoContent }, status: 204 } as const;
 
 /** The request a handler is given, typed by the route's schemas. */
 export type RouteRequest<

@@ -4,8 +4,7 @@ import type { RouteApp } from '../../http/route-app.ts';
 import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
 import { isTemplateType, TEMPLATE_TYPES } from '../../domain/templates/index.ts';
 import { listQuery } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
+import { created, noContent, route } from '../../http/route.ts';
 import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import * as service from './service.ts';
 
@@ -204,8 +203,7 @@ function accountWriteRoutes(app: RouteApp): void {
       'AccountNumberAlreadyExistsError',
     ],
     body: CreateAccountBody,
-    response: { 201: Account },
-    status: 201,
+    ...created(Account),
     handler: async (request) => service.createAccount(db, request.access, request.body),
   });
 
@@ -251,8 +249,7 @@ function accountWriteRoutes(app: RouteApp): void {
     access: 'account:manage',
     errors: ['OrganizationNotFoundError', 'AccountNotFoundError', 'AccountInUseError'],
     params: Params,
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       service.deleteAccount(db, request.access, request.params.organizationId, request.params.id),
   });
@@ -307,8 +304,7 @@ function accountTemplateRoutes(app: RouteApp): void {
     },
     params: Type.Object({ type: Type.String() }),
     body: Type.Object({ organizationId: Uuid, companyId: Uuid }),
-    response: { 201: ApplyResult },
-    status: 201,
+    ...created(ApplyResult),
     handler: async (request) =>
       service.applyAccountTemplate(db, request.access, request.params.type, request.body),
   });

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { invalid } from '../../domain/errors.ts';
-import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
+import { noContent, route } from '../../http/route.ts';
 import { RoleSchema, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import * as auth from './service.ts';
 
@@ -95,8 +94,7 @@ function sessionRoutes(app: RouteApp): void {
     summary: 'Log out',
     description: 'Revokes the presented token.',
     access: 'signedIn',
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) => auth.logout(db, request.tokenHash!),
   });
 
@@ -151,8 +149,7 @@ function currentUserRoutes(app: RouteApp): void {
       currentPassword: Type.String({ minLength: 1, 'x-raw': true }),
       newPassword: Password,
     }),
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       auth.changePassword(db, request.user!.id, request.body.currentPassword, request.body.newPassword),
   });

@@ -3,8 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { TEMPLATE_TYPES } from '../../domain/templates/index.ts';
 import { listQuery } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
+import { created, noContent, route } from '../../http/route.ts';
 import {
   CountryCode,
   CurrencyCode,
@@ -173,8 +172,7 @@ function companyReadRoutes(app: RouteApp): void {
     access: 'company:manage',
     errors: ['OrganizationNotFoundError', 'CompanyNameAlreadyExistsError'],
     body: CreateCompanyBody,
-    response: { 201: Company },
-    status: 201,
+    ...created(Company),
     handler: async (request) => service.createCompany(db, request.access, request.body),
   });
 }
@@ -226,8 +224,7 @@ function companyChangeRoutes(app: RouteApp): void {
     access: 'company:manage',
     errors: ['OrganizationNotFoundError', 'CompanyNotFoundError', 'CompanyHasUnpostedEntriesError'],
     params: Params,
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       service.deactivateCompany(db, request.access, request.params.organizationId, request.params.companyId),
   });

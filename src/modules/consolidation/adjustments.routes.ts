@@ -3,8 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { IdParams, OrgQuery, route } from '../../http/route.ts';
+import { created, IdParams, noContent, OrgQuery, route } from '../../http/route.ts';
 import { groupById } from './groups.routes.ts';
 import {
   Money,
@@ -196,8 +195,7 @@ function adjustmentCreateRoutes(app: RouteApp): void {
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'ConsolidationAdjustmentUnbalancedError'],
     body: CreateBody,
-    response: { 201: Adjustment },
-    status: 201,
+    ...created(Adjustment),
     handler: async (request) =>
       adjustments.createAdjustment(
         db,
@@ -280,8 +278,7 @@ function adjustmentRecordRoutes(app: RouteApp): void {
     ],
     params: AdjustmentParams,
     querystring: OrgQuery,
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       adjustments.deleteAdjustment(
         db,

@@ -3,10 +3,19 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { IdParams, OrgQuery, route } from '../../http/route.ts';
+import { created, IdParams, noContent, OrgQuery, route } from '../../http/route.ts';
 import { groupById } from './groups.routes.ts';
-import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
+import {
+  BulkCreated,
+  Nullable,
+  Page,
+  PageQuery,
+  StringEnum,
+  Text,
+  Timestamp,
+  Type,
+  Uuid,
+} from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import * as mappings from './chart.mappings.ts';
 import * as chart from './chart.service.ts';
@@ -178,8 +187,7 @@ function groupAccountListRoutes(app: RouteApp): void {
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'GroupAccountNumberAlreadyExistsError'],
     body: CreateGroupAccount,
-    response: { 201: GroupAccount },
-    status: 201,
+    ...created(GroupAccount),
     handler: async (request) =>
       chart.createGroupAccount(
         db,
@@ -205,10 +213,7 @@ function groupAccountBulkRoutes(app: RouteApp): void {
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'GroupAccountNumberAlreadyExistsError'],
     body: Type.Object({ accounts: Type.Array(CreateGroupAccount, { minItems: 1, maxItems: 500 }) }),
-    response: {
-      201: Type.Object({ created: Type.Array(GroupAccount), count: Type.Integer() }),
-    },
-    status: 201,
+    ...created(BulkCreated(GroupAccount)),
     handler: async (request) =>
       chart.bulkCreateGroupAccounts(
         db,
@@ -289,8 +294,7 @@ function groupAccountChangeRoutes(app: RouteApp): void {
     errors: ['ConsolidationGroupNotFoundError', 'GroupAccountNotFoundError', 'GroupAccountInUseError'],
     params: AccountParams,
     querystring: OrgQuery,
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       chart.deleteGroupAccount(
         db,
@@ -347,8 +351,7 @@ function mappingRoutes(app: RouteApp): void {
     ],
     validatorCompiler: withBodyCheck<mappings.CreateMappingInput>((body) => mappings.checkMapping(body)),
     body: CreateMapping,
-    response: { 201: Mapping },
-    status: 201,
+    ...created(Mapping),
     handler: async (request) =>
       mappings.createMapping(
         db,
@@ -397,8 +400,7 @@ function mappingChangeRoutes(app: RouteApp): void {
     errors: ['ConsolidationGroupNotFoundError', 'GroupAccountMappingNotFoundError'],
     params: MappingParams,
     querystring: OrgQuery,
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       mappings.deleteMapping(
         db,

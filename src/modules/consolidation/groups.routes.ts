@@ -2,8 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { byId, IdParams, OrgQuery, route } from '../../http/route.ts';
+import { byId, created, IdParams, noContent, OrgQuery, route } from '../../http/route.ts';
 import {
   CurrencyCode,
   IsoDate,
@@ -256,8 +255,7 @@ function groupRecordRoutes(app: RouteApp): void {
       parentCompanyId: Uuid,
       members: Type.Array(GroupMemberInput, { maxItems: MAX_MEMBERS }),
     }),
-    response: { 201: ConsolidationGroup },
-    status: 201,
+    ...created(ConsolidationGroup),
     handler: async (request) => groups.createGroup(db, request.access, request.body),
   });
 }
@@ -306,8 +304,7 @@ function groupChangeRoutes(app: RouteApp): void {
       'ConsolidationGroupHasCompletedRunsError',
       'ConsolidationRunInProgressError',
     ],
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       groups.deleteGroup(db, request.access, request.params.id, request.query.organizationId),
   });
@@ -368,8 +365,7 @@ function memberAddRoutes(app: RouteApp): void {
       'ConsolidationMemberAlreadyExistsError',
     ],
     body: GroupMemberInput,
-    response: { 201: ConsolidationGroup },
-    status: 201,
+    ...created(ConsolidationGroup),
     handler: async (request) =>
       members.addMember(db, request.access, request.params.id, request.query.organizationId, request.body),
   });
@@ -426,8 +422,7 @@ function memberChangeRoutes(app: RouteApp): void {
     ],
     params: MemberParams,
     querystring: OrgQuery,
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       members.removeMember(
         db,

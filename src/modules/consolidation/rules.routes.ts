@@ -2,9 +2,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { byId, IdParams, OrgQuery, route } from '../../http/route.ts';
+import { byId, created, IdParams, noContent, OrgQuery, route } from '../../http/route.ts';
 import {
+  BulkCreated,
   MONEY_VALUE,
   Nullable,
   Page,
@@ -13,8 +13,8 @@ import {
   Text,
   Timestamp,
   Type,
-  UUID_PATTERN,
   Uuid,
+  UUID_PATTERN,
 } from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import {
@@ -241,8 +241,7 @@ function ruleWriteRoutes(app: RouteApp): void {
     ],
     validatorCompiler: withBodyCheck<rules.CreateRuleInput>((body) => rules.checkPatterns(body, 'create')),
     body: CreateRule,
-    response: { 201: EliminationRule },
-    status: 201,
+    ...created(EliminationRule),
     handler: async (request) => rules.createRule(db, request.access, request.body),
   });
 
@@ -263,10 +262,7 @@ function ruleWriteRoutes(app: RouteApp): void {
       rules.checkBulkRules(body.rules),
     ),
     body: Type.Object({ rules: Type.Array(CreateRule, { minItems: 1, maxItems: 100 }) }),
-    response: {
-      201: Type.Object({ created: Type.Array(EliminationRule), count: Type.Integer() }),
-    },
-    status: 201,
+    ...created(BulkCreated(EliminationRule)),
     handler: async (request) => rules.bulkCreateRules(db, request.access, request.body.rules),
   });
 
@@ -306,8 +302,7 @@ function ruleStateRoutes(app: RouteApp): void {
     ...ruleById,
     access: 'consolidation:manage',
     errors: ['EliminationRuleNotFoundError', 'EliminationRuleInUseError'],
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       rules.deleteRule(db, request.access, request.params.id, request.query.organizationId),
   });

@@ -8,8 +8,7 @@ import { EXPORT_FORMATS, exportFormat, sendTable } from '../../http/export.ts';
 import { findGroup } from './groups.repo.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { byId, OrgQuery, route } from '../../http/route.ts';
+import { byId, created, noContent, OrgQuery, route } from '../../http/route.ts';
 import { GROUP_ID_RULE } from './groups.routes.ts';
 import type { RouteApp } from '../../http/route-app.ts';
 import { Page, PageQuery, StringEnum, Type, Uuid } from '../../http/schemas.ts';
@@ -176,8 +175,7 @@ function runStartRoutes(app: RouteApp, executor: RunExecutor): void {
       prefer: Type.Optional(Type.String({ description: '`respond-async` to execute in the background' })),
     }),
     body: StartRunBody,
-    response: { 201: ConsolidationRun },
-    status: 201,
+    ...created(ConsolidationRun),
     handler: async (request, reply) => {
       const async = prefersAsync(request.headers.prefer);
       const record = await runs.startRun(
@@ -223,8 +221,7 @@ function runEndRoutes(app: RouteApp): void {
     access: 'consolidation:run',
     errors: ['ConsolidationRunCannotBeDeletedError', 'ConsolidationRunNotFoundError'],
     ...run,
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       runs.deleteRun(db, request.access, request.params.id, request.query.organizationId),
   });

@@ -7,9 +7,9 @@ import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { RATE_SOURCES, RATE_TYPES } from '../../domain/rates.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { byId, route } from '../../http/route.ts';
+import { byId, created, noContent, route } from '../../http/route.ts';
 import {
+  BulkCreated,
   CurrencyCode,
   IsoDate,
   Nullable,
@@ -266,8 +266,7 @@ function rateWriteRoutes(app: RouteApp): void {
     errors: ['SameCurrencyExchangeRateError', 'ExchangeRateAlreadyExistsError'],
     validatorCompiler: withBodyCheck(checkPair),
     body: CreateRate,
-    response: { 201: ExchangeRate },
-    status: 201,
+    ...created(ExchangeRate),
     handler: async (request) => rates.createRate(db, request.access, request.body),
   });
 
@@ -282,10 +281,7 @@ function rateWriteRoutes(app: RouteApp): void {
     errors: ['SameCurrencyExchangeRateError', 'ExchangeRateAlreadyExistsError'],
     validatorCompiler: withBodyCheck(checkBulk),
     body: Type.Object({ rates: Type.Array(CreateRate, { minItems: 1, maxItems: 500 }) }),
-    response: {
-      201: Type.Object({ created: Type.Array(ExchangeRate), count: Type.Integer() }),
-    },
-    status: 201,
+    ...created(BulkCreated(ExchangeRate)),
     handler: async (request) => rates.bulkCreateRates(db, request.access, request.body.rates),
   });
 
@@ -300,8 +296,7 @@ function rateWriteRoutes(app: RouteApp): void {
     ...rateById,
     access: 'exchange_rate:manage',
     errors: ['ExchangeRateIdNotFoundError', 'ExchangeRateInUseError'],
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       rates.deleteRate(db, request.access, request.params.id, request.query.organizationId),
   });

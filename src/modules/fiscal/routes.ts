@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { route } from '../../http/route.ts';
+import { created, route } from '../../http/route.ts';
 import {
   IsoDate,
   Nullable,
@@ -186,8 +186,7 @@ function fiscalYearRoutes(app: RouteApp): void {
       startDate: Type.Optional(IsoDate),
       endDate: Type.Optional(IsoDate),
     }),
-    response: { 201: FiscalYear },
-    status: 201,
+    ...created(FiscalYear),
     handler: async (request) => service.createFiscalYear(db, request.access, request.params, request.body),
   });
 

@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { byId, IdParams, OrgQuery, route } from '../../http/route.ts';
+import { byId, created, IdParams, noContent, OrgQuery, route } from '../../http/route.ts';
 import {
   IsoDate,
   Money,
@@ -172,8 +171,7 @@ function transactionRecordRoutes(app: RouteApp): void {
       body.fromCompanyId === body.toCompanyId ? ic.sameCompany(body.toCompanyId) : null,
     ),
     body: CreateBody,
-    response: { 201: IntercompanyTransaction },
-    status: 201,
+    ...created(IntercompanyTransaction),
     handler: async (request) => ic.createTransaction(db, request.access, request.body),
   });
 
@@ -207,8 +205,7 @@ function transactionMatchingRoutes(app: RouteApp): void {
     ...transactionById,
     access: 'intercompany:manage',
     errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionCannotBeDeletedError'],
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       ic.deleteTransaction(db, request.access, request.params.id, request.query.organizationId),
   });

@@ -3,8 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { byId, IdParams, route } from '../../http/route.ts';
+import { byId, created, IdParams, noContent, route } from '../../http/route.ts';
 import type { RouteApp } from '../../http/route-app.ts';
 import {
   IsoDate,
@@ -338,8 +337,7 @@ function entryRoutes(app: RouteApp): void {
     errors: ENTRY_ERRORS,
     validatorCompiler: entryBodyCompiler,
     body: CreateBody,
-    response: { 201: JournalEntry },
-    status: 201,
+    ...created(JournalEntry),
     handler: async (request) => entries.createEntry(db, request.access, request.body, request.lookAhead),
   });
 
@@ -368,8 +366,7 @@ function entryRoutes(app: RouteApp): void {
     access: 'journal_entry:edit',
     errors: DRAFT_ERRORS,
     ...entry,
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       entries.deleteEntry(db, request.access, request.params.id, request.query.organizationId),
   });
@@ -493,8 +490,7 @@ function entryPostingRoutes(app: RouteApp): void {
     pathIds: entry.pathIds,
     params: IdParams,
     body: ReverseBody,
-    response: { 201: JournalEntry },
-    status: 201,
+    ...created(JournalEntry),
     handler: async (request) => reverseEntry(db, request.access, request.params.id, request.body),
   });
 }

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { IdParams, route } from '../../http/route.ts';
+import { created, IdParams, noContent, route } from '../../http/route.ts';
 import {
   CurrencyCode,
   FiscalYearEnd,
@@ -141,8 +140,7 @@ function organizationReadRoutes(app: RouteApp): void {
       reportingCurrency: CurrencyCode,
       settings: Type.Optional(Nullable(CreateSettings)),
     }),
-    response: { 201: Organization },
-    status: 201,
+    ...created(Organization),
     handler: async (request) => orgs.createOrganization(db, request.user!.id, request.body),
   });
 }
@@ -181,8 +179,7 @@ function organizationChangeRoutes(app: RouteApp): void {
     access: 'organization:delete',
     errors: ['OrganizationNotFoundError', 'OrganizationHasCompaniesError'],
     params: IdParams,
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) => orgs.deleteOrganization(db, request.access, request.params.id),
   });
 }
@@ -229,8 +226,7 @@ function memberReadRoutes(app: RouteApp): void {
     ],
     params: Type.Object({ organizationId: Type.String() }),
     body: Type.Object({ email: Text(254), role: RoleSchema }),
-    response: { 201: Membership },
-    status: 201,
+    ...created(Membership),
     handler: async (request) =>
       orgs.addMember(db, request.access, request.params.organizationId, request.body),
   });
@@ -279,8 +275,7 @@ function memberChangeRoutes(app: RouteApp): void {
     summary: 'Remove a member',
     description: 'Admin; owner to remove an owner; anyone may leave. The last owner cannot be removed.',
     ...member,
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       orgs.removeMember(db, request.access, request.params.organizationId, request.params.userId),
   });

@@ -1,8 +1,7 @@
 /** Event log and webhook endpoints. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
+import { created, noContent, route } from '../../http/route.ts';
 import type { RouteApp } from '../../http/route-app.ts';
 import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import { listEvents } from '../events/service.ts';
@@ -188,8 +187,7 @@ function endpointCollectionRoutes(app: RouteApp): void {
       eventTypes: Type.Optional(Type.Array(EventTypeSchema, { maxItems: 50 })),
       enabled: Type.Optional(Type.Boolean()),
     }),
-    response: { 201: CreatedEndpoint },
-    status: 201,
+    ...created(CreatedEndpoint),
     handler: async (request) => service.createEndpoint(db, request.access, policy, request.body),
   });
 }
@@ -245,8 +243,7 @@ function endpointRoutes(app: RouteApp): void {
     summary: 'Delete a webhook endpoint',
     description: 'Admin. Its delivery records go with it.',
     ...endpoint,
-    response: { 204: NoContent },
-    status: 204,
+    ...noContent,
     handler: async (request) =>
       service.deleteEndpoint(db, request.access, request.query.organizationId, request.params.endpointId),
   });
