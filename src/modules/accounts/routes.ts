@@ -4,7 +4,7 @@ import type { RouteApp } from '../../http/route-app.ts';
 import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
 import { isTemplateType, TEMPLATE_TYPES } from '../../domain/templates/index.ts';
 import { listQuery } from '../../http/pagination.ts';
-import { created, noContent, route } from '../../http/route.ts';
+import { created, inPath, noContent, ORGANIZATION_ID, route } from '../../http/route.ts';
 import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import * as service from './service.ts';
 
@@ -115,15 +115,11 @@ const ApplyResult = Type.Object({
   retainedEarningsAccountId: Uuid,
 });
 
-const accountPathIds = {
-  organizationId: {
-    tag: 'OrganizationNotFoundError',
-    field: 'organizationId',
-    message: 'Organization not found',
-  },
+/** An account addressed by its organization and id in the path. */
+const account = inPath({
+  organizationId: ORGANIZATION_ID,
   id: { tag: 'AccountNotFoundError', field: 'accountId', message: 'Account not found' },
-};
-const Params = Type.Object({ organizationId: Type.String(), id: Type.String() });
+});
 const byIdPath = '/api/v1/accounts/organizations/:organizationId/accounts/:id';
 const tags = ['Accounts'];
 const templateTags = ['Account templates'];
@@ -170,10 +166,9 @@ function accountReadRoutes(app: RouteApp): void {
     tags,
     summary: 'Get an account',
     description: 'Viewer.',
-    pathIds: accountPathIds,
+    ...account,
     access: 'account:read',
     errors: ['OrganizationNotFoundError', 'AccountNotFoundError'],
-    params: Params,
     response: { 200: Account },
     handler: async (request) =>
       service.getAccount(db, request.access, request.params.organizationId, request.params.id),
@@ -214,7 +209,7 @@ function accountWriteRoutes(app: RouteApp): void {
     summary: 'Update an account',
     description:
       'Admin. PUT semantics. `companyId`, `organizationId`, `accountNumber`, `accountType` and `accountCategory` are immutable.',
-    pathIds: accountPathIds,
+    ...account,
     access: 'account:manage',
     errors: [
       'OrganizationNotFoundError',
@@ -225,7 +220,6 @@ function accountWriteRoutes(app: RouteApp): void {
       'HasActiveChildAccountsError',
       'AccountInUseError',
     ],
-    params: Params,
     body: UpdateAccountBody,
     response: { 200: Account },
     handler: async (request) =>
@@ -245,10 +239,9 @@ function accountWriteRoutes(app: RouteApp): void {
     summary: 'Delete an account',
     description:
       'Admin. Only accounts never used: not the retained-earnings account, no children, no journal lines, no elimination rules.',
-    pathIds: accountPathIds,
+    ...account,
     access: 'account:manage',
     errors: ['OrganizationNotFoundError', 'AccountNotFoundError', 'AccountInUseError'],
-    params: Params,
     ...noContent,
     handler: async (request) =>
       service.deleteAccount(db, request.access, request.params.organizationId, request.params.id),

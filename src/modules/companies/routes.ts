@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { TEMPLATE_TYPES } from '../../domain/templates/index.ts';
 import { listQuery } from '../../http/pagination.ts';
-import { created, noContent, route } from '../../http/route.ts';
+import { created, inPath, noContent, ORGANIZATION_ID, route } from '../../http/route.ts';
 import {
   CountryCode,
   CurrencyCode,
@@ -105,17 +105,14 @@ const UpdateCompanyBody = Type.Object({
   isActive: Type.Optional(Nullable(Type.Boolean())),
 });
 
-export const companyPathIds = {
-  organizationId: {
-    tag: 'OrganizationNotFoundError',
-    field: 'organizationId',
-    message: 'Organization not found',
-  },
+/** A company addressed by its organization and id in the path. */
+export const companyInPath = inPath({
+  organizationId: ORGANIZATION_ID,
   companyId: { tag: 'CompanyNotFoundError', field: 'companyId', message: 'Company not found' },
-};
-const Params = Type.Object({ organizationId: Type.String(), companyId: Type.String() });
+});
 const tags = ['Companies'];
-const byIdPath = '/api/v1/organizations/:organizationId/companies/:companyId';
+/** The path of a company, and the prefix of the routes of its fiscal calendar and revaluations. */
+export const COMPANY_PATH = '/api/v1/organizations/:organizationId/companies/:companyId';
 
 export const companyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   companyReadRoutes(app);
@@ -149,14 +146,13 @@ function companyReadRoutes(app: RouteApp): void {
 
   route(app, {
     method: 'GET',
-    url: byIdPath,
+    url: COMPANY_PATH,
     tags,
     summary: 'Get a company',
     description: 'Viewer.',
-    pathIds: companyPathIds,
+    ...companyInPath,
     access: 'company:read',
     errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
-    params: Params,
     response: { 200: Company },
     handler: async (request) =>
       service.getCompany(db, request.access, request.params.organizationId, request.params.companyId),
@@ -183,12 +179,12 @@ function companyChangeRoutes(app: RouteApp): void {
 
   route(app, {
     method: 'PUT',
-    url: byIdPath,
+    url: COMPANY_PATH,
     tags,
     summary: 'Update a company',
     description:
       'Admin. PUT semantics: omitted fields unchanged, null clears. `functionalCurrency` and `organizationId` are immutable.',
-    pathIds: companyPathIds,
+    ...companyInPath,
     access: 'company:manage',
     errors: [
       'OrganizationNotFoundError',
@@ -200,7 +196,6 @@ function companyChangeRoutes(app: RouteApp): void {
       'InvalidFxGainLossAccountError',
       'CompanyHasUnpostedEntriesError',
     ],
-    params: Params,
     body: UpdateCompanyBody,
     response: { 200: Company },
     handler: async (request) =>
@@ -215,15 +210,14 @@ function companyChangeRoutes(app: RouteApp): void {
 
   route(app, {
     method: 'DELETE',
-    url: byIdPath,
+    url: COMPANY_PATH,
     tags,
     summary: 'Deactivate a company',
     description:
       'Admin. Soft delete (isActive false), idempotent; refused while entries are Draft, PendingApproval or Approved.',
-    pathIds: companyPathIds,
+    ...companyInPath,
     access: 'company:manage',
     errors: ['OrganizationNotFoundError', 'CompanyNotFoundError', 'CompanyHasUnpostedEntriesError'],
-    params: Params,
     ...noContent,
     handler: async (request) =>
       service.deactivateCompany(db, request.access, request.params.organizationId, request.params.companyId),

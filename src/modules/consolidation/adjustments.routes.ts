@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { created, IdParams, noContent, OrgQuery, route } from '../../http/route.ts';
+import { byIds, created, noContent, route } from '../../http/route.ts';
 import { groupById } from './groups.routes.ts';
 import {
   Money,
@@ -81,16 +81,15 @@ const Adjustment = Type.Object({
   updatedAt: Timestamp,
 });
 
-const groupPath = groupById.pathIds;
-const adjustmentPath = {
-  ...groupPath,
+/** An adjustment addressed by the group's `:id` and its `:adjustmentId`. */
+const adjustment = byIds({
+  ...groupById.pathIds,
   adjustmentId: {
     tag: 'ConsolidationAdjustmentNotFoundError',
     field: 'adjustmentId',
     message: 'Adjustment not found',
   },
-};
-const AdjustmentParams = Type.Object({ id: Type.String(), adjustmentId: Type.String() });
+});
 const tags = ['Top-side adjustments'];
 
 const WORKFLOW_ERRORS = [
@@ -157,10 +156,9 @@ function adjustmentCreateRoutes(app: RouteApp): void {
     tags,
     summary: 'List top-side adjustments',
     description: 'Viewer. Ordered by period, then id.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
-    params: IdParams,
     querystring: Type.Object({
       organizationId: Type.Optional(Uuid),
       year: Type.Optional(Type.Integer({ minimum: 1900, maximum: 2999 })),
@@ -217,11 +215,9 @@ function adjustmentRecordRoutes(app: RouteApp): void {
     tags,
     summary: 'Get a top-side adjustment',
     description: 'Viewer.',
-    pathIds: adjustmentPath,
+    ...adjustment,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError', 'ConsolidationAdjustmentNotFoundError'],
-    params: AdjustmentParams,
-    querystring: OrgQuery,
     response: { 200: Adjustment },
     handler: async (request) =>
       adjustments.getAdjustment(
@@ -239,7 +235,7 @@ function adjustmentRecordRoutes(app: RouteApp): void {
     tags,
     summary: 'Update a draft adjustment',
     description: 'Admin. Drafts only; fields left out keep their value.',
-    pathIds: adjustmentPath,
+    ...adjustment,
     access: 'consolidation:manage',
     errors: [
       'ConsolidationGroupNotFoundError',
@@ -248,8 +244,6 @@ function adjustmentRecordRoutes(app: RouteApp): void {
       'ConsolidationAdjustmentUnbalancedError',
       'InvalidStatusTransitionError',
     ],
-    params: AdjustmentParams,
-    querystring: OrgQuery,
     body: UpdateBody,
     response: { 200: Adjustment },
     handler: async (request) =>
@@ -269,15 +263,13 @@ function adjustmentRecordRoutes(app: RouteApp): void {
     tags,
     summary: 'Delete a draft adjustment',
     description: 'Admin. Drafts only.',
-    pathIds: adjustmentPath,
+    ...adjustment,
     access: 'consolidation:manage',
     errors: [
       'ConsolidationGroupNotFoundError',
       'ConsolidationAdjustmentNotFoundError',
       'InvalidStatusTransitionError',
     ],
-    params: AdjustmentParams,
-    querystring: OrgQuery,
     ...noContent,
     handler: async (request) =>
       adjustments.deleteAdjustment(
@@ -301,11 +293,9 @@ function adjustmentWorkflowRoutes(app: RouteApp): void {
       tags,
       summary: a.summary,
       description: a.description,
-      pathIds: adjustmentPath,
+      ...adjustment,
       access: 'consolidation:manage',
       errors: a.errors,
-      params: AdjustmentParams,
-      querystring: OrgQuery,
       response: { 200: Adjustment },
       handler: async (request) =>
         adjustments.actOnAdjustment(

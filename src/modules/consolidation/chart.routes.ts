@@ -3,19 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { created, IdParams, noContent, OrgQuery, route } from '../../http/route.ts';
+import { byIds, created, noContent, OrgPageQuery, route } from '../../http/route.ts';
 import { groupById } from './groups.routes.ts';
-import {
-  BulkCreated,
-  Nullable,
-  Page,
-  PageQuery,
-  StringEnum,
-  Text,
-  Timestamp,
-  Type,
-  Uuid,
-} from '../../http/schemas.ts';
+import { BulkCreated, Nullable, Page, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import * as mappings from './chart.mappings.ts';
 import * as chart from './chart.service.ts';
@@ -118,25 +108,23 @@ const SetIcDifference = Type.Object({
   ),
 });
 
-const groupPath = groupById.pathIds;
-const accountPath = {
-  ...groupPath,
+/** A group account, or an account mapping, addressed by the group's `:id` and its own id. */
+const groupAccount = byIds({
+  ...groupById.pathIds,
   accountId: {
     tag: 'GroupAccountNotFoundError',
     field: 'groupAccountId',
     message: 'Group account not found',
   },
-};
-const mappingPath = {
-  ...groupPath,
+});
+const mapping = byIds({
+  ...groupById.pathIds,
   mappingId: {
     tag: 'GroupAccountMappingNotFoundError',
     field: 'mappingId',
     message: 'Account mapping not found',
   },
-};
-const AccountParams = Type.Object({ id: Type.String(), accountId: Type.String() });
-const MappingParams = Type.Object({ id: Type.String(), mappingId: Type.String() });
+});
 const tags = ['Group chart of accounts'];
 
 const base = '/api/v1/consolidation/groups/:id';
@@ -160,11 +148,10 @@ function groupAccountListRoutes(app: RouteApp): void {
     tags,
     summary: 'List the group chart of accounts',
     description: 'Viewer. Ordered by account number. A group without accounts has no group chart.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
-    params: IdParams,
-    querystring: Type.Object({ organizationId: Type.Optional(Uuid), ...PageQuery }),
+    querystring: OrgPageQuery,
     response: { 200: Page('accounts', GroupAccount) },
     handler: async (request) =>
       chart.listGroupAccounts(
@@ -230,11 +217,9 @@ function groupAccountBulkRoutes(app: RouteApp): void {
     tags,
     summary: 'Get a group account',
     description: 'Viewer.',
-    pathIds: accountPath,
+    ...groupAccount,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError', 'GroupAccountNotFoundError'],
-    params: AccountParams,
-    querystring: OrgQuery,
     response: { 200: GroupAccount },
     handler: async (request) =>
       chart.getGroupAccount(
@@ -258,7 +243,7 @@ function groupAccountChangeRoutes(app: RouteApp): void {
     summary: 'Update a group account',
     description:
       'Admin. Fields left out keep their value. The account type and monetary nature cannot change while accounts are mapped to it, nor the number while it is the intercompany-difference account (409).',
-    pathIds: accountPath,
+    ...groupAccount,
     access: 'consolidation:manage',
     errors: [
       'ConsolidationGroupNotFoundError',
@@ -267,8 +252,6 @@ function groupAccountChangeRoutes(app: RouteApp): void {
       'GroupAccountNumberAlreadyExistsError',
       'GroupAccountInUseError',
     ],
-    params: AccountParams,
-    querystring: OrgQuery,
     body: UpdateGroupAccount,
     response: { 200: GroupAccount },
     handler: async (request) =>
@@ -289,11 +272,9 @@ function groupAccountChangeRoutes(app: RouteApp): void {
     summary: 'Delete a group account',
     description:
       'Admin. Refused (409 GroupAccountInUseError, reason Mappings, IntercompanyDifferenceAccount or EliminationRules) while mappings name it, it is the intercompany-difference account, or an elimination rule books to it.',
-    pathIds: accountPath,
+    ...groupAccount,
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'GroupAccountNotFoundError', 'GroupAccountInUseError'],
-    params: AccountParams,
-    querystring: OrgQuery,
     ...noContent,
     handler: async (request) =>
       chart.deleteGroupAccount(
@@ -316,11 +297,10 @@ function mappingRoutes(app: RouteApp): void {
     tags,
     summary: 'List account mappings',
     description: 'Viewer. In creation order.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
-    params: IdParams,
-    querystring: Type.Object({ organizationId: Type.Optional(Uuid), ...PageQuery }),
+    querystring: OrgPageQuery,
     response: { 200: Page('mappings', Mapping) },
     handler: async (request) =>
       mappings.listMappings(
@@ -373,11 +353,9 @@ function mappingChangeRoutes(app: RouteApp): void {
     tags,
     summary: 'Get an account mapping',
     description: 'Viewer. One mapping of the group, as the list shows it.',
-    pathIds: mappingPath,
+    ...mapping,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError', 'GroupAccountMappingNotFoundError'],
-    params: MappingParams,
-    querystring: OrgQuery,
     response: { 200: Mapping },
     handler: async (request) =>
       mappings.getMapping(
@@ -395,11 +373,9 @@ function mappingChangeRoutes(app: RouteApp): void {
     tags,
     summary: 'Delete an account mapping',
     description: 'Admin.',
-    pathIds: mappingPath,
+    ...mapping,
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'GroupAccountMappingNotFoundError'],
-    params: MappingParams,
-    querystring: OrgQuery,
     ...noContent,
     handler: async (request) =>
       mappings.deleteMapping(

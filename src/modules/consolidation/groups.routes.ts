@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { byId, created, IdParams, noContent, OrgQuery, route } from '../../http/route.ts';
+import { byId, byIds, created, noContent, route } from '../../http/route.ts';
 import {
   CurrencyCode,
   IsoDate,
@@ -176,17 +176,16 @@ export const GROUP_ID_RULE = {
 };
 /** A group addressed by `:id`, in the organization the query names (optional). */
 export const groupById = byId(GROUP_ID_RULE);
-const groupPath = groupById.pathIds;
-const memberPath = {
-  ...groupPath,
+/** A member of a group addressed by `:id` and the member's `:companyId`. */
+const member = byIds({
+  ...groupById.pathIds,
   companyId: {
     tag: 'ConsolidationMemberNotFoundError',
     field: 'companyId',
     message: 'The company is not a member of the group',
     extra: { groupId: 'id' },
   },
-};
-const MemberParams = Type.Object({ id: Type.String(), companyId: Type.String() });
+});
 const tags = ['Consolidation groups'];
 
 export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -319,11 +318,9 @@ function groupChangeRoutes(app: RouteApp): void {
       tags,
       summary: active ? 'Activate a consolidation group' : 'Deactivate a consolidation group',
       description: `Admin. Idempotent.${active ? '' : ' An inactive group cannot start runs.'}`,
-      pathIds: groupPath,
+      ...groupById,
       access: 'consolidation:manage',
       errors: ['ConsolidationGroupNotFoundError'],
-      params: IdParams,
-      querystring: OrgQuery,
       response: { 200: ConsolidationGroup },
       handler: async (request) =>
         groups.setGroupActive(db, request.access, request.params.id, request.query.organizationId, active),
@@ -382,11 +379,9 @@ function memberChangeRoutes(app: RouteApp): void {
     summary: 'Update a member',
     description:
       'Admin. ownershipPercentage, consolidationMethod, acquisitionDate (null clears), heldByCompanyId (null = the parent), acquisition (null clears). The structure after the change must be valid.',
-    pathIds: memberPath,
+    ...member,
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'ConsolidationMemberNotFoundError', 'ValidationError'],
-    params: MemberParams,
-    querystring: OrgQuery,
     body: Type.Object({
       ownershipPercentage: Type.Optional(OwnershipPercentageInput),
       consolidationMethod: Type.Optional(Method),
@@ -413,15 +408,13 @@ function memberChangeRoutes(app: RouteApp): void {
     summary: 'Remove a member',
     description:
       'Admin. Completed runs keep their member snapshot. A member that holds others cannot be removed (409).',
-    pathIds: memberPath,
+    ...member,
     access: 'consolidation:manage',
     errors: [
       'ConsolidationGroupNotFoundError',
       'ConsolidationMemberNotFoundError',
       'ConsolidationMemberHoldsOthersError',
     ],
-    params: MemberParams,
-    querystring: OrgQuery,
     ...noContent,
     handler: async (request) =>
       members.removeMember(

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { byId, created, IdParams, noContent, OrgQuery, route } from '../../http/route.ts';
+import { byId, created, noContent, route } from '../../http/route.ts';
 import {
   BulkCreated,
   MONEY_VALUE,
@@ -130,7 +130,6 @@ const ruleById = byId({
   field: 'eliminationRuleId',
   message: 'Elimination rule not found',
 });
-const rulePath = ruleById.pathIds;
 const tags = ['Elimination rules'];
 
 export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -317,11 +316,9 @@ function ruleStateRoutes(app: RouteApp): void {
       tags,
       summary: active ? 'Activate an elimination rule' : 'Deactivate an elimination rule',
       description: 'Admin. Idempotent.',
-      pathIds: rulePath,
+      ...ruleById,
       access: 'consolidation:manage',
       errors: ['EliminationRuleNotFoundError'],
-      params: IdParams,
-      querystring: OrgQuery,
       response: { 200: EliminationRule },
       handler: async (request) =>
         rules.setRuleActive(db, request.access, request.params.id, request.query.organizationId, active),

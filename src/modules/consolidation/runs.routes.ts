@@ -8,7 +8,7 @@ import { EXPORT_FORMATS, exportFormat, sendTable } from '../../http/export.ts';
 import { findGroup } from './groups.repo.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageParams } from '../../http/pagination.ts';
-import { byId, created, noContent, OrgQuery, route } from '../../http/route.ts';
+import { byId, byIds, created, noContent, route } from '../../http/route.ts';
 import { GROUP_ID_RULE } from './groups.routes.ts';
 import type { RouteApp } from '../../http/route-app.ts';
 import { Page, PageQuery, StringEnum, Type, Uuid } from '../../http/schemas.ts';
@@ -35,7 +35,6 @@ const run = byId({
   field: 'runId',
   message: 'Consolidation run not found',
 });
-const groupPath = { groupId: GROUP_ID_RULE };
 const ExportFormatQuery = Type.Optional(
   StringEnum(EXPORT_FORMATS, {
     description:
@@ -43,7 +42,6 @@ const ExportFormatQuery = Type.Optional(
       '(`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`).',
   }),
 );
-const GroupParams = Type.Object({ groupId: Type.String() });
 const tags = ['Consolidation runs'];
 
 /** True when the `Prefer` header asks for `respond-async` (RFC 7240 token, case-insensitive). */
@@ -86,7 +84,7 @@ const REPORTS: Array<{ path: results.ReportKind; summary: string; description: s
 ];
 
 /** A group addressed by its id in the path (a malformed id answers 404 ConsolidationGroupNotFoundError). */
-const group = { pathIds: groupPath, params: GroupParams, querystring: OrgQuery };
+const group = byIds({ groupId: GROUP_ID_RULE });
 const RUN_ERRORS = ['ConsolidationRunNotCompletedError', 'ConsolidationRunNotFoundError'] as const;
 
 export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => {

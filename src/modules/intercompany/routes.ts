@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
-import { byId, created, IdParams, noContent, OrgQuery, route } from '../../http/route.ts';
+import { byId, created, noContent, route } from '../../http/route.ts';
 import {
   IsoDate,
   Money,
@@ -58,7 +58,6 @@ const transactionById = byId({
   field: 'transactionId',
   message: 'Intercompany transaction not found',
 });
-const idPath = transactionById.pathIds;
 const tags = ['Intercompany transactions'];
 
 /**
@@ -241,7 +240,7 @@ function transactionMatchingRoutes(app: RouteApp): void {
       tags,
       summary: `Link the ${side} company's journal entry`,
       description: `Member. journalEntryId null removes the link; the entry must belong to the ${side} company. Refused (409) once eliminated.`,
-      pathIds: idPath,
+      ...transactionById,
       access: 'intercompany:manage',
       errors: [
         'IntercompanyTransactionNotFoundError',
@@ -249,8 +248,6 @@ function transactionMatchingRoutes(app: RouteApp): void {
         'JournalEntryNotFoundError',
         'IntercompanyJournalEntryMismatchError',
       ],
-      params: IdParams,
-      querystring: OrgQuery,
       body: LinkBody,
       response: { 200: IntercompanyTransaction },
       handler: async (request) =>

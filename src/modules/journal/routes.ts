@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
-import { byId, created, IdParams, noContent, route } from '../../http/route.ts';
+import { byId, created, inPath, noContent, route } from '../../http/route.ts';
 import type { RouteApp } from '../../http/route-app.ts';
 import {
   IsoDate,
@@ -219,6 +219,8 @@ const entry = byId({
   field: 'entryId',
   message: 'Journal entry not found',
 });
+/** The same entry addressed by the path alone (a route whose body may name the organization). */
+const entryInPath = inPath(entry.pathIds);
 /** A workflow move of an entry addressed by id: its organization is read with the session. */
 const entryMove = { ...entry, lookAhead: workflow.entryLookAhead };
 /** The refusals of an entry's content (rules R1–R6), for every route that writes one. */
@@ -350,8 +352,7 @@ function entryRoutes(app: RouteApp): void {
     access: 'journal_entry:edit',
     errors: [...DRAFT_ERRORS, ...ENTRY_ERRORS],
     validatorCompiler: entryBodyCompiler,
-    pathIds: entry.pathIds,
-    params: IdParams,
+    ...entryInPath,
     body: UpdateBody,
     response: { 200: JournalEntry },
     handler: async (request) => entries.updateEntry(db, request.access, request.params.id, request.body),
@@ -461,8 +462,7 @@ function entryPostingRoutes(app: RouteApp): void {
       'InvalidJournalLineAccountError',
       'FiscalPeriodClosedError',
     ],
-    pathIds: entry.pathIds,
-    params: IdParams,
+    ...entryInPath,
     body: PostBody,
     response: { 200: JournalEntry },
     handler: async (request) =>
@@ -487,8 +487,7 @@ function entryPostingRoutes(app: RouteApp): void {
       'CompanyInactiveError',
       'FiscalPeriodClosedError',
     ],
-    pathIds: entry.pathIds,
-    params: IdParams,
+    ...entryInPath,
     body: ReverseBody,
     ...created(JournalEntry),
     handler: async (request) => reverseEntry(db, request.access, request.params.id, request.body),

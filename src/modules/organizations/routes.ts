@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
-import { created, IdParams, noContent, route } from '../../http/route.ts';
+import { created, inPath, noContent, ORGANIZATION_ID, route } from '../../http/route.ts';
 import {
   CurrencyCode,
   FiscalYearEnd,
@@ -70,23 +70,9 @@ const AuditEntry = Type.Object({
   createdAt: Timestamp,
 });
 
-const orgPath = {
-  organizationId: {
-    tag: 'OrganizationNotFoundError',
-    field: 'organizationId',
-    message: 'Organization not found',
-  },
-};
-const idPath = { id: orgPath.organizationId };
-const memberPath = {
-  ...orgPath,
-  userId: {
-    tag: 'MembershipNotFoundError',
-    field: 'userId',
-    message: 'The user is not a member of the organization',
-    extra: { organizationId: 'organizationId' },
-  },
-};
+/** An organization addressed by `:id`, or by `:organizationId` under which its members are. */
+const organization = inPath({ id: ORGANIZATION_ID });
+const members = inPath({ organizationId: ORGANIZATION_ID });
 const tags = ['Organizations'];
 
 export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -119,10 +105,9 @@ function organizationReadRoutes(app: RouteApp): void {
     tags,
     summary: 'Get an organization',
     description: 'Viewer role.',
-    pathIds: idPath,
+    ...organization,
     access: 'organization:read',
     errors: ['OrganizationNotFoundError', 'ForbiddenError'],
-    params: IdParams,
     response: { 200: Organization },
     handler: async (request) => orgs.getOrganization(db, request.access, request.params.id),
   });
@@ -156,10 +141,9 @@ function organizationChangeRoutes(app: RouteApp): void {
     summary: 'Update an organization',
     description:
       'Admin; owner to change requireApproval or enforceSegregationOfDuties. Settings merge key by key; null resets.',
-    pathIds: idPath,
+    ...organization,
     access: 'organization:update',
     errors: ['OrganizationNotFoundError', 'OrganizationNameAlreadyExistsError'],
-    params: IdParams,
     body: Type.Object({
       name: Type.Optional(Text(255)),
       reportingCurrency: Type.Optional(CurrencyCode),
@@ -175,10 +159,9 @@ function organizationChangeRoutes(app: RouteApp): void {
     tags,
     summary: 'Delete an organization',
     description: 'Owner. Refused (409) while the organization has companies.',
-    pathIds: idPath,
+    ...organization,
     access: 'organization:delete',
     errors: ['OrganizationNotFoundError', 'OrganizationHasCompaniesError'],
-    params: IdParams,
     ...noContent,
     handler: async (request) => orgs.deleteOrganization(db, request.access, request.params.id),
   });
@@ -194,10 +177,9 @@ function memberReadRoutes(app: RouteApp): void {
     tags: ['Members'],
     summary: 'List members',
     description: 'Viewer. Ordered by role rank (owner first), then e-mail.',
-    pathIds: orgPath,
+    ...members,
     access: 'member:read',
     errors: ['OrganizationNotFoundError'],
-    params: Type.Object({ organizationId: Type.String() }),
     querystring: Type.Object({ role: Type.Optional(RoleSchema), ...PageQuery }),
     response: { 200: Page('members', Membership) },
     handler: async (request) =>
@@ -216,7 +198,7 @@ function memberReadRoutes(app: RouteApp): void {
     tags: ['Members'],
     summary: 'Add a member',
     description: 'Admin; owner to add an owner. The user must be registered.',
-    pathIds: orgPath,
+    ...members,
     access: 'member:manage',
     errors: [
       'OrganizationNotFoundError',
@@ -224,7 +206,6 @@ function memberReadRoutes(app: RouteApp): void {
       'UserNotFoundByEmailError',
       'UserAlreadyMemberError',
     ],
-    params: Type.Object({ organizationId: Type.String() }),
     body: Type.Object({ email: Text(254), role: RoleSchema }),
     ...created(Membership),
     handler: async (request) =>
@@ -234,7 +215,15 @@ function memberReadRoutes(app: RouteApp): void {
 
 /** A member addressed by organization and user, changed by an admin (or an owner for an owner). */
 const member = {
-  pathIds: memberPath,
+  ...inPath({
+    organizationId: ORGANIZATION_ID,
+    userId: {
+      tag: 'MembershipNotFoundError',
+      field: 'userId',
+      message: 'The user is not a member of the organization',
+      extra: { organizationId: 'organizationId' },
+    },
+  }),
   access: 'member:manage',
   errors: [
     'OrganizationNotFoundError',
@@ -242,7 +231,6 @@ const member = {
     'ForbiddenError',
     'OwnerCannotBeRemovedError',
   ],
-  params: Type.Object({ organizationId: Type.String(), userId: Type.String() }),
 } as const;
 
 /** Members: change a role, remove. */

@@ -1,7 +1,7 @@
 /** Event log and webhook endpoints. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageParams } from '../../http/pagination.ts';
-import { created, noContent, route } from '../../http/route.ts';
+import { created, inPath, noContent, route } from '../../http/route.ts';
 import type { RouteApp } from '../../http/route-app.ts';
 import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import { listEvents } from '../events/service.ts';
@@ -85,20 +85,17 @@ const Delivery = Type.Object({
 const WebhookUrl = Type.String({ minLength: 1, maxLength: 2000, description: 'https:// URL' });
 
 const OrgQuery = Type.Object({ organizationId: Uuid });
-const endpointPathIds = {
-  endpointId: {
-    tag: 'WebhookEndpointNotFoundError',
-    field: 'endpointId',
-    message: 'Webhook endpoint not found',
-  },
-};
-const EndpointParams = Type.Object({ endpointId: Type.String() });
 const tags = ['Webhooks'];
 const byId = '/api/v1/webhook-endpoints/:endpointId';
 /** An endpoint addressed by id within the organization the query names. */
 const endpoint = {
-  pathIds: endpointPathIds,
-  params: EndpointParams,
+  ...inPath({
+    endpointId: {
+      tag: 'WebhookEndpointNotFoundError',
+      field: 'endpointId',
+      message: 'Webhook endpoint not found',
+    },
+  }),
   querystring: OrgQuery,
   access: 'webhook:manage',
   errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError'],
@@ -285,16 +282,15 @@ function deliveryRoutes(app: RouteApp): void {
     summary: 'Retry a delivery',
     description: 'Admin. The delivery is sent again as soon as possible, whatever its status.',
     ...endpoint,
-    pathIds: {
-      ...endpointPathIds,
+    ...inPath({
+      ...endpoint.pathIds,
       deliveryId: {
         tag: 'WebhookDeliveryNotFoundError',
         field: 'deliveryId',
         message: 'Webhook delivery not found',
       },
-    },
+    }),
     errors: [...endpoint.errors, 'WebhookDeliveryNotFoundError'],
-    params: Type.Object({ endpointId: Type.String(), deliveryId: Type.String() }),
     response: { 202: Delivery },
     status: 202,
     handler: async (request) =>
