@@ -170,8 +170,7 @@ function accountReadRoutes(app: RouteApp): void {
     access: 'account:read',
     errors: ['OrganizationNotFoundError', 'AccountNotFoundError'],
     response: { 200: Account },
-    handler: async (request) =>
-      service.getAccount(db, request.access, request.params.organizationId, request.params.id),
+    handler: async ({ access, params }) => service.getAccount(db, access, params.organizationId, params.id),
   });
 }
 
@@ -199,7 +198,7 @@ function accountWriteRoutes(app: RouteApp): void {
     ],
     body: CreateAccountBody,
     ...created(Account),
-    handler: async (request) => service.createAccount(db, request.access, request.body),
+    handler: async ({ access, body }) => service.createAccount(db, access, body),
   });
 
   route(app, {
@@ -222,14 +221,8 @@ function accountWriteRoutes(app: RouteApp): void {
     ],
     body: UpdateAccountBody,
     response: { 200: Account },
-    handler: async (request) =>
-      service.updateAccount(
-        db,
-        request.access,
-        request.params.organizationId,
-        request.params.id,
-        request.body,
-      ),
+    handler: async ({ access, params, body }) =>
+      service.updateAccount(db, access, params.organizationId, params.id, body),
   });
 
   route(app, {
@@ -243,8 +236,8 @@ function accountWriteRoutes(app: RouteApp): void {
     access: 'account:manage',
     errors: ['OrganizationNotFoundError', 'AccountNotFoundError', 'AccountInUseError'],
     ...noContent,
-    handler: async (request) =>
-      service.deleteAccount(db, request.access, request.params.organizationId, request.params.id),
+    handler: async ({ access, params }) =>
+      service.deleteAccount(db, access, params.organizationId, params.id),
   });
 }
 
@@ -273,7 +266,7 @@ function accountTemplateRoutes(app: RouteApp): void {
     errors: ['AccountTemplateNotFoundError'],
     params: Type.Object({ type: Type.String() }),
     response: { 200: Type.Object({ template: Template }) },
-    handler: async (request) => service.getAccountTemplate(request.params.type),
+    handler: async ({ params }) => service.getAccountTemplate(params.type),
   });
 
   route(app, {
@@ -298,7 +291,6 @@ function accountTemplateRoutes(app: RouteApp): void {
     params: Type.Object({ type: Type.String() }),
     body: Type.Object({ organizationId: Uuid, companyId: Uuid }),
     ...created(ApplyResult),
-    handler: async (request) =>
-      service.applyAccountTemplate(db, request.access, request.params.type, request.body),
+    handler: async ({ access, params, body }) => service.applyAccountTemplate(db, access, params.type, body),
   });
 }

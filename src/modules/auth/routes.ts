@@ -95,7 +95,7 @@ function sessionRoutes(app: RouteApp): void {
     description: 'Revokes the presented token.',
     access: 'signedIn',
     ...noContent,
-    handler: async (request) => auth.logout(db, request.tokenHash!),
+    handler: async ({ tokenHash }) => auth.logout(db, tokenHash!),
   });
 
   route(app, {
@@ -106,7 +106,7 @@ function sessionRoutes(app: RouteApp): void {
     description: 'The caller and its memberships, ordered by organization name.',
     access: 'signedIn',
     response: { 200: Me },
-    handler: async (request) => auth.me(db, request.user!.id),
+    handler: async ({ user }) => auth.me(db, user!.id),
   });
 }
 
@@ -123,7 +123,7 @@ function currentUserRoutes(app: RouteApp): void {
     access: 'signedIn',
     body: Type.Object({ displayName: Type.Optional(Text(100)) }),
     response: { 200: Me },
-    handler: async (request) => auth.updateMe(db, request.user!.id, request.body.displayName),
+    handler: async ({ user, body }) => auth.updateMe(db, user!.id, body.displayName),
   });
 
   route(app, {
@@ -134,7 +134,7 @@ function currentUserRoutes(app: RouteApp): void {
     description: 'Issues a new token valid 7 days and revokes the presented one in the same transaction.',
     access: 'signedIn',
     response: { 200: Session },
-    handler: async (request) => auth.refresh(db, request.user!, request.tokenHash!),
+    handler: async ({ user, tokenHash }) => auth.refresh(db, user!, tokenHash!),
   });
 
   route(app, {
@@ -150,7 +150,7 @@ function currentUserRoutes(app: RouteApp): void {
       newPassword: Password,
     }),
     ...noContent,
-    handler: async (request) =>
-      auth.changePassword(db, request.user!.id, request.body.currentPassword, request.body.newPassword),
+    handler: async ({ user, body }) =>
+      auth.changePassword(db, user!.id, body.currentPassword, body.newPassword),
   });
 }

@@ -57,7 +57,7 @@ export const yearEndRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ...inYear,
     access: 'fiscal_period:read',
     response: { 200: YearEndClosePreview },
-    handler: async (request) => yearEnd.closePreview(db, request.access, request.params),
+    handler: async ({ access, params }) => yearEnd.closePreview(db, access, params),
   });
 
   route(app, {
@@ -76,7 +76,7 @@ export const yearEndRoutes: FastifyPluginAsyncTypebox = async (app) => {
       'UnpostedEntriesInPeriodError',
     ],
     response: { 200: YearEndCloseResult },
-    handler: async (request) => yearEnd.closeYear(db, request.access, request.params),
+    handler: async ({ access, params }) => yearEnd.closeYear(db, access, params),
   });
 
   route(app, {
@@ -90,7 +90,6 @@ export const yearEndRoutes: FastifyPluginAsyncTypebox = async (app) => {
     errors: ['YearNotClosedError'],
     body: Type.Object({ reason: Type.Optional(Nullable(Text(2000))) }),
     response: { 200: ReopenYearResult },
-    handler: async (request) =>
-      yearEnd.reopenYear(db, request.access, request.params, request.body.reason ?? null),
+    handler: async ({ access, params, body }) => yearEnd.reopenYear(db, access, params, body.reason ?? null),
   });
 };

@@ -154,8 +154,8 @@ function companyReadRoutes(app: RouteApp): void {
     access: 'company:read',
     errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
     response: { 200: Company },
-    handler: async (request) =>
-      service.getCompany(db, request.access, request.params.organizationId, request.params.companyId),
+    handler: async ({ access, params }) =>
+      service.getCompany(db, access, params.organizationId, params.companyId),
   });
 
   route(app, {
@@ -169,7 +169,7 @@ function companyReadRoutes(app: RouteApp): void {
     errors: ['OrganizationNotFoundError', 'CompanyNameAlreadyExistsError'],
     body: CreateCompanyBody,
     ...created(Company),
-    handler: async (request) => service.createCompany(db, request.access, request.body),
+    handler: async ({ access, body }) => service.createCompany(db, access, body),
   });
 }
 
@@ -198,14 +198,8 @@ function companyChangeRoutes(app: RouteApp): void {
     ],
     body: UpdateCompanyBody,
     response: { 200: Company },
-    handler: async (request) =>
-      service.updateCompany(
-        db,
-        request.access,
-        request.params.organizationId,
-        request.params.companyId,
-        request.body,
-      ),
+    handler: async ({ access, params, body }) =>
+      service.updateCompany(db, access, params.organizationId, params.companyId, body),
   });
 
   route(app, {
@@ -219,7 +213,7 @@ function companyChangeRoutes(app: RouteApp): void {
     access: 'company:manage',
     errors: ['OrganizationNotFoundError', 'CompanyNotFoundError', 'CompanyHasUnpostedEntriesError'],
     ...noContent,
-    handler: async (request) =>
-      service.deactivateCompany(db, request.access, request.params.organizationId, request.params.companyId),
+    handler: async ({ access, params }) =>
+      service.deactivateCompany(db, access, params.organizationId, params.companyId),
   });
 }

@@ -167,18 +167,18 @@ function adjustmentCreateRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('adjustments', Adjustment) },
-    handler: async (request) =>
+    handler: async ({ access, params, query }) =>
       adjustments.listAdjustments(
         db,
-        request.access,
-        request.params.id,
+        access,
+        params.id,
         {
-          organizationId: request.query.organizationId,
-          year: request.query.year,
-          period: request.query.period,
-          status: request.query.status,
+          organizationId: query.organizationId,
+          year: query.year,
+          period: query.period,
+          status: query.status,
         },
-        pageParams(request.query),
+        pageParams(query),
       ),
   });
 
@@ -194,14 +194,8 @@ function adjustmentCreateRoutes(app: RouteApp): void {
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'ConsolidationAdjustmentUnbalancedError'],
     body: CreateBody,
     ...created(Adjustment),
-    handler: async (request) =>
-      adjustments.createAdjustment(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.body,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      adjustments.createAdjustment(db, access, params.id, query.organizationId, body),
   });
 }
 
@@ -219,14 +213,8 @@ function adjustmentRecordRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError', 'ConsolidationAdjustmentNotFoundError'],
     response: { 200: Adjustment },
-    handler: async (request) =>
-      adjustments.getAdjustment(
-        db,
-        request.access,
-        request.params.id,
-        request.params.adjustmentId,
-        request.query.organizationId,
-      ),
+    handler: async ({ access, params, query }) =>
+      adjustments.getAdjustment(db, access, params.id, params.adjustmentId, query.organizationId),
   });
 
   route(app, {
@@ -246,15 +234,8 @@ function adjustmentRecordRoutes(app: RouteApp): void {
     ],
     body: UpdateBody,
     response: { 200: Adjustment },
-    handler: async (request) =>
-      adjustments.updateAdjustment(
-        db,
-        request.access,
-        request.params.id,
-        request.params.adjustmentId,
-        request.query.organizationId,
-        request.body,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      adjustments.updateAdjustment(db, access, params.id, params.adjustmentId, query.organizationId, body),
   });
 
   route(app, {
@@ -271,14 +252,8 @@ function adjustmentRecordRoutes(app: RouteApp): void {
       'InvalidStatusTransitionError',
     ],
     ...noContent,
-    handler: async (request) =>
-      adjustments.deleteAdjustment(
-        db,
-        request.access,
-        request.params.id,
-        request.params.adjustmentId,
-        request.query.organizationId,
-      ),
+    handler: async ({ access, params, query }) =>
+      adjustments.deleteAdjustment(db, access, params.id, params.adjustmentId, query.organizationId),
   });
 }
 
@@ -297,15 +272,8 @@ function adjustmentWorkflowRoutes(app: RouteApp): void {
       access: 'consolidation:manage',
       errors: a.errors,
       response: { 200: Adjustment },
-      handler: async (request) =>
-        adjustments.actOnAdjustment(
-          db,
-          request.access,
-          request.params.id,
-          request.params.adjustmentId,
-          request.query.organizationId,
-          a.path,
-        ),
+      handler: async ({ access, params, query }) =>
+        adjustments.actOnAdjustment(db, access, params.id, params.adjustmentId, query.organizationId, a.path),
     });
   }
 }

@@ -153,14 +153,8 @@ function groupAccountListRoutes(app: RouteApp): void {
     errors: ['ConsolidationGroupNotFoundError'],
     querystring: OrgPageQuery,
     response: { 200: Page('accounts', GroupAccount) },
-    handler: async (request) =>
-      chart.listGroupAccounts(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        pageParams(request.query),
-      ),
+    handler: async ({ access, params, query }) =>
+      chart.listGroupAccounts(db, access, params.id, query.organizationId, pageParams(query)),
   });
 
   route(app, {
@@ -175,14 +169,8 @@ function groupAccountListRoutes(app: RouteApp): void {
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'GroupAccountNumberAlreadyExistsError'],
     body: CreateGroupAccount,
     ...created(GroupAccount),
-    handler: async (request) =>
-      chart.createGroupAccount(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.body,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      chart.createGroupAccount(db, access, params.id, query.organizationId, body),
   });
 }
 
@@ -201,14 +189,8 @@ function groupAccountBulkRoutes(app: RouteApp): void {
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'GroupAccountNumberAlreadyExistsError'],
     body: Type.Object({ accounts: Type.Array(CreateGroupAccount, { minItems: 1, maxItems: 500 }) }),
     ...created(BulkCreated(GroupAccount)),
-    handler: async (request) =>
-      chart.bulkCreateGroupAccounts(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.body.accounts,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      chart.bulkCreateGroupAccounts(db, access, params.id, query.organizationId, body.accounts),
   });
 
   route(app, {
@@ -221,14 +203,8 @@ function groupAccountBulkRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError', 'GroupAccountNotFoundError'],
     response: { 200: GroupAccount },
-    handler: async (request) =>
-      chart.getGroupAccount(
-        db,
-        request.access,
-        request.params.id,
-        request.params.accountId,
-        request.query.organizationId,
-      ),
+    handler: async ({ access, params, query }) =>
+      chart.getGroupAccount(db, access, params.id, params.accountId, query.organizationId),
   });
 }
 
@@ -254,15 +230,8 @@ function groupAccountChangeRoutes(app: RouteApp): void {
     ],
     body: UpdateGroupAccount,
     response: { 200: GroupAccount },
-    handler: async (request) =>
-      chart.updateGroupAccount(
-        db,
-        request.access,
-        request.params.id,
-        request.params.accountId,
-        request.query.organizationId,
-        request.body,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      chart.updateGroupAccount(db, access, params.id, params.accountId, query.organizationId, body),
   });
 
   route(app, {
@@ -276,14 +245,8 @@ function groupAccountChangeRoutes(app: RouteApp): void {
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'GroupAccountNotFoundError', 'GroupAccountInUseError'],
     ...noContent,
-    handler: async (request) =>
-      chart.deleteGroupAccount(
-        db,
-        request.access,
-        request.params.id,
-        request.params.accountId,
-        request.query.organizationId,
-      ),
+    handler: async ({ access, params, query }) =>
+      chart.deleteGroupAccount(db, access, params.id, params.accountId, query.organizationId),
   });
 }
 
@@ -302,14 +265,8 @@ function mappingRoutes(app: RouteApp): void {
     errors: ['ConsolidationGroupNotFoundError'],
     querystring: OrgPageQuery,
     response: { 200: Page('mappings', Mapping) },
-    handler: async (request) =>
-      mappings.listMappings(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        pageParams(request.query),
-      ),
+    handler: async ({ access, params, query }) =>
+      mappings.listMappings(db, access, params.id, query.organizationId, pageParams(query)),
   });
 
   route(app, {
@@ -332,14 +289,8 @@ function mappingRoutes(app: RouteApp): void {
     validatorCompiler: withBodyCheck<mappings.CreateMappingInput>((body) => mappings.checkMapping(body)),
     body: CreateMapping,
     ...created(Mapping),
-    handler: async (request) =>
-      mappings.createMapping(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.body,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      mappings.createMapping(db, access, params.id, query.organizationId, body),
   });
 }
 
@@ -357,14 +308,8 @@ function mappingChangeRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError', 'GroupAccountMappingNotFoundError'],
     response: { 200: Mapping },
-    handler: async (request) =>
-      mappings.getMapping(
-        db,
-        request.access,
-        request.params.id,
-        request.params.mappingId,
-        request.query.organizationId,
-      ),
+    handler: async ({ access, params, query }) =>
+      mappings.getMapping(db, access, params.id, params.mappingId, query.organizationId),
   });
 
   route(app, {
@@ -377,14 +322,8 @@ function mappingChangeRoutes(app: RouteApp): void {
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'GroupAccountMappingNotFoundError'],
     ...noContent,
-    handler: async (request) =>
-      mappings.deleteMapping(
-        db,
-        request.access,
-        request.params.id,
-        request.params.mappingId,
-        request.query.organizationId,
-      ),
+    handler: async ({ access, params, query }) =>
+      mappings.deleteMapping(db, access, params.id, params.mappingId, query.organizationId),
   });
 
   route(app, {
@@ -398,8 +337,8 @@ function mappingChangeRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
     response: { 200: Preview },
-    handler: async (request) =>
-      mappings.previewMappings(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) =>
+      mappings.previewMappings(db, access, params.id, query.organizationId),
   });
 }
 
@@ -418,13 +357,8 @@ function intercompanyDifferenceRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
     response: { 200: IcDifference },
-    handler: async (request) =>
-      icDifference.getIcDifferenceSetting(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-      ),
+    handler: async ({ access, params, query }) =>
+      icDifference.getIcDifferenceSetting(db, access, params.id, query.organizationId),
   });
 
   route(app, {
@@ -439,13 +373,7 @@ function intercompanyDifferenceRoutes(app: RouteApp): void {
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError'],
     body: SetIcDifference,
     response: { 200: IcDifference },
-    handler: async (request) =>
-      icDifference.setIcDifferenceSetting(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.body,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      icDifference.setIcDifferenceSetting(db, access, params.id, query.organizationId, body),
   });
 }

@@ -213,12 +213,12 @@ function groupRecordRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('groups', ConsolidationGroup) },
-    handler: async (request) =>
+    handler: async ({ access, query }) =>
       groups.listGroups(
         db,
-        request.access,
-        { organizationId: request.query.organizationId, isActive: request.query.isActive },
-        pageParams(request.query),
+        access,
+        { organizationId: query.organizationId, isActive: query.isActive },
+        pageParams(query),
       ),
   });
 
@@ -232,8 +232,8 @@ function groupRecordRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
     response: { 200: ConsolidationGroup },
-    handler: async (request) =>
-      groups.getGroup(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) =>
+      groups.getGroup(db, access, params.id, query.organizationId),
   });
 
   route(app, {
@@ -255,7 +255,7 @@ function groupRecordRoutes(app: RouteApp): void {
       members: Type.Array(GroupMemberInput, { maxItems: MAX_MEMBERS }),
     }),
     ...created(ConsolidationGroup),
-    handler: async (request) => groups.createGroup(db, request.access, request.body),
+    handler: async ({ access, body }) => groups.createGroup(db, access, body),
   });
 }
 
@@ -285,8 +285,8 @@ function groupChangeRoutes(app: RouteApp): void {
       organizationId: Type.Optional(Uuid),
     }),
     response: { 200: ConsolidationGroup },
-    handler: async (request) =>
-      groups.updateGroup(db, request.access, request.params.id, request.query.organizationId, request.body),
+    handler: async ({ access, params, query, body }) =>
+      groups.updateGroup(db, access, params.id, query.organizationId, body),
   });
 
   route(app, {
@@ -304,8 +304,8 @@ function groupChangeRoutes(app: RouteApp): void {
       'ConsolidationRunInProgressError',
     ],
     ...noContent,
-    handler: async (request) =>
-      groups.deleteGroup(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) =>
+      groups.deleteGroup(db, access, params.id, query.organizationId),
   });
 
   for (const [path, active] of [
@@ -322,8 +322,8 @@ function groupChangeRoutes(app: RouteApp): void {
       access: 'consolidation:manage',
       errors: ['ConsolidationGroupNotFoundError'],
       response: { 200: ConsolidationGroup },
-      handler: async (request) =>
-        groups.setGroupActive(db, request.access, request.params.id, request.query.organizationId, active),
+      handler: async ({ access, params, query }) =>
+        groups.setGroupActive(db, access, params.id, query.organizationId, active),
     });
   }
 }
@@ -343,8 +343,8 @@ function memberAddRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
     response: { 200: GroupStructure },
-    handler: async (request) =>
-      members.getStructure(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) =>
+      members.getStructure(db, access, params.id, query.organizationId),
   });
 
   route(app, {
@@ -363,8 +363,8 @@ function memberAddRoutes(app: RouteApp): void {
     ],
     body: GroupMemberInput,
     ...created(ConsolidationGroup),
-    handler: async (request) =>
-      members.addMember(db, request.access, request.params.id, request.query.organizationId, request.body),
+    handler: async ({ access, params, query, body }) =>
+      members.addMember(db, access, params.id, query.organizationId, body),
   });
 }
 
@@ -390,15 +390,8 @@ function memberChangeRoutes(app: RouteApp): void {
       acquisition: Type.Optional(Nullable(AcquisitionInput)),
     }),
     response: { 200: ConsolidationGroup },
-    handler: async (request) =>
-      members.updateMember(
-        db,
-        request.access,
-        request.params.id,
-        request.params.companyId,
-        request.query.organizationId,
-        request.body,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      members.updateMember(db, access, params.id, params.companyId, query.organizationId, body),
   });
 
   route(app, {
@@ -416,13 +409,7 @@ function memberChangeRoutes(app: RouteApp): void {
       'ConsolidationMemberHoldsOthersError',
     ],
     ...noContent,
-    handler: async (request) =>
-      members.removeMember(
-        db,
-        request.access,
-        request.params.id,
-        request.params.companyId,
-        request.query.organizationId,
-      ),
+    handler: async ({ access, params, query }) =>
+      members.removeMember(db, access, params.id, params.companyId, query.organizationId),
   });
 }

@@ -193,15 +193,15 @@ function ruleReadRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('rules', EliminationRule) },
-    handler: async (request) =>
+    handler: async ({ access, query }) =>
       rules.listRulesByType(
         db,
-        request.access,
+        access,
         {
-          consolidationGroupId: request.query.consolidationGroupId,
-          eliminationType: request.query.eliminationType,
+          consolidationGroupId: query.consolidationGroupId,
+          eliminationType: query.eliminationType,
         },
-        pageParams(request.query),
+        pageParams(query),
       ),
   });
 
@@ -215,8 +215,7 @@ function ruleReadRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['EliminationRuleNotFoundError'],
     response: { 200: EliminationRule },
-    handler: async (request) =>
-      rules.getRule(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) => rules.getRule(db, access, params.id, query.organizationId),
   });
 }
 
@@ -241,7 +240,7 @@ function ruleWriteRoutes(app: RouteApp): void {
     validatorCompiler: withBodyCheck<rules.CreateRuleInput>((body) => rules.checkPatterns(body, 'create')),
     body: CreateRule,
     ...created(EliminationRule),
-    handler: async (request) => rules.createRule(db, request.access, request.body),
+    handler: async ({ access, body }) => rules.createRule(db, access, body),
   });
 
   route(app, {
@@ -262,7 +261,7 @@ function ruleWriteRoutes(app: RouteApp): void {
     ),
     body: Type.Object({ rules: Type.Array(CreateRule, { minItems: 1, maxItems: 100 }) }),
     ...created(BulkCreated(EliminationRule)),
-    handler: async (request) => rules.bulkCreateRules(db, request.access, request.body.rules),
+    handler: async ({ access, body }) => rules.bulkCreateRules(db, access, body.rules),
   });
 
   route(app, {
@@ -283,8 +282,8 @@ function ruleWriteRoutes(app: RouteApp): void {
     validatorCompiler: withBodyCheck<rules.UpdateRuleInput>((body) => rules.checkPatterns(body, 'update')),
     body: UpdateRule,
     response: { 200: EliminationRule },
-    handler: async (request) =>
-      rules.updateRule(db, request.access, request.params.id, request.query.organizationId, request.body),
+    handler: async ({ access, params, query, body }) =>
+      rules.updateRule(db, access, params.id, query.organizationId, body),
   });
 }
 
@@ -302,8 +301,8 @@ function ruleStateRoutes(app: RouteApp): void {
     access: 'consolidation:manage',
     errors: ['EliminationRuleNotFoundError', 'EliminationRuleInUseError'],
     ...noContent,
-    handler: async (request) =>
-      rules.deleteRule(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) =>
+      rules.deleteRule(db, access, params.id, query.organizationId),
   });
 
   for (const [path, active] of [
@@ -320,8 +319,8 @@ function ruleStateRoutes(app: RouteApp): void {
       access: 'consolidation:manage',
       errors: ['EliminationRuleNotFoundError'],
       response: { 200: EliminationRule },
-      handler: async (request) =>
-        rules.setRuleActive(db, request.access, request.params.id, request.query.organizationId, active),
+      handler: async ({ access, params, query }) =>
+        rules.setRuleActive(db, access, params.id, query.organizationId, active),
     });
   }
 
@@ -336,13 +335,7 @@ function ruleStateRoutes(app: RouteApp): void {
     errors: ['EliminationRuleNotFoundError'],
     body: Type.Object({ priority: Priority }),
     response: { 200: EliminationRule },
-    handler: async (request) =>
-      rules.setRulePriority(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.body.priority,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      rules.setRulePriority(db, access, params.id, query.organizationId, body.priority),
   });
 }

@@ -141,8 +141,7 @@ function runReadRoutes(app: RouteApp): void {
     errors: ['ConsolidationRunNotFoundError'],
     ...run,
     response: { 200: ConsolidationRun },
-    handler: async (request) =>
-      runs.getRun(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) => runs.getRun(db, access, params.id, query.organizationId),
   });
 }
 
@@ -205,8 +204,7 @@ function runEndRoutes(app: RouteApp): void {
     errors: ['ConsolidationRunCannotBeCancelledError', 'ConsolidationRunNotFoundError'],
     ...run,
     response: { 200: ConsolidationRun },
-    handler: async (request) =>
-      runs.cancelRun(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) => runs.cancelRun(db, access, params.id, query.organizationId),
   });
 
   route(app, {
@@ -220,8 +218,7 @@ function runEndRoutes(app: RouteApp): void {
     errors: ['ConsolidationRunCannotBeDeletedError', 'ConsolidationRunNotFoundError'],
     ...run,
     ...noContent,
-    handler: async (request) =>
-      runs.deleteRun(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) => runs.deleteRun(db, access, params.id, query.organizationId),
   });
 
   route(app, {
@@ -318,14 +315,14 @@ function runTrialBalanceRoutes(app: RouteApp): void {
       view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
     }),
     response: { 200: LineContributionsReport },
-    handler: async (request) =>
+    handler: async ({ access, params, query }) =>
       results.lineContributions(
         db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.query.view ?? 'closing',
-        request.params.accountNumber,
+        access,
+        params.id,
+        query.organizationId,
+        query.view ?? 'closing',
+        params.accountNumber,
       ),
   });
 }
@@ -345,8 +342,8 @@ function runJournalRoutes(app: RouteApp): void {
     errors: RUN_ERRORS,
     ...run,
     response: { 200: EliminationJournal },
-    handler: async (request) =>
-      results.eliminationEntries(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) =>
+      results.eliminationEntries(db, access, params.id, query.organizationId),
   });
 
   route(app, {
@@ -361,14 +358,8 @@ function runJournalRoutes(app: RouteApp): void {
     ...run,
     querystring: Type.Object({ organizationId: Type.Optional(Uuid), otherRunId: Uuid }),
     response: { 200: RunComparison },
-    handler: async (request) =>
-      results.compareRuns(
-        db,
-        request.access,
-        request.params.id,
-        request.query.otherRunId,
-        request.query.organizationId,
-      ),
+    handler: async ({ access, params, query }) =>
+      results.compareRuns(db, access, params.id, query.otherRunId, query.organizationId),
   });
 }
 

@@ -247,8 +247,7 @@ function ratePeriodRoutes(app: RouteApp): void {
     access: 'exchange_rate:read',
     errors: ['ExchangeRateIdNotFoundError'],
     response: { 200: ExchangeRate },
-    handler: async (request) =>
-      rates.getRate(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) => rates.getRate(db, access, params.id, query.organizationId),
   });
 }
 
@@ -267,7 +266,7 @@ function rateWriteRoutes(app: RouteApp): void {
     validatorCompiler: withBodyCheck(checkPair),
     body: CreateRate,
     ...created(ExchangeRate),
-    handler: async (request) => rates.createRate(db, request.access, request.body),
+    handler: async ({ access, body }) => rates.createRate(db, access, body),
   });
 
   route(app, {
@@ -282,7 +281,7 @@ function rateWriteRoutes(app: RouteApp): void {
     validatorCompiler: withBodyCheck(checkBulk),
     body: Type.Object({ rates: Type.Array(CreateRate, { minItems: 1, maxItems: 500 }) }),
     ...created(BulkCreated(ExchangeRate)),
-    handler: async (request) => rates.bulkCreateRates(db, request.access, request.body.rates),
+    handler: async ({ access, body }) => rates.bulkCreateRates(db, access, body.rates),
   });
 
   route(app, {
@@ -297,7 +296,7 @@ function rateWriteRoutes(app: RouteApp): void {
     access: 'exchange_rate:manage',
     errors: ['ExchangeRateIdNotFoundError', 'ExchangeRateInUseError'],
     ...noContent,
-    handler: async (request) =>
-      rates.deleteRate(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) =>
+      rates.deleteRate(db, access, params.id, query.organizationId),
   });
 }

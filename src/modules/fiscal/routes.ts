@@ -135,14 +135,8 @@ function fiscalYearRoutes(app: RouteApp): void {
     access: 'fiscal_period:read',
     querystring: StatusQuery,
     response: { 200: Page('fiscalYears', FiscalYear) },
-    handler: async (request) =>
-      service.listFiscalYears(
-        db,
-        request.access,
-        request.params,
-        request.query.status,
-        pageParams(request.query),
-      ),
+    handler: async ({ access, params, query }) =>
+      service.listFiscalYears(db, access, params, query.status, pageParams(query)),
   });
 
   route(app, {
@@ -154,7 +148,7 @@ function fiscalYearRoutes(app: RouteApp): void {
     ...inYear,
     access: 'fiscal_period:read',
     response: { 200: FiscalYear },
-    handler: async (request) => service.getFiscalYear(db, request.access, request.params),
+    handler: async ({ access, params }) => service.getFiscalYear(db, access, params),
   });
 
   route(app, {
@@ -174,7 +168,7 @@ function fiscalYearRoutes(app: RouteApp): void {
       endDate: Type.Optional(IsoDate),
     }),
     ...created(FiscalYear),
-    handler: async (request) => service.createFiscalYear(db, request.access, request.params, request.body),
+    handler: async ({ access, params, body }) => service.createFiscalYear(db, access, params, body),
   });
 
   route(app, {
@@ -187,14 +181,8 @@ function fiscalYearRoutes(app: RouteApp): void {
     access: 'fiscal_period:read',
     querystring: StatusQuery,
     response: { 200: Page('periods', FiscalPeriod) },
-    handler: async (request) =>
-      service.listFiscalPeriods(
-        db,
-        request.access,
-        request.params,
-        request.query.status,
-        pageParams(request.query),
-      ),
+    handler: async ({ access, params, query }) =>
+      service.listFiscalPeriods(db, access, params, query.status, pageParams(query)),
   });
 }
 
@@ -211,7 +199,7 @@ function fiscalPeriodRoutes(app: RouteApp): void {
     ...inPeriod,
     access: 'fiscal_period:read',
     response: { 200: FiscalPeriod },
-    handler: async (request) => service.getFiscalPeriod(db, request.access, request.params),
+    handler: async ({ access, params }) => service.getFiscalPeriod(db, access, params),
   });
 
   route(app, {
@@ -224,7 +212,7 @@ function fiscalPeriodRoutes(app: RouteApp): void {
     access: 'fiscal_period:manage',
     errors: ['InvalidPeriodStatusTransitionError', 'FiscalPeriodClosedError'],
     response: { 200: FiscalPeriod },
-    handler: async (request) => service.closeFiscalPeriod(db, request.access, request.params),
+    handler: async ({ access, params }) => service.closeFiscalPeriod(db, access, params),
   });
 
   route(app, {
@@ -238,8 +226,8 @@ function fiscalPeriodRoutes(app: RouteApp): void {
     errors: ['InvalidPeriodStatusTransitionError', 'YearAlreadyClosedError'],
     body: Type.Object({ reason: Type.Optional(Nullable(Text(2000))) }),
     response: { 200: FiscalPeriod },
-    handler: async (request) =>
-      service.openFiscalPeriod(db, request.access, request.params, request.body?.reason ?? null),
+    handler: async ({ access, params, body }) =>
+      service.openFiscalPeriod(db, access, params, body?.reason ?? null),
   });
 }
 
@@ -257,8 +245,8 @@ function periodStatusRoutes(app: RouteApp): void {
     access: 'fiscal_period:read',
     querystring: Type.Object(PageQuery),
     response: { 200: Page('history', PeriodReopenEntry) },
-    handler: async (request) =>
-      service.listReopenHistory(db, request.access, request.params, pageParams(request.query)),
+    handler: async ({ access, params, query }) =>
+      service.listReopenHistory(db, access, params, pageParams(query)),
   });
 
   route(app, {
@@ -271,7 +259,7 @@ function periodStatusRoutes(app: RouteApp): void {
     access: 'fiscal_period:read',
     querystring: Type.Object({ date: IsoDate }),
     response: { 200: PeriodStatus },
-    handler: async (request) => service.periodStatus(db, request.access, request.params, request.query.date),
+    handler: async ({ access, params, query }) => service.periodStatus(db, access, params, query.date),
   });
 
   route(app, {
@@ -284,6 +272,6 @@ function periodStatusRoutes(app: RouteApp): void {
     ...inCompany,
     access: 'fiscal_period:read',
     response: { 200: PeriodSummary },
-    handler: async (request) => service.periodSummary(db, request.access, request.params),
+    handler: async ({ access, params }) => service.periodSummary(db, access, params),
   });
 }

@@ -127,10 +127,10 @@ function revaluationRunRoutes(app: RouteApp): void {
     errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
     querystring: Type.Object({ asOfDate: IsoDate, rateType: Type.Optional(RateTypeSchema) }),
     response: { 200: ForeignCurrencyBalances },
-    handler: async (request) =>
-      service.foreignCurrencyBalances(db, request.access, request.params, {
-        asOfDate: request.query.asOfDate,
-        rateType: request.query.rateType,
+    handler: async ({ access, params, query }) =>
+      service.foreignCurrencyBalances(db, access, params, {
+        asOfDate: query.asOfDate,
+        rateType: query.rateType,
       }),
   });
 
@@ -166,7 +166,7 @@ function revaluationRunRoutes(app: RouteApp): void {
     ],
     body: RunBody,
     response: { 200: FxRevaluation },
-    handler: async (request) => service.runRevaluation(db, request.access, request.params, request.body),
+    handler: async ({ access, params, body }) => service.runRevaluation(db, access, params, body),
   });
 }
 
@@ -185,8 +185,8 @@ function revaluationRecordRoutes(app: RouteApp): void {
     errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
     querystring: Type.Object({ ...PageQuery }),
     response: { 200: Page('revaluations', FxRevaluation) },
-    handler: async (request) =>
-      service.listRevaluations(db, request.access, request.params, pageParams(request.query)),
+    handler: async ({ access, params, query }) =>
+      service.listRevaluations(db, access, params, pageParams(query)),
   });
 
   route(app, {
@@ -199,6 +199,6 @@ function revaluationRecordRoutes(app: RouteApp): void {
     access: 'fx_revaluation:read',
     errors: ['OrganizationNotFoundError', 'CompanyNotFoundError', 'FxRevaluationNotFoundError'],
     response: { 200: FxRevaluation },
-    handler: async (request) => service.getRevaluation(db, request.access, request.params),
+    handler: async ({ access, params }) => service.getRevaluation(db, access, params),
   });
 }

@@ -134,8 +134,7 @@ function transactionRecordRoutes(app: RouteApp): void {
     errors: ['ValidationError', 'CompanyNotFoundError'],
     querystring: ListQuery,
     response: { 200: CursorPage('transactions', IntercompanyTransaction) },
-    handler: async (request) =>
-      ic.listTransactions(db, request.access, request.query, pageParams(request.query)),
+    handler: async ({ access, query }) => ic.listTransactions(db, access, query, pageParams(query)),
   });
 
   route(app, {
@@ -148,8 +147,8 @@ function transactionRecordRoutes(app: RouteApp): void {
     access: 'intercompany:read',
     errors: ['IntercompanyTransactionNotFoundError'],
     response: { 200: IntercompanyTransaction },
-    handler: async (request) =>
-      ic.getTransaction(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) =>
+      ic.getTransaction(db, access, params.id, query.organizationId),
   });
 
   route(app, {
@@ -171,7 +170,7 @@ function transactionRecordRoutes(app: RouteApp): void {
     ),
     body: CreateBody,
     ...created(IntercompanyTransaction),
-    handler: async (request) => ic.createTransaction(db, request.access, request.body),
+    handler: async ({ access, body }) => ic.createTransaction(db, access, body),
   });
 
   route(app, {
@@ -186,8 +185,8 @@ function transactionRecordRoutes(app: RouteApp): void {
     errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionNotEditableError'],
     body: UpdateBody,
     response: { 200: IntercompanyTransaction },
-    handler: async (request) =>
-      ic.updateTransaction(db, request.access, request.params.id, request.query.organizationId, request.body),
+    handler: async ({ access, params, query, body }) =>
+      ic.updateTransaction(db, access, params.id, query.organizationId, body),
   });
 }
 
@@ -205,8 +204,8 @@ function transactionMatchingRoutes(app: RouteApp): void {
     access: 'intercompany:manage',
     errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionCannotBeDeletedError'],
     ...noContent,
-    handler: async (request) =>
-      ic.deleteTransaction(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) =>
+      ic.deleteTransaction(db, access, params.id, query.organizationId),
   });
 
   route(app, {
@@ -229,8 +228,8 @@ function transactionMatchingRoutes(app: RouteApp): void {
     }),
     body: MatchingStatusBody,
     response: { 200: IntercompanyTransaction },
-    handler: async (request) =>
-      ic.setMatchingStatus(db, request.access, request.params.id, request.query.organizationId, request.body),
+    handler: async ({ access, params, query, body }) =>
+      ic.setMatchingStatus(db, access, params.id, query.organizationId, body),
   });
 
   for (const side of ['from', 'to'] as const) {
@@ -250,15 +249,8 @@ function transactionMatchingRoutes(app: RouteApp): void {
       ],
       body: LinkBody,
       response: { 200: IntercompanyTransaction },
-      handler: async (request) =>
-        ic.linkJournalEntry(
-          db,
-          request.access,
-          request.params.id,
-          request.query.organizationId,
-          side,
-          request.body.journalEntryId,
-        ),
+      handler: async ({ access, params, query, body }) =>
+        ic.linkJournalEntry(db, access, params.id, query.organizationId, side, body.journalEntryId),
     });
   }
 }

@@ -324,8 +324,8 @@ function entryRoutes(app: RouteApp): void {
     errors: ['JournalEntryNotFoundError'],
     ...entry,
     response: { 200: JournalEntry },
-    handler: async (request) =>
-      entries.getEntry(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) =>
+      entries.getEntry(db, access, params.id, query.organizationId),
   });
 
   route(app, {
@@ -340,7 +340,7 @@ function entryRoutes(app: RouteApp): void {
     validatorCompiler: entryBodyCompiler,
     body: CreateBody,
     ...created(JournalEntry),
-    handler: async (request) => entries.createEntry(db, request.access, request.body, request.lookAhead),
+    handler: async ({ access, body, lookAhead }) => entries.createEntry(db, access, body, lookAhead),
   });
 
   route(app, {
@@ -355,7 +355,7 @@ function entryRoutes(app: RouteApp): void {
     ...entryInPath,
     body: UpdateBody,
     response: { 200: JournalEntry },
-    handler: async (request) => entries.updateEntry(db, request.access, request.params.id, request.body),
+    handler: async ({ access, params, body }) => entries.updateEntry(db, access, params.id, body),
   });
 
   route(app, {
@@ -368,8 +368,8 @@ function entryRoutes(app: RouteApp): void {
     errors: DRAFT_ERRORS,
     ...entry,
     ...noContent,
-    handler: async (request) =>
-      entries.deleteEntry(db, request.access, request.params.id, request.query.organizationId),
+    handler: async ({ access, params, query }) =>
+      entries.deleteEntry(db, access, params.id, query.organizationId),
   });
 }
 
@@ -387,14 +387,8 @@ function entryApprovalRoutes(app: RouteApp): void {
     errors: DRAFT_ERRORS,
     ...entryMove,
     response: { 200: JournalEntry },
-    handler: async (request) =>
-      workflow.submitEntry(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.lookAhead,
-      ),
+    handler: async ({ access, params, query, lookAhead }) =>
+      workflow.submitEntry(db, access, params.id, query.organizationId, lookAhead),
   });
 
   route(app, {
@@ -407,14 +401,8 @@ function entryApprovalRoutes(app: RouteApp): void {
     errors: [...DRAFT_ERRORS, 'SegregationOfDutiesViolationError'],
     ...entryMove,
     response: { 200: JournalEntry },
-    handler: async (request) =>
-      workflow.approveEntry(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.lookAhead,
-      ),
+    handler: async ({ access, params, query, lookAhead }) =>
+      workflow.approveEntry(db, access, params.id, query.organizationId, lookAhead),
   });
 
   route(app, {
@@ -428,15 +416,8 @@ function entryApprovalRoutes(app: RouteApp): void {
     ...entryMove,
     body: RejectBody,
     response: { 200: JournalEntry },
-    handler: async (request) =>
-      workflow.rejectEntry(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.body.reason,
-        request.lookAhead,
-      ),
+    handler: async ({ access, params, query, body, lookAhead }) =>
+      workflow.rejectEntry(db, access, params.id, query.organizationId, body.reason, lookAhead),
   });
 }
 
@@ -465,8 +446,8 @@ function entryPostingRoutes(app: RouteApp): void {
     ...entryInPath,
     body: PostBody,
     response: { 200: JournalEntry },
-    handler: async (request) =>
-      workflow.postEntry(db, request.access, request.params.id, request.body, request.lookAhead),
+    handler: async ({ access, params, body, lookAhead }) =>
+      workflow.postEntry(db, access, params.id, body, lookAhead),
   });
 
   route(app, {
@@ -490,6 +471,6 @@ function entryPostingRoutes(app: RouteApp): void {
     ...entryInPath,
     body: ReverseBody,
     ...created(JournalEntry),
-    handler: async (request) => reverseEntry(db, request.access, request.params.id, request.body),
+    handler: async ({ access, params, body }) => reverseEntry(db, access, params.id, body),
   });
 }

@@ -96,7 +96,7 @@ function organizationReadRoutes(app: RouteApp): void {
     access: 'signedIn',
     querystring: Type.Object(PageQuery),
     response: { 200: Page('organizations', Organization) },
-    handler: async (request) => orgs.listOrganizations(db, request.user!.id, pageParams(request.query)),
+    handler: async ({ user, query }) => orgs.listOrganizations(db, user!.id, pageParams(query)),
   });
 
   route(app, {
@@ -109,7 +109,7 @@ function organizationReadRoutes(app: RouteApp): void {
     access: 'organization:read',
     errors: ['OrganizationNotFoundError', 'ForbiddenError'],
     response: { 200: Organization },
-    handler: async (request) => orgs.getOrganization(db, request.access, request.params.id),
+    handler: async ({ access, params }) => orgs.getOrganization(db, access, params.id),
   });
 
   route(app, {
@@ -126,7 +126,7 @@ function organizationReadRoutes(app: RouteApp): void {
       settings: Type.Optional(Nullable(CreateSettings)),
     }),
     ...created(Organization),
-    handler: async (request) => orgs.createOrganization(db, request.user!.id, request.body),
+    handler: async ({ user, body }) => orgs.createOrganization(db, user!.id, body),
   });
 }
 
@@ -150,7 +150,7 @@ function organizationChangeRoutes(app: RouteApp): void {
       settings: Type.Optional(Nullable(UpdateSettings)),
     }),
     response: { 200: Organization },
-    handler: async (request) => orgs.updateOrganization(db, request.access, request.params.id, request.body),
+    handler: async ({ access, params, body }) => orgs.updateOrganization(db, access, params.id, body),
   });
 
   route(app, {
@@ -163,7 +163,7 @@ function organizationChangeRoutes(app: RouteApp): void {
     access: 'organization:delete',
     errors: ['OrganizationNotFoundError', 'OrganizationHasCompaniesError'],
     ...noContent,
-    handler: async (request) => orgs.deleteOrganization(db, request.access, request.params.id),
+    handler: async ({ access, params }) => orgs.deleteOrganization(db, access, params.id),
   });
 }
 
@@ -182,14 +182,8 @@ function memberReadRoutes(app: RouteApp): void {
     errors: ['OrganizationNotFoundError'],
     querystring: Type.Object({ role: Type.Optional(RoleSchema), ...PageQuery }),
     response: { 200: Page('members', Membership) },
-    handler: async (request) =>
-      orgs.listMembers(
-        db,
-        request.access,
-        request.params.organizationId,
-        request.query.role,
-        pageParams(request.query),
-      ),
+    handler: async ({ access, params, query }) =>
+      orgs.listMembers(db, access, params.organizationId, query.role, pageParams(query)),
   });
 
   route(app, {
@@ -208,8 +202,7 @@ function memberReadRoutes(app: RouteApp): void {
     ],
     body: Type.Object({ email: Text(254), role: RoleSchema }),
     ...created(Membership),
-    handler: async (request) =>
-      orgs.addMember(db, request.access, request.params.organizationId, request.body),
+    handler: async ({ access, params, body }) => orgs.addMember(db, access, params.organizationId, body),
   });
 }
 
@@ -246,14 +239,8 @@ function memberChangeRoutes(app: RouteApp): void {
     ...member,
     body: Type.Object({ role: RoleSchema }),
     response: { 200: Membership },
-    handler: async (request) =>
-      orgs.updateMember(
-        db,
-        request.access,
-        request.params.organizationId,
-        request.params.userId,
-        request.body.role,
-      ),
+    handler: async ({ access, params, body }) =>
+      orgs.updateMember(db, access, params.organizationId, params.userId, body.role),
   });
 
   route(app, {
@@ -264,8 +251,8 @@ function memberChangeRoutes(app: RouteApp): void {
     description: 'Admin; owner to remove an owner; anyone may leave. The last owner cannot be removed.',
     ...member,
     ...noContent,
-    handler: async (request) =>
-      orgs.removeMember(db, request.access, request.params.organizationId, request.params.userId),
+    handler: async ({ access, params }) =>
+      orgs.removeMember(db, access, params.organizationId, params.userId),
   });
 }
 

@@ -163,8 +163,8 @@ function endpointCollectionRoutes(app: RouteApp): void {
     errors: ['OrganizationNotFoundError'],
     querystring: Type.Object({ organizationId: Uuid, ...PageQuery }),
     response: { 200: Page('endpoints', Endpoint) },
-    handler: async (request) =>
-      service.listEndpoints(db, request.access, request.query.organizationId, pageParams(request.query)),
+    handler: async ({ access, query }) =>
+      service.listEndpoints(db, access, query.organizationId, pageParams(query)),
   });
 
   route(app, {
@@ -185,7 +185,7 @@ function endpointCollectionRoutes(app: RouteApp): void {
       enabled: Type.Optional(Type.Boolean()),
     }),
     ...created(CreatedEndpoint),
-    handler: async (request) => service.createEndpoint(db, request.access, policy, request.body),
+    handler: async ({ access, body }) => service.createEndpoint(db, access, policy, body),
   });
 }
 
@@ -202,8 +202,8 @@ function endpointRoutes(app: RouteApp): void {
     description: 'Admin. The secret is never shown again.',
     ...endpoint,
     response: { 200: Endpoint },
-    handler: async (request) =>
-      service.getEndpoint(db, request.access, request.query.organizationId, request.params.endpointId),
+    handler: async ({ access, params, query }) =>
+      service.getEndpoint(db, access, query.organizationId, params.endpointId),
   });
 
   route(app, {
@@ -222,15 +222,8 @@ function endpointRoutes(app: RouteApp): void {
       enabled: Type.Optional(Type.Boolean()),
     }),
     response: { 200: Endpoint },
-    handler: async (request) =>
-      service.updateEndpoint(
-        db,
-        request.access,
-        policy,
-        request.query.organizationId,
-        request.params.endpointId,
-        request.body,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      service.updateEndpoint(db, access, policy, query.organizationId, params.endpointId, body),
   });
 
   route(app, {
@@ -241,8 +234,8 @@ function endpointRoutes(app: RouteApp): void {
     description: 'Admin. Its delivery records go with it.',
     ...endpoint,
     ...noContent,
-    handler: async (request) =>
-      service.deleteEndpoint(db, request.access, request.query.organizationId, request.params.endpointId),
+    handler: async ({ access, params, query }) =>
+      service.deleteEndpoint(db, access, query.organizationId, params.endpointId),
   });
 }
 
@@ -264,14 +257,14 @@ function deliveryRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('deliveries', Delivery) },
-    handler: async (request) =>
+    handler: async ({ access, params, query }) =>
       service.listDeliveries(
         db,
-        request.access,
-        request.query.organizationId,
-        request.params.endpointId,
-        request.query.status,
-        pageParams(request.query),
+        access,
+        query.organizationId,
+        params.endpointId,
+        query.status,
+        pageParams(query),
       ),
   });
 
@@ -293,14 +286,14 @@ function deliveryRoutes(app: RouteApp): void {
     errors: [...endpoint.errors, 'WebhookDeliveryNotFoundError'],
     response: { 202: Delivery },
     status: 202,
-    handler: async (request) =>
+    handler: async ({ access, params, query }) =>
       service.retryDelivery(
         db,
-        request.access,
+        access,
         dispatcher,
-        request.query.organizationId,
-        request.params.endpointId,
-        request.params.deliveryId,
+        query.organizationId,
+        params.endpointId,
+        params.deliveryId,
       ),
   });
 
@@ -314,13 +307,7 @@ function deliveryRoutes(app: RouteApp): void {
       'the outcome of that attempt.',
     ...endpoint,
     response: { 200: Delivery },
-    handler: async (request) =>
-      service.testEndpoint(
-        db,
-        request.access,
-        dispatcher,
-        request.query.organizationId,
-        request.params.endpointId,
-      ),
+    handler: async ({ access, params, query }) =>
+      service.testEndpoint(db, access, dispatcher, query.organizationId, params.endpointId),
   });
 }
