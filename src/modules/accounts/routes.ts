@@ -1,22 +1,24 @@
 /** Account endpoints and account templates. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
-import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
 import { isTemplateType, TEMPLATE_TYPES } from '../../domain/templates/index.ts';
 import { listQuery } from '../../http/pagination.ts';
 import { created, inPath, noContent, ORGANIZATION_ID, route } from '../../http/route.ts';
-import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
+import {
+  AccountCategorySchema,
+  AccountNumber,
+  AccountTypeSchema,
+  CashFlowCategorySchema,
+  Nullable,
+  Page,
+  PageQuery,
+  StringEnum,
+  Text,
+  Timestamp,
+  Type,
+  Uuid,
+} from '../../http/schemas.ts';
 import * as service from './service.ts';
-
-const AccountTypeSchema = StringEnum(ACCOUNT_TYPES);
-const AccountCategorySchema = StringEnum(
-  ACCOUNT_CATEGORIES as readonly (typeof ACCOUNT_CATEGORIES)[number][],
-);
-const CashFlowCategorySchema = StringEnum(CASH_FLOW_CATEGORIES);
-const AccountNumber = Type.String({
-  pattern: '^[1-9][0-9]{3,9}$',
-  description: '4–10 digits, no leading zero',
-});
 
 export const Account = Type.Object({
   id: Uuid,

@@ -6,6 +6,7 @@ import { pageParams } from '../../http/pagination.ts';
 import { byIds, created, noContent, route } from '../../http/route.ts';
 import { groupById } from './groups.routes.ts';
 import {
+  ACCOUNT_NUMBER_PATTERN,
   Money,
   Nullable,
   Page,
@@ -27,7 +28,7 @@ const Amount = Type.String({
 
 const LineInput = Type.Object({
   accountNumber: Type.String({
-    pattern: '^[1-9][0-9]{3,9}$',
+    pattern: ACCOUNT_NUMBER_PATTERN,
     description: 'A group account (with a group chart) or an account number of a company of the group',
   }),
   /** the member the line belongs to: its non-controlling interest takes its share */

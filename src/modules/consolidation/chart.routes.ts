@@ -1,25 +1,27 @@
 /** Routes of a group's chart of accounts, its account mappings and its intercompany-difference setting. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
-import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { byIds, created, noContent, OrgPageQuery, route } from '../../http/route.ts';
 import { groupById } from './groups.routes.ts';
-import { BulkCreated, Nullable, Page, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
+import {
+  AccountCategorySchema,
+  AccountNumber,
+  AccountTypeSchema,
+  BulkCreated,
+  CashFlowCategorySchema,
+  Nullable,
+  Page,
+  StringEnum,
+  Text,
+  Timestamp,
+  Type,
+  Uuid,
+} from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import * as mappings from './chart.mappings.ts';
 import * as chart from './chart.service.ts';
 import * as icDifference from './ic-difference.service.ts';
-
-const AccountTypeSchema = StringEnum(ACCOUNT_TYPES);
-const AccountCategorySchema = StringEnum(
-  ACCOUNT_CATEGORIES as readonly (typeof ACCOUNT_CATEGORIES)[number][],
-);
-const CashFlowCategorySchema = StringEnum(CASH_FLOW_CATEGORIES);
-const AccountNumber = Type.String({
-  pattern: '^[1-9][0-9]{3,9}$',
-  description: '4–10 digits, no leading zero',
-});
 
 const GroupAccount = Type.Object({
   id: Uuid,

@@ -4,10 +4,11 @@ import type { RouteApp } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { byId, byIds, created, noContent, route } from '../../http/route.ts';
 import {
+  ACCOUNT_NUMBER_PATTERN,
   CurrencyCode,
   IsoDate,
-  MONEY_VALUE,
   Money,
+  MONEY_VALUE,
   Nullable,
   Page,
   PageQuery,
@@ -16,8 +17,8 @@ import {
   Text,
   Timestamp,
   Type,
-  UUID_PATTERN,
   Uuid,
+  UUID_PATTERN,
 } from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import { CONSOLIDATION_METHODS, MAX_MEMBERS } from './groups.repo.ts';
@@ -86,7 +87,7 @@ const AcquisitionInput = Type.Object(
     goodwillAccountNumber: Type.Optional(
       Nullable(
         Type.String({
-          pattern: '^[1-9][0-9]{3,9}$',
+          pattern: ACCOUNT_NUMBER_PATTERN,
           description:
             'The number of an Asset account of the parent or the holder; null = a GOODWILL line of the member',
         }),

@@ -4,7 +4,7 @@ import {
   equityStatementTable,
   statementTable,
 } from '../../domain/reports/tabular.ts';
-import { EXPORT_FORMATS, exportFormat, sendTable } from '../../http/export.ts';
+import { exportFormat, FormatQuery, sendTable } from '../../http/export.ts';
 import { findGroup } from './groups.repo.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageParams } from '../../http/pagination.ts';
@@ -35,13 +35,6 @@ const run = byId({
   field: 'runId',
   message: 'Consolidation run not found',
 });
-const ExportFormatQuery = Type.Optional(
-  StringEnum(EXPORT_FORMATS, {
-    description:
-      'Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses ' +
-      '(`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`).',
-  }),
-);
 const tags = ['Consolidation runs'];
 
 /** True when the `Prefer` header asks for `respond-async` (RFC 7240 token, case-insensitive). */
@@ -268,7 +261,7 @@ function runTrialBalanceRoutes(app: RouteApp): void {
     querystring: Type.Object({
       organizationId: Type.Optional(Uuid),
       view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
-      format: ExportFormatQuery,
+      format: FormatQuery,
     }),
     response: { 200: ConsolidatedTrialBalance },
     handler: async (request, reply) => {
@@ -376,7 +369,7 @@ function runReportRoutes(app: RouteApp): void {
       access: 'consolidation:read',
       errors: RUN_ERRORS,
       ...run,
-      querystring: Type.Object({ organizationId: Type.Optional(Uuid), format: ExportFormatQuery }),
+      querystring: Type.Object({ organizationId: Type.Optional(Uuid), format: FormatQuery }),
       response: { 200: r.schema as typeof ConsolidatedBalanceSheet },
       handler: async (request, reply) => {
         const report = await results.report(

@@ -16,17 +16,18 @@ import { ELIMINATION_TYPES } from './rules.repo.ts';
 import {
   balanceSheetSections,
   cashFlowSection,
-  EquityRow,
+  cashFlowStatementSections,
+  equityStatementRows,
   incomeStatementSections,
   statementLine,
   statementSection,
+  Day,
 } from '../../http/statement-schemas.ts';
 import { RUN_STATUSES, STEP_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Response schemas
 
-const Day = Type.String({ format: 'date', description: 'Date YYYY-MM-DD' });
 const StepTypeSchema = StringEnum([
   'Validate',
   'Translate',
@@ -395,22 +396,13 @@ export const ConsolidatedCashFlowStatement = Type.Object({
   ...ReportHeader,
   ...PeriodHeader,
   method: Type.Literal('indirect'),
-  beginningCash: Money,
-  operatingActivities: CashFlowSection,
-  investingActivities: CashFlowSection,
-  financingActivities: CashFlowSection,
-  exchangeRateEffect: Money,
-  netChangeInCash: Money,
-  endingCash: Money,
-  isReconciled: Type.Boolean(),
+  ...cashFlowStatementSections(CashFlowSection),
 });
 
 export const ConsolidatedEquityStatement = Type.Object({
   ...ReportHeader,
   ...PeriodHeader,
-  openingBalances: EquityRow,
-  movements: Type.Array(EquityRow),
-  closingBalances: EquityRow,
+  ...equityStatementRows,
 });
 
 // ---------------------------------------------------------------------------------------------------

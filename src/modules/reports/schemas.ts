@@ -3,16 +3,19 @@
  * its statements, from http/statement-schemas.ts) and the query strings. They are the OpenAPI
  * description of the routes in routes.ts.
  */
-import { EXPORT_FORMATS } from '../../http/export.ts';
+import { FormatQuery } from '../../http/export.ts';
 import {
   balanceSheetSections,
   cashFlowSection,
-  EquityRow,
+  cashFlowStatementSections,
+  equityStatementRows,
   incomeStatementSections,
   statementLine,
   statementSection,
+  Day,
 } from '../../http/statement-schemas.ts';
 import {
+  ACCOUNT_NUMBER_PATTERN,
   CurrencyCode,
   IsoDate,
   Money,
@@ -25,7 +28,6 @@ import {
 } from '../../http/schemas.ts';
 
 const Id = Type.String({ description: 'UUID' });
-const Day = Type.String({ format: 'date', description: 'Date YYYY-MM-DD' });
 
 const ReportLine = statementLine({
   accountId: Nullable(Id),
@@ -155,14 +157,7 @@ export const CashFlowStatementReport = Type.Object({
   currency: Type.String(),
   generatedAt: Timestamp,
   method: StringEnum(['indirect'] as const),
-  beginningCash: Money,
-  operatingActivities: CashFlowSection,
-  investingActivities: CashFlowSection,
-  financingActivities: CashFlowSection,
-  exchangeRateEffect: Money,
-  netChangeInCash: Money,
-  endingCash: Money,
-  isReconciled: Type.Boolean(),
+  ...cashFlowStatementSections(CashFlowSection),
   ...TranslationFields,
 });
 
@@ -173,9 +168,7 @@ export const EquityStatementReport = Type.Object({
   periodEndDate: Day,
   currency: Type.String(),
   generatedAt: Timestamp,
-  openingBalances: EquityRow,
-  movements: Type.Array(EquityRow),
-  closingBalances: EquityRow,
+  ...equityStatementRows,
   ...TranslationFields,
 });
 
@@ -222,7 +215,7 @@ export const GeneralLedgerReport = Type.Object({
   offset: Type.Integer(),
 });
 
-const AccountNumber = Type.String({ pattern: '^[1-9][0-9]{3,9}$', description: 'Account number' });
+const AccountNumber = Type.String({ pattern: ACCOUNT_NUMBER_PATTERN, description: 'Account number' });
 
 // ---------------------------------------------------------------------------------------------------
 // Query strings (the cross-field checks JSON Schema cannot say are in the routes' handlers)
@@ -231,13 +224,7 @@ const AccountNumber = Type.String({ pattern: '^[1-9][0-9]{3,9}$', description: '
 const CommonQuery = {
   organizationId: Uuid,
   companyId: Uuid,
-  format: Type.Optional(
-    StringEnum(EXPORT_FORMATS, {
-      description:
-        'Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses ' +
-        '(`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`).',
-    }),
-  ),
+  format: FormatQuery,
 };
 
 const PeriodQuery = Type.Object({
@@ -276,9 +263,7 @@ export const BalanceSheetQuery = Type.Object({
 });
 
 export const IncomeStatementQuery = Type.Object({
-  ...CommonQuery,
-  periodStartDate: IsoDate,
-  periodEndDate: IsoDate,
+  ...PeriodQuery.properties,
   comparativeStartDate: Type.Optional(IsoDate),
   comparativeEndDate: Type.Optional(IsoDate),
   currency: CurrencyParam,
