@@ -8,6 +8,8 @@
 import { and, eq, gt, lt, or, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { type TSchema, Type } from 'typebox';
+import type { Access } from '../access/access.ts';
+import type { Db } from '../db/client.ts';
 import { ValidationError } from '../domain/errors.ts';
 import { isUuid } from './schemas.ts';
 
@@ -38,6 +40,17 @@ export function listQuery<Q extends { limit?: number; offset?: number; after?: s
 ): { filters: Omit<Q, 'limit' | 'offset'>; page: PageParams } {
   const { limit: _limit, offset: _offset, ...filters } = query;
   return { filters, page: pageParams(query) };
+}
+
+/**
+ * The handler of a list route: its query split by `listQuery` into the filters and the page, both handed
+ * with the caller's access to the service that lists.
+ */
+export function listed<F, R>(db: Db, list: (db: Db, access: Access, filters: F, page: PageParams) => R) {
+  return async ({ access, query }: { access: Access; query: F & { limit?: number; offset?: number } }) => {
+    const { filters, page } = listQuery(query);
+    return list(db, access, filters as F, page);
+  };
 }
 
 export function paged<K extends string, T>(

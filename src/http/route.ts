@@ -164,3 +164,34 @@ export function route<
     handler,
   } as RouteOptions as never);
 }
+
+/**
+ * The two routes that switch a resource on and off, `POST <url>/activate` then `POST <url>/deactivate`,
+ * alike but for their summary, their description and the value `setActive` is given.
+ */
+export function activationRoutes<
+  P extends TSchema = TSchema,
+  Q extends TSchema = TSchema,
+  B extends TSchema = TSchema,
+  H extends TSchema = TSchema,
+>(
+  app: RouteApp,
+  toggle: Omit<RouteDeclaration<P, Q, B, H>, 'method' | 'summary' | 'description' | 'handler'> & {
+    /** What is switched, with its article (`an elimination rule`). */
+    resource: string;
+    description: (active: boolean) => string;
+    setActive: (request: RouteRequest<P, Q, B, H>, active: boolean) => unknown;
+  },
+): void {
+  const { url, resource, description, setActive, ...declaration } = toggle;
+  for (const active of [true, false]) {
+    route(app, {
+      ...declaration,
+      method: 'POST',
+      url: `${url}/${active ? 'activate' : 'deactivate'}`,
+      summary: `${active ? 'Activate' : 'Deactivate'} ${resource}`,
+      description: description(active),
+      handler: async (request) => setActive(request, active),
+    });
+  }
+}

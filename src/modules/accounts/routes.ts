@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { isTemplateType, TEMPLATE_TYPES } from '../../domain/templates/index.ts';
-import { listQuery } from '../../http/pagination.ts';
+import { listed } from '../../http/pagination.ts';
 import { created, inPath, noContent, ORGANIZATION_ID, route } from '../../http/route.ts';
 import {
   AccountCategorySchema,
@@ -156,10 +156,7 @@ function accountReadRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('accounts', Account) },
-    handler: async (request) => {
-      const { filters, page } = listQuery(request.query);
-      return service.listAccounts(db, request.access, filters, page);
-    },
+    handler: listed(db, service.listAccounts),
   });
 
   route(app, {

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
 import { TEMPLATE_TYPES } from '../../domain/templates/index.ts';
-import { listQuery } from '../../http/pagination.ts';
+import { listed } from '../../http/pagination.ts';
 import { created, inPath, noContent, ORGANIZATION_ID, route } from '../../http/route.ts';
 import {
   CountryCode,
@@ -138,10 +138,7 @@ function companyReadRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('companies', Company) },
-    handler: async (request) => {
-      const { filters, page } = listQuery(request.query);
-      return service.listCompanies(db, request.access, filters, page);
-    },
+    handler: listed(db, service.listCompanies),
   });
 
   route(app, {

@@ -1,8 +1,8 @@
 /** Routes: consolidation groups and members. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
-import { pageParams } from '../../http/pagination.ts';
-import { byId, byIds, created, noContent, route } from '../../http/route.ts';
+import { listed } from '../../http/pagination.ts';
+import { activationRoutes, byId, byIds, created, noContent, route } from '../../http/route.ts';
 import {
   ACCOUNT_NUMBER_PATTERN,
   CurrencyCode,
@@ -214,13 +214,7 @@ function groupRecordRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('groups', ConsolidationGroup) },
-    handler: async ({ access, query }) =>
-      groups.listGroups(
-        db,
-        access,
-        { organizationId: query.organizationId, isActive: query.isActive },
-        pageParams(query),
-      ),
+    handler: listed(db, groups.listGroups),
   });
 
   route(app, {
@@ -309,24 +303,18 @@ function groupChangeRoutes(app: RouteApp): void {
       groups.deleteGroup(db, access, params.id, query.organizationId),
   });
 
-  for (const [path, active] of [
-    ['activate', true],
-    ['deactivate', false],
-  ] as const) {
-    route(app, {
-      method: 'POST',
-      url: `/api/v1/consolidation/groups/:id/${path}`,
-      tags,
-      summary: active ? 'Activate a consolidation group' : 'Deactivate a consolidation group',
-      description: `Admin. Idempotent.${active ? '' : ' An inactive group cannot start runs.'}`,
-      ...groupById,
-      access: 'consolidation:manage',
-      errors: ['ConsolidationGroupNotFoundError'],
-      response: { 200: ConsolidationGroup },
-      handler: async ({ access, params, query }) =>
-        groups.setGroupActive(db, access, params.id, query.organizationId, active),
-    });
-  }
+  activationRoutes(app, {
+    url: '/api/v1/consolidation/groups/:id',
+    tags,
+    resource: 'a consolidation group',
+    description: (active) => `Admin. Idempotent.${active ? '' : ' An inactive group cannot start runs.'}`,
+    ...groupById,
+    access: 'consolidation:manage',
+    errors: ['ConsolidationGroupNotFoundError'],
+    response: { 200: ConsolidationGroup },
+    setActive: ({ access, params, query }, active) =>
+      groups.setGroupActive(db, access, params.id, query.organizationId, active),
+  });
 }
 
 /** The ownership structure and adding a member. */

@@ -1,8 +1,8 @@
 /** Routes: elimination rules. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteApp } from '../../http/route-app.ts';
-import { pageParams } from '../../http/pagination.ts';
-import { byId, created, noContent, route } from '../../http/route.ts';
+import { listed } from '../../http/pagination.ts';
+import { activationRoutes, byId, created, noContent, route } from '../../http/route.ts';
 import {
   BulkCreated,
   MONEY_VALUE,
@@ -161,22 +161,7 @@ function ruleReadRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('rules', EliminationRule) },
-    handler: async (request) => {
-      const q = request.query;
-      return rules.listRules(
-        db,
-        request.access,
-        {
-          organizationId: q.organizationId,
-          consolidationGroupId: q.consolidationGroupId,
-          eliminationType: q.eliminationType,
-          isActive: q.isActive,
-          isAutomatic: q.isAutomatic,
-          highPriorityOnly: q.highPriorityOnly,
-        },
-        pageParams(q),
-      );
-    },
+    handler: listed(db, rules.listRules),
   });
 
   route(app, {
@@ -193,16 +178,7 @@ function ruleReadRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('rules', EliminationRule) },
-    handler: async ({ access, query }) =>
-      rules.listRulesByType(
-        db,
-        access,
-        {
-          consolidationGroupId: query.consolidationGroupId,
-          eliminationType: query.eliminationType,
-        },
-        pageParams(query),
-      ),
+    handler: listed(db, rules.listRulesByType),
   });
 
   route(app, {
@@ -305,24 +281,18 @@ function ruleStateRoutes(app: RouteApp): void {
       rules.deleteRule(db, access, params.id, query.organizationId),
   });
 
-  for (const [path, active] of [
-    ['activate', true],
-    ['deactivate', false],
-  ] as const) {
-    route(app, {
-      method: 'POST',
-      url: `/api/v1/elimination-rules/:id/${path}`,
-      tags,
-      summary: active ? 'Activate an elimination rule' : 'Deactivate an elimination rule',
-      description: 'Admin. Idempotent.',
-      ...ruleById,
-      access: 'consolidation:manage',
-      errors: ['EliminationRuleNotFoundError'],
-      response: { 200: EliminationRule },
-      handler: async ({ access, params, query }) =>
-        rules.setRuleActive(db, access, params.id, query.organizationId, active),
-    });
-  }
+  activationRoutes(app, {
+    url: '/api/v1/elimination-rules/:id',
+    tags,
+    resource: 'an elimination rule',
+    description: () => 'Admin. Idempotent.',
+    ...ruleById,
+    access: 'consolidation:manage',
+    errors: ['EliminationRuleNotFoundError'],
+    response: { 200: EliminationRule },
+    setActive: ({ access, params, query }, active) =>
+      rules.setRuleActive(db, access, params.id, query.organizationId, active),
+  });
 
   route(app, {
     method: 'POST',

@@ -7,7 +7,7 @@ import {
 import { exportFormat, FormatQuery, sendTable } from '../../http/export.ts';
 import { findGroup } from './groups.repo.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { pageParams } from '../../http/pagination.ts';
+import { listed } from '../../http/pagination.ts';
 import { byId, byIds, created, noContent, route } from '../../http/route.ts';
 import { GROUP_ID_RULE } from './groups.routes.ts';
 import type { RouteApp } from '../../http/route-app.ts';
@@ -112,15 +112,7 @@ function runReadRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('runs', ConsolidationRun) },
-    handler: async (request) => {
-      const { organizationId, groupId, status, year, period } = request.query;
-      return runs.listRuns(
-        db,
-        request.access,
-        { organizationId, groupId, status, year, period },
-        pageParams(request.query),
-      );
-    },
+    handler: listed(db, runs.listRuns),
   });
 
   route(app, {
