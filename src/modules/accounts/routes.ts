@@ -1,6 +1,5 @@
 /** Account endpoints and account templates. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { isTemplateType, TEMPLATE_TYPES } from '../../domain/templates/index.ts';
 import { listed } from '../../http/pagination.ts';
 import { created, inPath, noContent, ORGANIZATION_ID, route } from '../../http/route.ts';
@@ -126,11 +125,7 @@ const byIdPath = '/api/v1/accounts/organizations/:organizationId/accounts/:id';
 const tags = ['Accounts'];
 const templateTags = ['Account templates'];
 
-export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  accountReadRoutes(app);
-  accountWriteRoutes(app);
-  accountTemplateRoutes(app);
-};
+export const accountRoutes = routesPlugin(accountReadRoutes, accountWriteRoutes, accountTemplateRoutes);
 
 /** Accounts of a company: list, get. */
 function accountReadRoutes(app: RouteApp): void {

@@ -1,5 +1,4 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { invalid } from '../../domain/errors.ts';
 import { noContent, route } from '../../http/route.ts';
 import { RoleSchema, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
@@ -28,10 +27,7 @@ const Password = Type.String({ 'x-raw': true });
 const Provider = Type.Optional(Type.Literal('local'));
 const tags = ['Authentication'];
 
-export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  sessionRoutes(app);
-  currentUserRoutes(app);
-};
+export const authRoutes = routesPlugin(sessionRoutes, currentUserRoutes);
 
 /** Register, log in, log out, the current user. */
 function sessionRoutes(app: RouteApp): void {

@@ -1,6 +1,5 @@
 /** Company endpoints. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { TEMPLATE_TYPES } from '../../domain/templates/index.ts';
 import { listed } from '../../http/pagination.ts';
 import { created, inPath, noContent, ORGANIZATION_ID, route } from '../../http/route.ts';
@@ -114,10 +113,7 @@ const tags = ['Companies'];
 /** The path of a company, and the prefix of the routes of its fiscal calendar and revaluations. */
 export const COMPANY_PATH = '/api/v1/organizations/:organizationId/companies/:companyId';
 
-export const companyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  companyReadRoutes(app);
-  companyChangeRoutes(app);
-};
+export const companyRoutes = routesPlugin(companyReadRoutes, companyChangeRoutes);
 
 /** Companies: list, get, create. */
 function companyReadRoutes(app: RouteApp): void {

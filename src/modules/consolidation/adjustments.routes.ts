@@ -1,6 +1,5 @@
 /** Routes of top-side adjustments of a consolidation group, with the journal's workflow as sub-paths. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { byIds, created, noContent, route } from '../../http/route.ts';
@@ -141,11 +140,11 @@ const ACTIONS: {
 
 const base = '/api/v1/consolidation/groups/:id/adjustments';
 
-export const adjustmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  adjustmentCreateRoutes(app);
-  adjustmentRecordRoutes(app);
-  adjustmentWorkflowRoutes(app);
-};
+export const adjustmentRoutes = routesPlugin(
+  adjustmentCreateRoutes,
+  adjustmentRecordRoutes,
+  adjustmentWorkflowRoutes,
+);
 
 /** Top-side adjustments: list, create. */
 function adjustmentCreateRoutes(app: RouteApp): void {

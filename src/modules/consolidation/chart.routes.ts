@@ -1,6 +1,5 @@
 /** Routes of a group's chart of accounts, its account mappings and its intercompany-difference setting. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { byIds, created, noContent, OrgPageQuery, route } from '../../http/route.ts';
 import { groupById } from './groups.routes.ts';
@@ -131,14 +130,14 @@ const tags = ['Group chart of accounts'];
 
 const base = '/api/v1/consolidation/groups/:id';
 
-export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  groupAccountListRoutes(app);
-  groupAccountBulkRoutes(app);
-  groupAccountChangeRoutes(app);
-  mappingRoutes(app);
-  mappingChangeRoutes(app);
-  intercompanyDifferenceRoutes(app);
-};
+export const groupChartRoutes = routesPlugin(
+  groupAccountListRoutes,
+  groupAccountBulkRoutes,
+  groupAccountChangeRoutes,
+  mappingRoutes,
+  mappingChangeRoutes,
+  intercompanyDifferenceRoutes,
+);
 
 /** The group chart: list its accounts, create one. */
 function groupAccountListRoutes(app: RouteApp): void {

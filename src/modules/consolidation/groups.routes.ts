@@ -1,6 +1,5 @@
 /** Routes: consolidation groups and members. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { listed } from '../../http/pagination.ts';
 import { activationRoutes, byId, byIds, created, noContent, route } from '../../http/route.ts';
 import {
@@ -189,12 +188,12 @@ const member = byIds({
 });
 const tags = ['Consolidation groups'];
 
-export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  groupRecordRoutes(app);
-  groupChangeRoutes(app);
-  memberAddRoutes(app);
-  memberChangeRoutes(app);
-};
+export const consolidationGroupRoutes = routesPlugin(
+  groupRecordRoutes,
+  groupChangeRoutes,
+  memberAddRoutes,
+  memberChangeRoutes,
+);
 
 /** Groups: list, get, create. */
 function groupRecordRoutes(app: RouteApp): void {

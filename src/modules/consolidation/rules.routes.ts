@@ -1,6 +1,5 @@
 /** Routes: elimination rules. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { listed } from '../../http/pagination.ts';
 import { activationRoutes, byId, created, noContent, route } from '../../http/route.ts';
 import {
@@ -132,11 +131,7 @@ const ruleById = byId({
 });
 const tags = ['Elimination rules'];
 
-export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  ruleReadRoutes(app);
-  ruleWriteRoutes(app);
-  ruleStateRoutes(app);
-};
+export const eliminationRuleRoutes = routesPlugin(ruleReadRoutes, ruleWriteRoutes, ruleStateRoutes);
 
 /** Elimination rules: list, by type, get. */
 function ruleReadRoutes(app: RouteApp): void {

@@ -1,6 +1,5 @@
 /** Exchange-rate endpoints. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import type { Access } from '../../access/access.ts';
 import type { Db } from '../../db/client.ts';
 import type { ErrorTag } from '../../domain/error-catalogue.ts';
@@ -139,11 +138,7 @@ function lookupRoute<Q extends TSchema>(
   });
 }
 
-export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  rateListRoutes(app);
-  ratePeriodRoutes(app);
-  rateWriteRoutes(app);
-};
+export const exchangeRateRoutes = routesPlugin(rateListRoutes, ratePeriodRoutes, rateWriteRoutes);
 
 /** Rates: list, and the rate on a date, latest and closest. */
 function rateListRoutes(app: RouteApp): void {

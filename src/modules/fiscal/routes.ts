@@ -3,8 +3,7 @@
  * (`…/fiscal-years/{fiscalYearId}/close`, `/reopen`, `/close/preview`) are registered separately,
  * next to this plugin, reusing `FiscalYear` and the addressing of a year (`inYear`) exported here.
  */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { created, route } from '../../http/route.ts';
 import {
@@ -115,11 +114,7 @@ const inPeriod = { pathIds: fiscalPathIds, params: PeriodParams };
 const StatusQuery = Type.Object({ status: Type.Optional(Status), ...PageQuery });
 const tags = ['Fiscal years and periods'];
 
-export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  fiscalYearRoutes(app);
-  fiscalPeriodRoutes(app);
-  periodStatusRoutes(app);
-};
+export const fiscalRoutes = routesPlugin(fiscalYearRoutes, fiscalPeriodRoutes, periodStatusRoutes);
 
 /** Fiscal years: list, get, create, and the periods of one. */
 function fiscalYearRoutes(app: RouteApp): void {

@@ -1,6 +1,5 @@
 /** Foreign-currency revaluation: open balances per currency and revaluation runs of a company. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { RATE_TYPES } from '../../domain/rates.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { route } from '../../http/route.ts';
@@ -99,10 +98,7 @@ const RunBody = Type.Object({
   autoReverse: Type.Optional(Type.Boolean({ default: true })),
 });
 
-export const fxRevaluationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  revaluationRunRoutes(app);
-  revaluationRecordRoutes(app);
-};
+export const fxRevaluationRoutes = routesPlugin(revaluationRunRoutes, revaluationRecordRoutes);
 
 /** Open foreign-currency balances and running a revaluation. */
 function revaluationRunRoutes(app: RouteApp): void {

@@ -1,5 +1,4 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
 import { byId, created, noContent, route } from '../../http/route.ts';
@@ -114,10 +113,7 @@ const ListQuery = Type.Object({
   ...CursorQuery,
 });
 
-export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  transactionRecordRoutes(app);
-  transactionMatchingRoutes(app);
-};
+export const intercompanyRoutes = routesPlugin(transactionRecordRoutes, transactionMatchingRoutes);
 
 /** Intercompany transactions: list, get, create, update. */
 function transactionRecordRoutes(app: RouteApp): void {

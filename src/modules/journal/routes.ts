@@ -1,10 +1,9 @@
 /** Journal-entry endpoints. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
 import { byId, created, inPath, noContent, route } from '../../http/route.ts';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import {
   IsoDate,
   Money,
@@ -238,12 +237,12 @@ const ENTRY_ERRORS = [
 const DRAFT_ERRORS = ['JournalEntryNotFoundError', 'InvalidStatusTransitionError'] as const;
 const tags = ['Journal entries'];
 
-export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  entryCollectionRoutes(app);
-  entryRoutes(app);
-  entryApprovalRoutes(app);
-  entryPostingRoutes(app);
-};
+export const journalRoutes = routesPlugin(
+  entryCollectionRoutes,
+  entryRoutes,
+  entryApprovalRoutes,
+  entryPostingRoutes,
+);
 
 /** The collection: list (JSON pages or a CSV or XLSX file), bulk create. */
 function entryCollectionRoutes(app: RouteApp): void {

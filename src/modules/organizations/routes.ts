@@ -1,5 +1,4 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
 import { created, inPath, noContent, ORGANIZATION_ID, route } from '../../http/route.ts';
 import {
@@ -75,13 +74,13 @@ const organization = inPath({ id: ORGANIZATION_ID });
 const members = inPath({ organizationId: ORGANIZATION_ID });
 const tags = ['Organizations'];
 
-export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  organizationReadRoutes(app);
-  organizationChangeRoutes(app);
-  memberReadRoutes(app);
-  memberChangeRoutes(app);
-  auditLogRoutes(app);
-};
+export const organizationRoutes = routesPlugin(
+  organizationReadRoutes,
+  organizationChangeRoutes,
+  memberReadRoutes,
+  memberChangeRoutes,
+  auditLogRoutes,
+);
 
 /** Organizations: list, get, create. */
 function organizationReadRoutes(app: RouteApp): void {

@@ -1,8 +1,7 @@
 /** Event log and webhook endpoints. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageParams } from '../../http/pagination.ts';
 import { created, inPath, noContent, route } from '../../http/route.ts';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import { listEvents } from '../events/service.ts';
 import { EVENT_TYPES } from '../events/record.ts';
@@ -101,12 +100,12 @@ const endpoint = {
   errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError'],
 } as const;
 
-export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  eventRoutes(app);
-  endpointCollectionRoutes(app);
-  endpointRoutes(app);
-  deliveryRoutes(app);
-};
+export const webhookRoutes = routesPlugin(
+  eventRoutes,
+  endpointCollectionRoutes,
+  endpointRoutes,
+  deliveryRoutes,
+);
 
 /** The event log. */
 function eventRoutes(app: RouteApp): void {
