@@ -65,11 +65,8 @@ export const Company = Type.Object({
   updatedAt: Timestamp,
 });
 
-const CreateCompanyBody = Type.Object({
-  organizationId: Uuid,
-  name: Text(255),
-  legalName: Text(255),
-  jurisdiction: JurisdictionCode,
+/** The company's optional registration details, alike on create and update (null clears one). */
+const OptionalDetails = {
   taxId: Type.Optional(Nullable(Text(50))),
   incorporationDate: Type.Optional(Nullable(WideIsoDate)),
   registrationNumber: Type.Optional(Nullable(Text(100))),
@@ -77,6 +74,14 @@ const CreateCompanyBody = Type.Object({
   industryCode: Type.Optional(Nullable(IndustryCode)),
   companyType: Type.Optional(Nullable(CompanyTypeSchema)),
   incorporationJurisdiction: Type.Optional(Nullable(JurisdictionCode)),
+};
+
+const CreateCompanyBody = Type.Object({
+  organizationId: Uuid,
+  name: Text(255),
+  legalName: Text(255),
+  jurisdiction: JurisdictionCode,
+  ...OptionalDetails,
   functionalCurrency: CurrencyCode,
   reportingCurrency: CurrencyCode,
   fiscalYearEnd: FiscalYearEnd,
@@ -88,13 +93,7 @@ const UpdateCompanyBody = Type.Object({
   name: Type.Optional(Text(255)),
   legalName: Type.Optional(Text(255)),
   jurisdiction: Type.Optional(JurisdictionCode),
-  taxId: Type.Optional(Nullable(Text(50))),
-  incorporationDate: Type.Optional(Nullable(WideIsoDate)),
-  registrationNumber: Type.Optional(Nullable(Text(100))),
-  registeredAddress: Type.Optional(Nullable(AddressInput)),
-  industryCode: Type.Optional(Nullable(IndustryCode)),
-  companyType: Type.Optional(Nullable(CompanyTypeSchema)),
-  incorporationJurisdiction: Type.Optional(Nullable(JurisdictionCode)),
+  ...OptionalDetails,
   functionalCurrency: Type.Optional(CurrencyCode),
   reportingCurrency: Type.Optional(CurrencyCode),
   fiscalYearEnd: Type.Optional(FiscalYearEnd),

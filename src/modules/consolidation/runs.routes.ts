@@ -35,6 +35,11 @@ const run = byId({
   field: 'runId',
   message: 'Consolidation run not found',
 });
+/** The query of a run's trial-balance views: the organization (optional) and the view, closing by default. */
+const ViewQuery = {
+  organizationId: Type.Optional(Uuid),
+  view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
+};
 const tags = ['Consolidation runs'];
 
 /** True when the `Prefer` header asks for `respond-async` (RFC 7240 token, case-insensitive). */
@@ -158,16 +163,12 @@ function runStartRoutes(app: RouteApp, executor: RunExecutor): void {
     }),
     body: StartRunBody,
     ...created(ConsolidationRun),
-    handler: async (request, reply) => {
-      const async = prefersAsync(request.headers.prefer);
-      const record = await runs.startRun(
-        db,
-        request.access,
-        request.params.groupId,
-        request.query.organizationId,
-        request.body,
-        { async, ...executor },
-      );
+    handler: async ({ access, params, query, body, headers }, reply) => {
+      const async = prefersAsync(headers.prefer);
+      const record = await runs.startRun(db, access, params.groupId, query.organizationId, body, {
+        async,
+        ...executor,
+      });
       if (async) reply.header('preference-applied', 'respond-async');
       return record;
     },
@@ -221,13 +222,8 @@ function runEndRoutes(app: RouteApp): void {
         description: 'The run, or null when the group has no completed run',
       }),
     },
-    handler: async (request, reply) => {
-      const latest = await runs.latestRun(
-        db,
-        request.access,
-        request.params.groupId,
-        request.query.organizationId,
-      );
+    handler: async ({ access, params, query }, reply) => {
+      const latest = await runs.latestRun(db, access, params.groupId, query.organizationId);
       return reply
         .code(200)
         .type('application/json; charset=utf-8')
@@ -250,21 +246,13 @@ function runTrialBalanceRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: RUN_ERRORS,
     ...run,
-    querystring: Type.Object({
-      organizationId: Type.Optional(Uuid),
-      view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
-      format: FormatQuery,
-    }),
+    querystring: Type.Object({ ...ViewQuery, format: FormatQuery }),
     response: { 200: ConsolidatedTrialBalance },
     handler: async (request, reply) => {
-      const report = await results.trialBalance(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.query.view ?? 'closing',
-      );
-      const format = exportFormat(request, request.query.format);
+      const { params, query } = request;
+      const view = query.view ?? 'closing';
+      const report = await results.trialBalance(db, request.access, params.id, query.organizationId, view);
+      const format = exportFormat(request, query.format);
       if (format === 'json') return report;
       const found = await findGroup(db, report.groupId);
       const table = consolidatedTrialBalanceTable('Consolidated trial balance', report as never);
@@ -295,10 +283,7 @@ function runTrialBalanceRoutes(app: RouteApp): void {
       id: Type.String(),
       accountNumber: Type.String({ minLength: 1, maxLength: 100 }),
     }),
-    querystring: Type.Object({
-      organizationId: Type.Optional(Uuid),
-      view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
-    }),
+    querystring: Type.Object(ViewQuery),
     response: { 200: LineContributionsReport },
     handler: async ({ access, params, query }) =>
       results.lineContributions(
@@ -364,14 +349,9 @@ function runReportRoutes(app: RouteApp): void {
       querystring: Type.Object({ organizationId: Type.Optional(Uuid), format: FormatQuery }),
       response: { 200: r.schema as typeof ConsolidatedBalanceSheet },
       handler: async (request, reply) => {
-        const report = await results.report(
-          db,
-          request.access,
-          request.params.id,
-          request.query.organizationId,
-          r.path,
-        );
-        const format = exportFormat(request, request.query.format);
+        const { params, query } = request;
+        const report = await results.report(db, request.access, params.id, query.organizationId, r.path);
+        const format = exportFormat(request, query.format);
         if (format === 'json') return report;
         const json = report as unknown as Record<string, unknown>;
         const title = r.summary;

@@ -24,19 +24,12 @@ import {
   Day,
 } from '../../http/statement-schemas.ts';
 import { RUN_STATUSES, STEP_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
+import { STEP_TYPES } from '../../domain/consolidation/types.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Response schemas
 
-const StepTypeSchema = StringEnum([
-  'Validate',
-  'Translate',
-  'Aggregate',
-  'MatchIC',
-  'Eliminate',
-  'NCI',
-  'GenerateTB',
-] as const);
+const StepTypeSchema = StringEnum(STEP_TYPES);
 const Method = StringEnum(CONSOLIDATION_METHODS);
 
 const ConsolidationStep = Type.Object({
@@ -238,16 +231,20 @@ const EntryLine = Type.Object({
   debit: Money,
   credit: Money,
 });
+/** What an elimination comes from: a rule (its id and name) or an acquisition (of the member named). */
+const EliminationSource = {
+  source: StringEnum(['Rule', 'Acquisition'] as const),
+  eliminationRuleId: Nullable(Uuid),
+  ruleName: Nullable(Type.String()),
+  companyId: Nullable(Uuid),
+};
 export const EliminationJournal = Type.Object({
   runId: Uuid,
   groupId: Uuid,
   currency: Type.String(),
   entries: Type.Array(
     Type.Object({
-      source: StringEnum(['Rule', 'Acquisition'] as const),
-      eliminationRuleId: Nullable(Uuid),
-      ruleName: Nullable(Type.String()),
-      companyId: Nullable(Uuid),
+      ...EliminationSource,
       lines: Type.Array(EntryLine),
       totalDebit: Money,
       totalCredit: Money,
@@ -484,10 +481,7 @@ const LineContributionsSchema = Type.Object({
   ),
   eliminations: Type.Array(
     Type.Object({
-      source: StringEnum(['Rule', 'Acquisition'] as const),
-      eliminationRuleId: Nullable(Uuid),
-      ruleName: Nullable(Type.String()),
-      companyId: Nullable(Uuid),
+      ...EliminationSource,
       amount: Money,
     }),
   ),

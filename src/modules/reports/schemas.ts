@@ -227,6 +227,9 @@ const CommonQuery = {
   format: FormatQuery,
 };
 
+/** The query of a report at a date. */
+const DateQuery = { ...CommonQuery, asOfDate: IsoDate };
+
 const PeriodQuery = Type.Object({
   ...CommonQuery,
   periodStartDate: IsoDate,
@@ -234,8 +237,7 @@ const PeriodQuery = Type.Object({
 });
 
 export const TrialBalanceQuery = Type.Object({
-  ...CommonQuery,
-  asOfDate: IsoDate,
+  ...DateQuery,
   periodStartDate: Type.Optional(IsoDate),
   excludeZeroBalances: Type.Optional(Type.Boolean({ default: true })),
   excludeClosingEntries: Type.Optional(Type.Boolean({ default: false })),
@@ -255,8 +257,7 @@ export const GeneralLedgerQuery = Type.Object({
 });
 
 export const BalanceSheetQuery = Type.Object({
-  ...CommonQuery,
-  asOfDate: IsoDate,
+  ...DateQuery,
   comparativeDate: Type.Optional(IsoDate),
   includeZeroBalances: Type.Optional(Type.Boolean({ default: false })),
   currency: CurrencyParam,
