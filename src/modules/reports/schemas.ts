@@ -90,13 +90,18 @@ const FunctionalCurrencyParam = currencyParam(
     'trial balance at a date translate into another currency).',
 );
 
+/** The company a report is of. */
+const CompanyHeader = { companyId: Id, companyName: Type.String() };
+/** The currency of a report's amounts, and when it was generated. */
+const Generated = { currency: Type.String(), generatedAt: Timestamp };
+/** The header of a statement of a period with no comparative period (cash flow, equity). */
+const PeriodHeader = { ...CompanyHeader, periodStartDate: Day, periodEndDate: Day, ...Generated };
+
 export const TrialBalanceReport = Type.Object({
-  companyId: Id,
-  companyName: Type.String(),
+  ...CompanyHeader,
   asOfDate: Day,
   periodStartDate: Nullable(Day),
-  currency: Type.String(),
-  generatedAt: Timestamp,
+  ...Generated,
   lineItems: Type.Array(
     Type.Object({
       accountId: Nullable(
@@ -121,12 +126,10 @@ export const TrialBalanceReport = Type.Object({
 });
 
 export const BalanceSheetReport = Type.Object({
-  companyId: Id,
-  companyName: Type.String(),
+  ...CompanyHeader,
   asOfDate: Day,
   comparativeDate: Nullable(Day),
-  currency: Type.String(),
-  generatedAt: Timestamp,
+  ...Generated,
   ...balanceSheetSections(ReportSection),
   totalEquity: Money,
   totalLiabilitiesAndEquity: Money,
@@ -135,14 +138,12 @@ export const BalanceSheetReport = Type.Object({
 });
 
 export const IncomeStatementReport = Type.Object({
-  companyId: Id,
-  companyName: Type.String(),
+  ...CompanyHeader,
   periodStartDate: Day,
   periodEndDate: Day,
   comparativeStartDate: Nullable(Day),
   comparativeEndDate: Nullable(Day),
-  currency: Type.String(),
-  generatedAt: Timestamp,
+  ...Generated,
   ...incomeStatementSections(ReportSection),
   ...TranslationFields,
 });
@@ -150,31 +151,20 @@ export const IncomeStatementReport = Type.Object({
 const CashFlowSection = cashFlowSection(Nullable(Id));
 
 export const CashFlowStatementReport = Type.Object({
-  companyId: Id,
-  companyName: Type.String(),
-  periodStartDate: Day,
-  periodEndDate: Day,
-  currency: Type.String(),
-  generatedAt: Timestamp,
+  ...PeriodHeader,
   method: StringEnum(['indirect'] as const),
   ...cashFlowStatementSections(CashFlowSection),
   ...TranslationFields,
 });
 
 export const EquityStatementReport = Type.Object({
-  companyId: Id,
-  companyName: Type.String(),
-  periodStartDate: Day,
-  periodEndDate: Day,
-  currency: Type.String(),
-  generatedAt: Timestamp,
+  ...PeriodHeader,
   ...equityStatementRows,
   ...TranslationFields,
 });
 
 export const GeneralLedgerReport = Type.Object({
-  companyId: Id,
-  companyName: Type.String(),
+  ...CompanyHeader,
   currency: Type.String(),
   startDate: Day,
   endDate: Day,
