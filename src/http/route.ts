@@ -6,7 +6,8 @@
  * matrices read (`pathIds`, `access`, `errors`, `lookAhead`, `csvBody`, `public`).
  */
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler, RouteOptions } from 'fastify';
-import type { RouteAccess } from '../access/access.ts';
+import type { Access, RouteAccess } from '../access/access.ts';
+import type { Db } from '../db/client.ts';
 import type { ErrorTag } from '../domain/error-catalogue.ts';
 import type { LookAhead } from './auth.ts';
 import type { CsvBodyRule } from './csv-body.ts';
@@ -50,6 +51,18 @@ export function byIds<R extends Record<string, PathIdRule>>(rules: R) {
 /** A resource addressed by the `id` of its path (`byIds` with that one identifier). */
 export function byId(rule: PathIdRule) {
   return byIds({ id: rule });
+}
+
+/**
+ * The handler of a route that only names a resource addressed by `byId`: the service is called with the
+ * database, the caller's access, the path's `id` and the query's `organizationId`.
+ */
+export function forId<T>(
+  db: Db,
+  call: (db: Db, access: Access, id: string, organizationId: string | undefined) => T,
+) {
+  return async (request: { access: Access; params: { id: string }; query: { organizationId?: string } }) =>
+    call(db, request.access, request.params.id, request.query.organizationId);
 }
 
 /** The answer of a create: 201 with the created resource (the handler returns it). */

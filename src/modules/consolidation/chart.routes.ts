@@ -1,7 +1,7 @@
 /** Routes of a group's chart of accounts, its account mappings and its intercompany-difference setting. */
 import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { byIds, created, noContent, OrgPageQuery, route } from '../../http/route.ts';
+import { byIds, created, forId, noContent, OrgPageQuery, route } from '../../http/route.ts';
 import { groupById } from './groups.routes.ts';
 import {
   AccountCategorySchema,
@@ -338,8 +338,7 @@ function mappingChangeRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
     response: { 200: Preview },
-    handler: async ({ access, params, query }) =>
-      mappings.previewMappings(db, access, params.id, query.organizationId),
+    handler: forId(db, mappings.previewMappings),
   });
 }
 
@@ -358,8 +357,7 @@ function intercompanyDifferenceRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
     response: { 200: IcDifference },
-    handler: async ({ access, params, query }) =>
-      icDifference.getIcDifferenceSetting(db, access, params.id, query.organizationId),
+    handler: forId(db, icDifference.getIcDifferenceSetting),
   });
 
   route(app, {

@@ -1,7 +1,7 @@
 /** Routes: consolidation groups and members. */
 import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { listed } from '../../http/pagination.ts';
-import { activationRoutes, byId, byIds, created, noContent, route } from '../../http/route.ts';
+import { activationRoutes, byId, byIds, created, forId, noContent, route } from '../../http/route.ts';
 import {
   ACCOUNT_NUMBER_PATTERN,
   CurrencyCode,
@@ -226,8 +226,7 @@ function groupRecordRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
     response: { 200: ConsolidationGroup },
-    handler: async ({ access, params, query }) =>
-      groups.getGroup(db, access, params.id, query.organizationId),
+    handler: forId(db, groups.getGroup),
   });
 
   route(app, {
@@ -298,8 +297,7 @@ function groupChangeRoutes(app: RouteApp): void {
       'ConsolidationRunInProgressError',
     ],
     ...noContent,
-    handler: async ({ access, params, query }) =>
-      groups.deleteGroup(db, access, params.id, query.organizationId),
+    handler: forId(db, groups.deleteGroup),
   });
 
   activationRoutes(app, {
@@ -331,8 +329,7 @@ function memberAddRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
     response: { 200: GroupStructure },
-    handler: async ({ access, params, query }) =>
-      members.getStructure(db, access, params.id, query.organizationId),
+    handler: forId(db, members.getStructure),
   });
 
   route(app, {

@@ -1,7 +1,7 @@
 /** Routes: elimination rules. */
 import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { listed } from '../../http/pagination.ts';
-import { activationRoutes, byId, created, noContent, route } from '../../http/route.ts';
+import { activationRoutes, byId, created, forId, noContent, route } from '../../http/route.ts';
 import {
   BulkCreated,
   MONEY_VALUE,
@@ -186,7 +186,7 @@ function ruleReadRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['EliminationRuleNotFoundError'],
     response: { 200: EliminationRule },
-    handler: async ({ access, params, query }) => rules.getRule(db, access, params.id, query.organizationId),
+    handler: forId(db, rules.getRule),
   });
 }
 
@@ -272,8 +272,7 @@ function ruleStateRoutes(app: RouteApp): void {
     access: 'consolidation:manage',
     errors: ['EliminationRuleNotFoundError', 'EliminationRuleInUseError'],
     ...noContent,
-    handler: async ({ access, params, query }) =>
-      rules.deleteRule(db, access, params.id, query.organizationId),
+    handler: forId(db, rules.deleteRule),
   });
 
   activationRoutes(app, {

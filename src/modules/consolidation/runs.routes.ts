@@ -8,7 +8,7 @@ import { exportFormat, FormatQuery, sendTable } from '../../http/export.ts';
 import { findGroup } from './groups.repo.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listed } from '../../http/pagination.ts';
-import { byId, byIds, created, noContent, route } from '../../http/route.ts';
+import { byId, byIds, created, forId, noContent, route } from '../../http/route.ts';
 import { GROUP_ID_RULE } from './groups.routes.ts';
 import type { RouteApp } from '../../http/route-app.ts';
 import { Page, PageQuery, StringEnum, Type, Uuid } from '../../http/schemas.ts';
@@ -131,7 +131,7 @@ function runReadRoutes(app: RouteApp): void {
     errors: ['ConsolidationRunNotFoundError'],
     ...run,
     response: { 200: ConsolidationRun },
-    handler: async ({ access, params, query }) => runs.getRun(db, access, params.id, query.organizationId),
+    handler: forId(db, runs.getRun),
   });
 }
 
@@ -190,7 +190,7 @@ function runEndRoutes(app: RouteApp): void {
     errors: ['ConsolidationRunCannotBeCancelledError', 'ConsolidationRunNotFoundError'],
     ...run,
     response: { 200: ConsolidationRun },
-    handler: async ({ access, params, query }) => runs.cancelRun(db, access, params.id, query.organizationId),
+    handler: forId(db, runs.cancelRun),
   });
 
   route(app, {
@@ -204,7 +204,7 @@ function runEndRoutes(app: RouteApp): void {
     errors: ['ConsolidationRunCannotBeDeletedError', 'ConsolidationRunNotFoundError'],
     ...run,
     ...noContent,
-    handler: async ({ access, params, query }) => runs.deleteRun(db, access, params.id, query.organizationId),
+    handler: forId(db, runs.deleteRun),
   });
 
   route(app, {
@@ -312,8 +312,7 @@ function runJournalRoutes(app: RouteApp): void {
     errors: RUN_ERRORS,
     ...run,
     response: { 200: EliminationJournal },
-    handler: async ({ access, params, query }) =>
-      results.eliminationEntries(db, access, params.id, query.organizationId),
+    handler: forId(db, results.eliminationEntries),
   });
 
   route(app, {

@@ -6,7 +6,7 @@ import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { RATE_SOURCES, RATE_TYPES } from '../../domain/rates.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { byId, created, noContent, route } from '../../http/route.ts';
+import { byId, created, forId, noContent, route } from '../../http/route.ts';
 import {
   BulkCreated,
   CurrencyCode,
@@ -242,7 +242,7 @@ function ratePeriodRoutes(app: RouteApp): void {
     access: 'exchange_rate:read',
     errors: ['ExchangeRateIdNotFoundError'],
     response: { 200: ExchangeRate },
-    handler: async ({ access, params, query }) => rates.getRate(db, access, params.id, query.organizationId),
+    handler: forId(db, rates.getRate),
   });
 }
 
@@ -291,7 +291,6 @@ function rateWriteRoutes(app: RouteApp): void {
     access: 'exchange_rate:manage',
     errors: ['ExchangeRateIdNotFoundError', 'ExchangeRateInUseError'],
     ...noContent,
-    handler: async ({ access, params, query }) =>
-      rates.deleteRate(db, access, params.id, query.organizationId),
+    handler: forId(db, rates.deleteRate),
   });
 }

@@ -1,7 +1,7 @@
 import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
-import { byId, created, noContent, route } from '../../http/route.ts';
+import { byId, created, forId, noContent, route } from '../../http/route.ts';
 import {
   IsoDate,
   Money,
@@ -143,8 +143,7 @@ function transactionRecordRoutes(app: RouteApp): void {
     access: 'intercompany:read',
     errors: ['IntercompanyTransactionNotFoundError'],
     response: { 200: IntercompanyTransaction },
-    handler: async ({ access, params, query }) =>
-      ic.getTransaction(db, access, params.id, query.organizationId),
+    handler: forId(db, ic.getTransaction),
   });
 
   route(app, {
@@ -200,8 +199,7 @@ function transactionMatchingRoutes(app: RouteApp): void {
     access: 'intercompany:manage',
     errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionCannotBeDeletedError'],
     ...noContent,
-    handler: async ({ access, params, query }) =>
-      ic.deleteTransaction(db, access, params.id, query.organizationId),
+    handler: forId(db, ic.deleteTransaction),
   });
 
   route(app, {

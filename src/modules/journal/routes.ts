@@ -2,7 +2,7 @@
 import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
-import { byId, created, inPath, noContent, route } from '../../http/route.ts';
+import { byId, created, forId, inPath, noContent, route } from '../../http/route.ts';
 import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import {
   IsoDate,
@@ -323,8 +323,7 @@ function entryRoutes(app: RouteApp): void {
     errors: ['JournalEntryNotFoundError'],
     ...entry,
     response: { 200: JournalEntry },
-    handler: async ({ access, params, query }) =>
-      entries.getEntry(db, access, params.id, query.organizationId),
+    handler: forId(db, entries.getEntry),
   });
 
   route(app, {
@@ -367,8 +366,7 @@ function entryRoutes(app: RouteApp): void {
     errors: DRAFT_ERRORS,
     ...entry,
     ...noContent,
-    handler: async ({ access, params, query }) =>
-      entries.deleteEntry(db, access, params.id, query.organizationId),
+    handler: forId(db, entries.deleteEntry),
   });
 }
 
