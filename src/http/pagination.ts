@@ -11,7 +11,7 @@ import { type TSchema, Type } from 'typebox';
 import type { Access } from '../access/access.ts';
 import type { Db } from '../db/client.ts';
 import { ValidationError } from '../domain/errors.ts';
-import { isUuid } from './schemas.ts';
+import { isUuid, Page } from './schemas.ts';
 
 export interface PageParams {
   limit: number;
@@ -180,11 +180,5 @@ export function keyset<Row>(columns: KeyColumn[], page: PageParams, keyOf: (row:
 
 /** A paginated envelope with `nextCursor`: `{<key>: T[], total, limit, offset, nextCursor?}`. */
 export function CursorPage<K extends string, T extends TSchema>(key: K, item: T) {
-  return Type.Object({
-    ...({ [key]: Type.Array(item) } as { [P in K]: ReturnType<typeof Type.Array<T>> }),
-    total: Type.Integer(),
-    limit: Type.Integer(),
-    offset: Type.Integer(),
-    nextCursor: NextCursor,
-  });
+  return Type.Object({ ...Page(key, item).properties, nextCursor: NextCursor });
 }

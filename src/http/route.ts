@@ -4,6 +4,12 @@
  * route shares filled in once: the error answers of the response map (`responses`), the success status
  * of a create (201) or a delete (204), and the `config` the pipeline, the OpenAPI document and the route
  * matrices read (`pathIds`, `access`, `errors`, `lookAhead`, `csvBody`, `public`).
+ *
+ * Beside it, the parts many declarations share, so that each is written once: the addressing of a
+ * resource by the identifiers of its path (`inPath`, `byIds`, `byId`, `ORGANIZATION_ID`), the query of a
+ * list under it (`OrgPageQuery`), the answer of a create or a delete (`created`, `noContent`), the
+ * handler of a route that only names a resource (`forId`) and the activate/deactivate pair
+ * (`activationRoutes`).
  */
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler, RouteOptions } from 'fastify';
 import type { Access, RouteAccess } from '../access/access.ts';
