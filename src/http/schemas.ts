@@ -9,7 +9,6 @@
  *   (passwords).
  */
 import { type Static, type TSchema, Type } from 'typebox';
-import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../domain/accounts.ts';
 import { CURRENCY_CODES } from '../domain/codes.ts';
 
 export type { Static, TSchema };
@@ -95,19 +94,6 @@ export const PeriodRef = Type.Object({
   year: Type.Integer({ minimum: 1900, maximum: 2999 }),
   period: Type.Integer({ minimum: 1, maximum: 13 }),
 });
-
-/** An account number: 4–10 digits, no leading zero (company accounts and group accounts alike). */
-export const ACCOUNT_NUMBER_PATTERN = '^[1-9][0-9]{3,9}$';
-export const AccountNumber = Type.String({
-  pattern: ACCOUNT_NUMBER_PATTERN,
-  description: '4–10 digits, no leading zero',
-});
-/** The classification of an account (company or group): type, category, cash-flow category. */
-export const AccountTypeSchema = StringEnum(ACCOUNT_TYPES);
-export const AccountCategorySchema = StringEnum(
-  ACCOUNT_CATEGORIES as readonly (typeof ACCOUNT_CATEGORIES)[number][],
-);
-export const CashFlowCategorySchema = StringEnum(CASH_FLOW_CATEGORIES);
 
 export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export const RoleSchema = StringEnum(ROLES);

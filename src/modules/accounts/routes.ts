@@ -3,20 +3,13 @@ import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { isTemplateType, TEMPLATE_TYPES } from '../../domain/templates/index.ts';
 import { listed } from '../../http/pagination.ts';
 import { created, inPath, noContent, ORGANIZATION_ID, route } from '../../http/route.ts';
+import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import {
   AccountCategorySchema,
   AccountNumber,
   AccountTypeSchema,
   CashFlowCategorySchema,
-  Nullable,
-  Page,
-  PageQuery,
-  StringEnum,
-  Text,
-  Timestamp,
-  Type,
-  Uuid,
-} from '../../http/schemas.ts';
+} from '../../http/account-schemas.ts';
 import * as service from './service.ts';
 
 export const Account = Type.Object({

@@ -5,7 +5,6 @@ import { pageParams } from '../../http/pagination.ts';
 import { byIds, created, noContent, route } from '../../http/route.ts';
 import { groupById } from './groups.routes.ts';
 import {
-  ACCOUNT_NUMBER_PATTERN,
   Money,
   Nullable,
   Page,
@@ -17,6 +16,7 @@ import {
   Type,
   Uuid,
 } from '../../http/schemas.ts';
+import { ACCOUNT_NUMBER_PATTERN } from '../../http/account-schemas.ts';
 import * as adjustments from './adjustments.service.ts';
 
 const STATUSES = ['Draft', 'PendingApproval', 'Approved', 'Posted', 'Reversed'] as const;

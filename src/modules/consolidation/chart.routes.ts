@@ -3,20 +3,13 @@ import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { byIds, created, forId, noContent, OrgPageQuery, route } from '../../http/route.ts';
 import { groupById } from './groups.routes.ts';
+import { BulkCreated, Nullable, Page, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import {
   AccountCategorySchema,
   AccountNumber,
   AccountTypeSchema,
-  BulkCreated,
   CashFlowCategorySchema,
-  Nullable,
-  Page,
-  StringEnum,
-  Text,
-  Timestamp,
-  Type,
-  Uuid,
-} from '../../http/schemas.ts';
+} from '../../http/account-schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import * as mappings from './chart.mappings.ts';
 import * as chart from './chart.service.ts';

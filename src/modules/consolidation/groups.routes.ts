@@ -3,7 +3,6 @@ import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { listed } from '../../http/pagination.ts';
 import { activationRoutes, byId, byIds, created, forId, noContent, route } from '../../http/route.ts';
 import {
-  ACCOUNT_NUMBER_PATTERN,
   CurrencyCode,
   IsoDate,
   Money,
@@ -19,6 +18,7 @@ import {
   Uuid,
   UUID_PATTERN,
 } from '../../http/schemas.ts';
+import { ACCOUNT_NUMBER_PATTERN } from '../../http/account-schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import { CONSOLIDATION_METHODS, MAX_MEMBERS } from './groups.repo.ts';
 import * as groups from './groups.service.ts';

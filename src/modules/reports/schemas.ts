@@ -15,7 +15,6 @@ import {
   Day,
 } from '../../http/statement-schemas.ts';
 import {
-  ACCOUNT_NUMBER_PATTERN,
   CurrencyCode,
   IsoDate,
   Money,
@@ -26,6 +25,7 @@ import {
   Type,
   Uuid,
 } from '../../http/schemas.ts';
+import { ACCOUNT_NUMBER_PATTERN } from '../../http/account-schemas.ts';
 
 const Id = Type.String({ description: 'UUID' });
 
