@@ -18,11 +18,21 @@ import ExcelJS from 'exceljs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { minorUnits } from '../domain/codes.ts';
 import type { RowStyle, Table, TableColumn, TableRow } from '../domain/reports/tabular.ts';
+import { StringEnum, Type } from './schemas.ts';
 
 export const CSV_TYPE = 'text/csv';
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 export const EXPORT_FORMATS = ['json', 'csv', 'xlsx'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** The `format` query parameter of a report that answers JSON or a file. */
+export const FormatQuery = Type.Optional(
+  StringEnum(EXPORT_FORMATS, {
+    description:
+      'Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses ' +
+      '(`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`).',
+  }),
+);
 
 /** The answer's format: the `format` parameter, else the first export type the Accept header names. */
 export function exportFormat(request: FastifyRequest, format: string | undefined): ExportFormat {

@@ -8,8 +8,10 @@
 import { and, eq, gt, lt, or, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { type TSchema, Type } from 'typebox';
+import type { Access } from '../access/access.ts';
+import type { Db } from '../db/client.ts';
 import { ValidationError } from '../domain/errors.ts';
-import { isUuid } from './schemas.ts';
+import { isUuid, Page } from './schemas.ts';
 
 export interface PageParams {
   limit: number;
@@ -38,6 +40,17 @@ export function listQuery<Q extends { limit?: number; offset?: number; after?: s
 ): { filters: Omit<Q, 'limit' | 'offset'>; page: PageParams } {
   const { limit: _limit, offset: _offset, ...filters } = query;
   return { filters, page: pageParams(query) };
+}
+
+/**
+ * The handler of a list route: its query split by `listQuery` into the filters and the page, both handed
+ * with the caller's access to the service that lists.
+ */
+export function listed<F, R>(db: Db, list: (db: Db, access: Access, filters: F, page: PageParams) => R) {
+  return async ({ access, query }: { access: Access; query: F & { limit?: number; offset?: number } }) => {
+    const { filters, page } = listQuery(query);
+    return list(db, access, filters as F, page);
+  };
 }
 
 export function paged<K extends string, T>(
@@ -167,11 +180,5 @@ export function keyset<Row>(columns: KeyColumn[], page: PageParams, keyOf: (row:
 
 /** A paginated envelope with `nextCursor`: `{<key>: T[], total, limit, offset, nextCursor?}`. */
 export function CursorPage<K extends string, T extends TSchema>(key: K, item: T) {
-  return Type.Object({
-    ...({ [key]: Type.Array(item) } as { [P in K]: ReturnType<typeof Type.Array<T>> }),
-    total: Type.Integer(),
-    limit: Type.Integer(),
-    offset: Type.Integer(),
-    nextCursor: NextCursor,
-  });
+  return Type.Object({ ...Page(key, item).properties, nextCursor: NextCursor });
 }

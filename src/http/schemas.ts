@@ -132,3 +132,8 @@ export function Page<K extends string, T extends TSchema>(key: K, item: T) {
     offset: Type.Integer(),
   });
 }
+
+/** The answer of a bulk create: the created resources in request order, and their count. */
+export function BulkCreated<T extends TSchema>(item: T) {
+  return Type.Object({ created: Type.Array(item), count: Type.Integer() });
+}

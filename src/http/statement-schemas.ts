@@ -7,6 +7,9 @@
 import { type TSchema } from 'typebox';
 import { Money, Nullable, StringEnum, Type } from './schemas.ts';
 
+/** A date in a report answer (a statement, a run, a rate it used): `YYYY-MM-DD`. */
+export const Day = Type.String({ format: 'date', description: 'Date YYYY-MM-DD' });
+
 export const LineStyle = StringEnum(['Normal', 'Subtotal', 'Total', 'Header'] as const);
 
 /** A statement line; `f`: the schemas of the fields a company line fills and a consolidated one leaves null. */
@@ -78,6 +81,13 @@ export const EquityRow = Type.Object({
   total: Money,
 });
 
+/** The body of a statement of changes in equity: the opening row, the movements, the closing row. */
+export const equityStatementRows = {
+  openingBalances: EquityRow,
+  movements: Type.Array(EquityRow),
+  closingBalances: EquityRow,
+};
+
 /**
  * The body of a balance sheet, in its order: assets, liabilities and the equity section (`section`: the
  * section schema of the company or the consolidated statement). Totals of equity follow it.
@@ -106,5 +116,22 @@ export function incomeStatementSections<S extends TSchema>(section: S) {
     incomeBeforeTax: Money,
     taxExpense: Money,
     netIncome: Money,
+  };
+}
+
+/**
+ * The body of a cash-flow statement (indirect method), in its order, from beginning cash to the check
+ * that it reconciles (`section`: the cash-flow section of the company or the consolidated statement).
+ */
+export function cashFlowStatementSections<S extends TSchema>(section: S) {
+  return {
+    beginningCash: Money,
+    operatingActivities: section,
+    investingActivities: section,
+    financingActivities: section,
+    exchangeRateEffect: Money,
+    netChangeInCash: Money,
+    endingCash: Money,
+    isReconciled: Type.Boolean(),
   };
 }

@@ -1,23 +1,16 @@
 /** Account endpoints and account templates. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
-import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { isTemplateType, TEMPLATE_TYPES } from '../../domain/templates/index.ts';
-import { listQuery } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
+import { listed } from '../../http/pagination.ts';
+import { created, inPath, noContent, ORGANIZATION_ID, route } from '../../http/route.ts';
 import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
+import {
+  AccountCategorySchema,
+  AccountNumber,
+  AccountTypeSchema,
+  CashFlowCategorySchema,
+} from '../../http/account-schemas.ts';
 import * as service from './service.ts';
-
-const AccountTypeSchema = StringEnum(ACCOUNT_TYPES);
-const AccountCategorySchema = StringEnum(
-  ACCOUNT_CATEGORIES as readonly (typeof ACCOUNT_CATEGORIES)[number][],
-);
-const CashFlowCategorySchema = StringEnum(CASH_FLOW_CATEGORIES);
-const AccountNumber = Type.String({
-  pattern: '^[1-9][0-9]{3,9}$',
-  description: '4–10 digits, no leading zero',
-});
 
 export const Account = Type.Object({
   id: Uuid,
@@ -116,24 +109,16 @@ const ApplyResult = Type.Object({
   retainedEarningsAccountId: Uuid,
 });
 
-const accountPathIds = {
-  organizationId: {
-    tag: 'OrganizationNotFoundError',
-    field: 'organizationId',
-    message: 'Organization not found',
-  },
+/** An account addressed by its organization and id in the path. */
+const account = inPath({
+  organizationId: ORGANIZATION_ID,
   id: { tag: 'AccountNotFoundError', field: 'accountId', message: 'Account not found' },
-};
-const Params = Type.Object({ organizationId: Type.String(), id: Type.String() });
+});
 const byIdPath = '/api/v1/accounts/organizations/:organizationId/accounts/:id';
 const tags = ['Accounts'];
 const templateTags = ['Account templates'];
 
-export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  accountReadRoutes(app);
-  accountWriteRoutes(app);
-  accountTemplateRoutes(app);
-};
+export const accountRoutes = routesPlugin(accountReadRoutes, accountWriteRoutes, accountTemplateRoutes);
 
 /** Accounts of a company: list, get. */
 function accountReadRoutes(app: RouteApp): void {
@@ -159,10 +144,7 @@ function accountReadRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('accounts', Account) },
-    handler: async (request) => {
-      const { filters, page } = listQuery(request.query);
-      return service.listAccounts(db, request.access, filters, page);
-    },
+    handler: listed(db, service.listAccounts),
   });
 
   route(app, {
@@ -171,13 +153,11 @@ function accountReadRoutes(app: RouteApp): void {
     tags,
     summary: 'Get an account',
     description: 'Viewer.',
-    pathIds: accountPathIds,
+    ...account,
     access: 'account:read',
     errors: ['OrganizationNotFoundError', 'AccountNotFoundError'],
-    params: Params,
     response: { 200: Account },
-    handler: async (request) =>
-      service.getAccount(db, request.access, request.params.organizationId, request.params.id),
+    handler: async ({ access, params }) => service.getAccount(db, access, params.organizationId, params.id),
   });
 }
 
@@ -204,9 +184,8 @@ function accountWriteRoutes(app: RouteApp): void {
       'AccountNumberAlreadyExistsError',
     ],
     body: CreateAccountBody,
-    response: { 201: Account },
-    status: 201,
-    handler: async (request) => service.createAccount(db, request.access, request.body),
+    ...created(Account),
+    handler: async ({ access, body }) => service.createAccount(db, access, body),
   });
 
   route(app, {
@@ -216,7 +195,7 @@ function accountWriteRoutes(app: RouteApp): void {
     summary: 'Update an account',
     description:
       'Admin. PUT semantics. `companyId`, `organizationId`, `accountNumber`, `accountType` and `accountCategory` are immutable.',
-    pathIds: accountPathIds,
+    ...account,
     access: 'account:manage',
     errors: [
       'OrganizationNotFoundError',
@@ -227,17 +206,10 @@ function accountWriteRoutes(app: RouteApp): void {
       'HasActiveChildAccountsError',
       'AccountInUseError',
     ],
-    params: Params,
     body: UpdateAccountBody,
     response: { 200: Account },
-    handler: async (request) =>
-      service.updateAccount(
-        db,
-        request.access,
-        request.params.organizationId,
-        request.params.id,
-        request.body,
-      ),
+    handler: async ({ access, params, body }) =>
+      service.updateAccount(db, access, params.organizationId, params.id, body),
   });
 
   route(app, {
@@ -247,14 +219,12 @@ function accountWriteRoutes(app: RouteApp): void {
     summary: 'Delete an account',
     description:
       'Admin. Only accounts never used: not the retained-earnings account, no children, no journal lines, no elimination rules.',
-    pathIds: accountPathIds,
+    ...account,
     access: 'account:manage',
     errors: ['OrganizationNotFoundError', 'AccountNotFoundError', 'AccountInUseError'],
-    params: Params,
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      service.deleteAccount(db, request.access, request.params.organizationId, request.params.id),
+    ...noContent,
+    handler: async ({ access, params }) =>
+      service.deleteAccount(db, access, params.organizationId, params.id),
   });
 }
 
@@ -283,7 +253,7 @@ function accountTemplateRoutes(app: RouteApp): void {
     errors: ['AccountTemplateNotFoundError'],
     params: Type.Object({ type: Type.String() }),
     response: { 200: Type.Object({ template: Template }) },
-    handler: async (request) => service.getAccountTemplate(request.params.type),
+    handler: async ({ params }) => service.getAccountTemplate(params.type),
   });
 
   route(app, {
@@ -307,9 +277,7 @@ function accountTemplateRoutes(app: RouteApp): void {
     },
     params: Type.Object({ type: Type.String() }),
     body: Type.Object({ organizationId: Uuid, companyId: Uuid }),
-    response: { 201: ApplyResult },
-    status: 201,
-    handler: async (request) =>
-      service.applyAccountTemplate(db, request.access, request.params.type, request.body),
+    ...created(ApplyResult),
+    handler: async ({ access, params, body }) => service.applyAccountTemplate(db, access, params.type, body),
   });
 }

@@ -1,8 +1,6 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { invalid } from '../../domain/errors.ts';
-import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
+import { noContent, route } from '../../http/route.ts';
 import { RoleSchema, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import * as auth from './service.ts';
 
@@ -29,10 +27,7 @@ const Password = Type.String({ 'x-raw': true });
 const Provider = Type.Optional(Type.Literal('local'));
 const tags = ['Authentication'];
 
-export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  sessionRoutes(app);
-  currentUserRoutes(app);
-};
+export const authRoutes = routesPlugin(sessionRoutes, currentUserRoutes);
 
 /** Register, log in, log out, the current user. */
 function sessionRoutes(app: RouteApp): void {
@@ -95,9 +90,8 @@ function sessionRoutes(app: RouteApp): void {
     summary: 'Log out',
     description: 'Revokes the presented token.',
     access: 'signedIn',
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) => auth.logout(db, request.tokenHash!),
+    ...noContent,
+    handler: async ({ tokenHash }) => auth.logout(db, tokenHash!),
   });
 
   route(app, {
@@ -108,7 +102,7 @@ function sessionRoutes(app: RouteApp): void {
     description: 'The caller and its memberships, ordered by organization name.',
     access: 'signedIn',
     response: { 200: Me },
-    handler: async (request) => auth.me(db, request.user!.id),
+    handler: async ({ user }) => auth.me(db, user!.id),
   });
 }
 
@@ -125,7 +119,7 @@ function currentUserRoutes(app: RouteApp): void {
     access: 'signedIn',
     body: Type.Object({ displayName: Type.Optional(Text(100)) }),
     response: { 200: Me },
-    handler: async (request) => auth.updateMe(db, request.user!.id, request.body.displayName),
+    handler: async ({ user, body }) => auth.updateMe(db, user!.id, body.displayName),
   });
 
   route(app, {
@@ -136,7 +130,7 @@ function currentUserRoutes(app: RouteApp): void {
     description: 'Issues a new token valid 7 days and revokes the presented one in the same transaction.',
     access: 'signedIn',
     response: { 200: Session },
-    handler: async (request) => auth.refresh(db, request.user!, request.tokenHash!),
+    handler: async ({ user, tokenHash }) => auth.refresh(db, user!, tokenHash!),
   });
 
   route(app, {
@@ -151,9 +145,8 @@ function currentUserRoutes(app: RouteApp): void {
       currentPassword: Type.String({ minLength: 1, 'x-raw': true }),
       newPassword: Password,
     }),
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      auth.changePassword(db, request.user!.id, request.body.currentPassword, request.body.newPassword),
+    ...noContent,
+    handler: async ({ user, body }) =>
+      auth.changePassword(db, user!.id, body.currentPassword, body.newPassword),
   });
 }

@@ -2,7 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { route } from '../../http/route.ts';
 import { Money, Nullable, StringEnum, Text, Type, Uuid } from '../../http/schemas.ts';
-import { FISCAL_BASE, FiscalYear, fiscalPathIds, YearParams } from '../fiscal/routes.ts';
+import { COMPANY_PATH } from '../companies/routes.ts';
+import { FiscalYear, inYear } from '../fiscal/routes.ts';
 import * as yearEnd from './year-end.ts';
 
 const YearEndClosePreview = Type.Object({
@@ -43,32 +44,30 @@ const ReopenYearResult = Type.Object({
 });
 
 const tags = ['Fiscal years and periods'];
-const config = { pathIds: fiscalPathIds };
 
 export const yearEndRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.deps;
 
   route(app, {
     method: 'GET',
-    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/close/preview`,
+    url: `${COMPANY_PATH}/fiscal-years/:fiscalYearId/close/preview`,
     tags,
     summary: 'Preview a year-end close',
     description: 'Viewer. What a close would transfer now, and what blocks it.',
-    ...config,
+    ...inYear,
     access: 'fiscal_period:read',
-    params: YearParams,
     response: { 200: YearEndClosePreview },
-    handler: async (request) => yearEnd.closePreview(db, request.access, request.params),
+    handler: async ({ access, params }) => yearEnd.closePreview(db, access, params),
   });
 
   route(app, {
     method: 'POST',
-    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/close`,
+    url: `${COMPANY_PATH}/fiscal-years/:fiscalYearId/close`,
     tags,
     summary: 'Year-end close',
     description:
       'Admin. Posts one closing entry (revenue and expense to retained earnings, period 13) and closes the year and all its periods.',
-    ...config,
+    ...inYear,
     access: 'fiscal_period:manage',
     errors: [
       'YearAlreadyClosedError',
@@ -76,24 +75,21 @@ export const yearEndRoutes: FastifyPluginAsyncTypebox = async (app) => {
       'InvalidRetainedEarningsAccountError',
       'UnpostedEntriesInPeriodError',
     ],
-    params: YearParams,
     response: { 200: YearEndCloseResult },
-    handler: async (request) => yearEnd.closeYear(db, request.access, request.params),
+    handler: async ({ access, params }) => yearEnd.closeYear(db, access, params),
   });
 
   route(app, {
     method: 'POST',
-    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/reopen`,
+    url: `${COMPANY_PATH}/fiscal-years/:fiscalYearId/reopen`,
     tags,
     summary: 'Reopen a closed fiscal year',
     description: 'Admin. Reverses the closing entry in period 13 and reopens the year and all its periods.',
-    ...config,
+    ...inYear,
     access: 'fiscal_period:manage',
     errors: ['YearNotClosedError'],
-    params: YearParams,
     body: Type.Object({ reason: Type.Optional(Nullable(Text(2000))) }),
     response: { 200: ReopenYearResult },
-    handler: async (request) =>
-      yearEnd.reopenYear(db, request.access, request.params, request.body.reason ?? null),
+    handler: async ({ access, params, body }) => yearEnd.reopenYear(db, access, params, body.reason ?? null),
   });
 };

@@ -1,10 +1,8 @@
 /** Company endpoints. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { TEMPLATE_TYPES } from '../../domain/templates/index.ts';
-import { listQuery } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
+import { listed } from '../../http/pagination.ts';
+import { created, inPath, noContent, ORGANIZATION_ID, route } from '../../http/route.ts';
 import {
   CountryCode,
   CurrencyCode,
@@ -67,11 +65,8 @@ export const Company = Type.Object({
   updatedAt: Timestamp,
 });
 
-const CreateCompanyBody = Type.Object({
-  organizationId: Uuid,
-  name: Text(255),
-  legalName: Text(255),
-  jurisdiction: JurisdictionCode,
+/** The company's optional registration details, alike on create and update (null clears one). */
+const OptionalDetails = {
   taxId: Type.Optional(Nullable(Text(50))),
   incorporationDate: Type.Optional(Nullable(WideIsoDate)),
   registrationNumber: Type.Optional(Nullable(Text(100))),
@@ -79,6 +74,14 @@ const CreateCompanyBody = Type.Object({
   industryCode: Type.Optional(Nullable(IndustryCode)),
   companyType: Type.Optional(Nullable(CompanyTypeSchema)),
   incorporationJurisdiction: Type.Optional(Nullable(JurisdictionCode)),
+};
+
+const CreateCompanyBody = Type.Object({
+  organizationId: Uuid,
+  name: Text(255),
+  legalName: Text(255),
+  jurisdiction: JurisdictionCode,
+  ...OptionalDetails,
   functionalCurrency: CurrencyCode,
   reportingCurrency: CurrencyCode,
   fiscalYearEnd: FiscalYearEnd,
@@ -90,13 +93,7 @@ const UpdateCompanyBody = Type.Object({
   name: Type.Optional(Text(255)),
   legalName: Type.Optional(Text(255)),
   jurisdiction: Type.Optional(JurisdictionCode),
-  taxId: Type.Optional(Nullable(Text(50))),
-  incorporationDate: Type.Optional(Nullable(WideIsoDate)),
-  registrationNumber: Type.Optional(Nullable(Text(100))),
-  registeredAddress: Type.Optional(Nullable(AddressInput)),
-  industryCode: Type.Optional(Nullable(IndustryCode)),
-  companyType: Type.Optional(Nullable(CompanyTypeSchema)),
-  incorporationJurisdiction: Type.Optional(Nullable(JurisdictionCode)),
+  ...OptionalDetails,
   functionalCurrency: Type.Optional(CurrencyCode),
   reportingCurrency: Type.Optional(CurrencyCode),
   fiscalYearEnd: Type.Optional(FiscalYearEnd),
@@ -106,22 +103,16 @@ const UpdateCompanyBody = Type.Object({
   isActive: Type.Optional(Nullable(Type.Boolean())),
 });
 
-export const companyPathIds = {
-  organizationId: {
-    tag: 'OrganizationNotFoundError',
-    field: 'organizationId',
-    message: 'Organization not found',
-  },
+/** A company addressed by its organization and id in the path. */
+export const companyInPath = inPath({
+  organizationId: ORGANIZATION_ID,
   companyId: { tag: 'CompanyNotFoundError', field: 'companyId', message: 'Company not found' },
-};
-const Params = Type.Object({ organizationId: Type.String(), companyId: Type.String() });
+});
 const tags = ['Companies'];
-const byIdPath = '/api/v1/organizations/:organizationId/companies/:companyId';
+/** The path of a company, and the prefix of the routes of its fiscal calendar and revaluations. */
+export const COMPANY_PATH = '/api/v1/organizations/:organizationId/companies/:companyId';
 
-export const companyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  companyReadRoutes(app);
-  companyChangeRoutes(app);
-};
+export const companyRoutes = routesPlugin(companyReadRoutes, companyChangeRoutes);
 
 /** Companies: list, get, create. */
 function companyReadRoutes(app: RouteApp): void {
@@ -142,25 +133,21 @@ function companyReadRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('companies', Company) },
-    handler: async (request) => {
-      const { filters, page } = listQuery(request.query);
-      return service.listCompanies(db, request.access, filters, page);
-    },
+    handler: listed(db, service.listCompanies),
   });
 
   route(app, {
     method: 'GET',
-    url: byIdPath,
+    url: COMPANY_PATH,
     tags,
     summary: 'Get a company',
     description: 'Viewer.',
-    pathIds: companyPathIds,
+    ...companyInPath,
     access: 'company:read',
     errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
-    params: Params,
     response: { 200: Company },
-    handler: async (request) =>
-      service.getCompany(db, request.access, request.params.organizationId, request.params.companyId),
+    handler: async ({ access, params }) =>
+      service.getCompany(db, access, params.organizationId, params.companyId),
   });
 
   route(app, {
@@ -173,9 +160,8 @@ function companyReadRoutes(app: RouteApp): void {
     access: 'company:manage',
     errors: ['OrganizationNotFoundError', 'CompanyNameAlreadyExistsError'],
     body: CreateCompanyBody,
-    response: { 201: Company },
-    status: 201,
-    handler: async (request) => service.createCompany(db, request.access, request.body),
+    ...created(Company),
+    handler: async ({ access, body }) => service.createCompany(db, access, body),
   });
 }
 
@@ -185,12 +171,12 @@ function companyChangeRoutes(app: RouteApp): void {
 
   route(app, {
     method: 'PUT',
-    url: byIdPath,
+    url: COMPANY_PATH,
     tags,
     summary: 'Update a company',
     description:
       'Admin. PUT semantics: omitted fields unchanged, null clears. `functionalCurrency` and `organizationId` are immutable.',
-    pathIds: companyPathIds,
+    ...companyInPath,
     access: 'company:manage',
     errors: [
       'OrganizationNotFoundError',
@@ -202,33 +188,24 @@ function companyChangeRoutes(app: RouteApp): void {
       'InvalidFxGainLossAccountError',
       'CompanyHasUnpostedEntriesError',
     ],
-    params: Params,
     body: UpdateCompanyBody,
     response: { 200: Company },
-    handler: async (request) =>
-      service.updateCompany(
-        db,
-        request.access,
-        request.params.organizationId,
-        request.params.companyId,
-        request.body,
-      ),
+    handler: async ({ access, params, body }) =>
+      service.updateCompany(db, access, params.organizationId, params.companyId, body),
   });
 
   route(app, {
     method: 'DELETE',
-    url: byIdPath,
+    url: COMPANY_PATH,
     tags,
     summary: 'Deactivate a company',
     description:
       'Admin. Soft delete (isActive false), idempotent; refused while entries are Draft, PendingApproval or Approved.',
-    pathIds: companyPathIds,
+    ...companyInPath,
     access: 'company:manage',
     errors: ['OrganizationNotFoundError', 'CompanyNotFoundError', 'CompanyHasUnpostedEntriesError'],
-    params: Params,
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      service.deactivateCompany(db, request.access, request.params.organizationId, request.params.companyId),
+    ...noContent,
+    handler: async ({ access, params }) =>
+      service.deactivateCompany(db, access, params.organizationId, params.companyId),
   });
 }

@@ -1,10 +1,8 @@
 /** Routes of top-side adjustments of a consolidation group, with the journal's workflow as sub-paths. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { IdParams, OrgQuery, route } from '../../http/route.ts';
+import { byIds, created, noContent, route } from '../../http/route.ts';
 import { groupById } from './groups.routes.ts';
 import {
   Money,
@@ -18,6 +16,7 @@ import {
   Type,
   Uuid,
 } from '../../http/schemas.ts';
+import { ACCOUNT_NUMBER_PATTERN } from '../../http/account-schemas.ts';
 import * as adjustments from './adjustments.service.ts';
 
 const STATUSES = ['Draft', 'PendingApproval', 'Approved', 'Posted', 'Reversed'] as const;
@@ -28,7 +27,7 @@ const Amount = Type.String({
 
 const LineInput = Type.Object({
   accountNumber: Type.String({
-    pattern: '^[1-9][0-9]{3,9}$',
+    pattern: ACCOUNT_NUMBER_PATTERN,
     description: 'A group account (with a group chart) or an account number of a company of the group',
   }),
   /** the member the line belongs to: its non-controlling interest takes its share */
@@ -82,16 +81,15 @@ const Adjustment = Type.Object({
   updatedAt: Timestamp,
 });
 
-const groupPath = groupById.pathIds;
-const adjustmentPath = {
-  ...groupPath,
+/** An adjustment addressed by the group's `:id` and its `:adjustmentId`. */
+const adjustment = byIds({
+  ...groupById.pathIds,
   adjustmentId: {
     tag: 'ConsolidationAdjustmentNotFoundError',
     field: 'adjustmentId',
     message: 'Adjustment not found',
   },
-};
-const AdjustmentParams = Type.Object({ id: Type.String(), adjustmentId: Type.String() });
+});
 const tags = ['Top-side adjustments'];
 
 const WORKFLOW_ERRORS = [
@@ -142,11 +140,11 @@ const ACTIONS: {
 
 const base = '/api/v1/consolidation/groups/:id/adjustments';
 
-export const adjustmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  adjustmentCreateRoutes(app);
-  adjustmentRecordRoutes(app);
-  adjustmentWorkflowRoutes(app);
-};
+export const adjustmentRoutes = routesPlugin(
+  adjustmentCreateRoutes,
+  adjustmentRecordRoutes,
+  adjustmentWorkflowRoutes,
+);
 
 /** Top-side adjustments: list, create. */
 function adjustmentCreateRoutes(app: RouteApp): void {
@@ -158,10 +156,9 @@ function adjustmentCreateRoutes(app: RouteApp): void {
     tags,
     summary: 'List top-side adjustments',
     description: 'Viewer. Ordered by period, then id.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
-    params: IdParams,
     querystring: Type.Object({
       organizationId: Type.Optional(Uuid),
       year: Type.Optional(Type.Integer({ minimum: 1900, maximum: 2999 })),
@@ -170,18 +167,18 @@ function adjustmentCreateRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('adjustments', Adjustment) },
-    handler: async (request) =>
+    handler: async ({ access, params, query }) =>
       adjustments.listAdjustments(
         db,
-        request.access,
-        request.params.id,
+        access,
+        params.id,
         {
-          organizationId: request.query.organizationId,
-          year: request.query.year,
-          period: request.query.period,
-          status: request.query.status,
+          organizationId: query.organizationId,
+          year: query.year,
+          period: query.period,
+          status: query.status,
         },
-        pageParams(request.query),
+        pageParams(query),
       ),
   });
 
@@ -196,16 +193,9 @@ function adjustmentCreateRoutes(app: RouteApp): void {
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'ConsolidationAdjustmentUnbalancedError'],
     body: CreateBody,
-    response: { 201: Adjustment },
-    status: 201,
-    handler: async (request) =>
-      adjustments.createAdjustment(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.body,
-      ),
+    ...created(Adjustment),
+    handler: async ({ access, params, query, body }) =>
+      adjustments.createAdjustment(db, access, params.id, query.organizationId, body),
   });
 }
 
@@ -219,20 +209,12 @@ function adjustmentRecordRoutes(app: RouteApp): void {
     tags,
     summary: 'Get a top-side adjustment',
     description: 'Viewer.',
-    pathIds: adjustmentPath,
+    ...adjustment,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError', 'ConsolidationAdjustmentNotFoundError'],
-    params: AdjustmentParams,
-    querystring: OrgQuery,
     response: { 200: Adjustment },
-    handler: async (request) =>
-      adjustments.getAdjustment(
-        db,
-        request.access,
-        request.params.id,
-        request.params.adjustmentId,
-        request.query.organizationId,
-      ),
+    handler: async ({ access, params, query }) =>
+      adjustments.getAdjustment(db, access, params.id, params.adjustmentId, query.organizationId),
   });
 
   route(app, {
@@ -241,7 +223,7 @@ function adjustmentRecordRoutes(app: RouteApp): void {
     tags,
     summary: 'Update a draft adjustment',
     description: 'Admin. Drafts only; fields left out keep their value.',
-    pathIds: adjustmentPath,
+    ...adjustment,
     access: 'consolidation:manage',
     errors: [
       'ConsolidationGroupNotFoundError',
@@ -250,19 +232,10 @@ function adjustmentRecordRoutes(app: RouteApp): void {
       'ConsolidationAdjustmentUnbalancedError',
       'InvalidStatusTransitionError',
     ],
-    params: AdjustmentParams,
-    querystring: OrgQuery,
     body: UpdateBody,
     response: { 200: Adjustment },
-    handler: async (request) =>
-      adjustments.updateAdjustment(
-        db,
-        request.access,
-        request.params.id,
-        request.params.adjustmentId,
-        request.query.organizationId,
-        request.body,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      adjustments.updateAdjustment(db, access, params.id, params.adjustmentId, query.organizationId, body),
   });
 
   route(app, {
@@ -271,25 +244,16 @@ function adjustmentRecordRoutes(app: RouteApp): void {
     tags,
     summary: 'Delete a draft adjustment',
     description: 'Admin. Drafts only.',
-    pathIds: adjustmentPath,
+    ...adjustment,
     access: 'consolidation:manage',
     errors: [
       'ConsolidationGroupNotFoundError',
       'ConsolidationAdjustmentNotFoundError',
       'InvalidStatusTransitionError',
     ],
-    params: AdjustmentParams,
-    querystring: OrgQuery,
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      adjustments.deleteAdjustment(
-        db,
-        request.access,
-        request.params.id,
-        request.params.adjustmentId,
-        request.query.organizationId,
-      ),
+    ...noContent,
+    handler: async ({ access, params, query }) =>
+      adjustments.deleteAdjustment(db, access, params.id, params.adjustmentId, query.organizationId),
   });
 }
 
@@ -304,21 +268,12 @@ function adjustmentWorkflowRoutes(app: RouteApp): void {
       tags,
       summary: a.summary,
       description: a.description,
-      pathIds: adjustmentPath,
+      ...adjustment,
       access: 'consolidation:manage',
       errors: a.errors,
-      params: AdjustmentParams,
-      querystring: OrgQuery,
       response: { 200: Adjustment },
-      handler: async (request) =>
-        adjustments.actOnAdjustment(
-          db,
-          request.access,
-          request.params.id,
-          request.params.adjustmentId,
-          request.query.organizationId,
-          a.path,
-        ),
+      handler: async ({ access, params, query }) =>
+        adjustments.actOnAdjustment(db, access, params.id, params.adjustmentId, query.organizationId, a.path),
     });
   }
 }

@@ -1,26 +1,19 @@
 /** Routes of a group's chart of accounts, its account mappings and its intercompany-difference setting. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
-import { ACCOUNT_CATEGORIES, ACCOUNT_TYPES, CASH_FLOW_CATEGORIES } from '../../domain/accounts.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { IdParams, OrgQuery, route } from '../../http/route.ts';
+import { byIds, created, forId, noContent, OrgPageQuery, route } from '../../http/route.ts';
 import { groupById } from './groups.routes.ts';
-import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
+import { BulkCreated, Nullable, Page, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
+import {
+  AccountCategorySchema,
+  AccountNumber,
+  AccountTypeSchema,
+  CashFlowCategorySchema,
+} from '../../http/account-schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import * as mappings from './chart.mappings.ts';
 import * as chart from './chart.service.ts';
 import * as icDifference from './ic-difference.service.ts';
-
-const AccountTypeSchema = StringEnum(ACCOUNT_TYPES);
-const AccountCategorySchema = StringEnum(
-  ACCOUNT_CATEGORIES as readonly (typeof ACCOUNT_CATEGORIES)[number][],
-);
-const CashFlowCategorySchema = StringEnum(CASH_FLOW_CATEGORIES);
-const AccountNumber = Type.String({
-  pattern: '^[1-9][0-9]{3,9}$',
-  description: '4–10 digits, no leading zero',
-});
 
 const GroupAccount = Type.Object({
   id: Uuid,
@@ -109,37 +102,35 @@ const SetIcDifference = Type.Object({
   ),
 });
 
-const groupPath = groupById.pathIds;
-const accountPath = {
-  ...groupPath,
+/** A group account, or an account mapping, addressed by the group's `:id` and its own id. */
+const groupAccount = byIds({
+  ...groupById.pathIds,
   accountId: {
     tag: 'GroupAccountNotFoundError',
     field: 'groupAccountId',
     message: 'Group account not found',
   },
-};
-const mappingPath = {
-  ...groupPath,
+});
+const mapping = byIds({
+  ...groupById.pathIds,
   mappingId: {
     tag: 'GroupAccountMappingNotFoundError',
     field: 'mappingId',
     message: 'Account mapping not found',
   },
-};
-const AccountParams = Type.Object({ id: Type.String(), accountId: Type.String() });
-const MappingParams = Type.Object({ id: Type.String(), mappingId: Type.String() });
+});
 const tags = ['Group chart of accounts'];
 
 const base = '/api/v1/consolidation/groups/:id';
 
-export const groupChartRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  groupAccountListRoutes(app);
-  groupAccountBulkRoutes(app);
-  groupAccountChangeRoutes(app);
-  mappingRoutes(app);
-  mappingChangeRoutes(app);
-  intercompanyDifferenceRoutes(app);
-};
+export const groupChartRoutes = routesPlugin(
+  groupAccountListRoutes,
+  groupAccountBulkRoutes,
+  groupAccountChangeRoutes,
+  mappingRoutes,
+  mappingChangeRoutes,
+  intercompanyDifferenceRoutes,
+);
 
 /** The group chart: list its accounts, create one. */
 function groupAccountListRoutes(app: RouteApp): void {
@@ -151,20 +142,13 @@ function groupAccountListRoutes(app: RouteApp): void {
     tags,
     summary: 'List the group chart of accounts',
     description: 'Viewer. Ordered by account number. A group without accounts has no group chart.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
-    params: IdParams,
-    querystring: Type.Object({ organizationId: Type.Optional(Uuid), ...PageQuery }),
+    querystring: OrgPageQuery,
     response: { 200: Page('accounts', GroupAccount) },
-    handler: async (request) =>
-      chart.listGroupAccounts(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        pageParams(request.query),
-      ),
+    handler: async ({ access, params, query }) =>
+      chart.listGroupAccounts(db, access, params.id, query.organizationId, pageParams(query)),
   });
 
   route(app, {
@@ -178,16 +162,9 @@ function groupAccountListRoutes(app: RouteApp): void {
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'GroupAccountNumberAlreadyExistsError'],
     body: CreateGroupAccount,
-    response: { 201: GroupAccount },
-    status: 201,
-    handler: async (request) =>
-      chart.createGroupAccount(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.body,
-      ),
+    ...created(GroupAccount),
+    handler: async ({ access, params, query, body }) =>
+      chart.createGroupAccount(db, access, params.id, query.organizationId, body),
   });
 }
 
@@ -205,18 +182,9 @@ function groupAccountBulkRoutes(app: RouteApp): void {
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError', 'GroupAccountNumberAlreadyExistsError'],
     body: Type.Object({ accounts: Type.Array(CreateGroupAccount, { minItems: 1, maxItems: 500 }) }),
-    response: {
-      201: Type.Object({ created: Type.Array(GroupAccount), count: Type.Integer() }),
-    },
-    status: 201,
-    handler: async (request) =>
-      chart.bulkCreateGroupAccounts(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.body.accounts,
-      ),
+    ...created(BulkCreated(GroupAccount)),
+    handler: async ({ access, params, query, body }) =>
+      chart.bulkCreateGroupAccounts(db, access, params.id, query.organizationId, body.accounts),
   });
 
   route(app, {
@@ -225,20 +193,12 @@ function groupAccountBulkRoutes(app: RouteApp): void {
     tags,
     summary: 'Get a group account',
     description: 'Viewer.',
-    pathIds: accountPath,
+    ...groupAccount,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError', 'GroupAccountNotFoundError'],
-    params: AccountParams,
-    querystring: OrgQuery,
     response: { 200: GroupAccount },
-    handler: async (request) =>
-      chart.getGroupAccount(
-        db,
-        request.access,
-        request.params.id,
-        request.params.accountId,
-        request.query.organizationId,
-      ),
+    handler: async ({ access, params, query }) =>
+      chart.getGroupAccount(db, access, params.id, params.accountId, query.organizationId),
   });
 }
 
@@ -253,7 +213,7 @@ function groupAccountChangeRoutes(app: RouteApp): void {
     summary: 'Update a group account',
     description:
       'Admin. Fields left out keep their value. The account type and monetary nature cannot change while accounts are mapped to it, nor the number while it is the intercompany-difference account (409).',
-    pathIds: accountPath,
+    ...groupAccount,
     access: 'consolidation:manage',
     errors: [
       'ConsolidationGroupNotFoundError',
@@ -262,19 +222,10 @@ function groupAccountChangeRoutes(app: RouteApp): void {
       'GroupAccountNumberAlreadyExistsError',
       'GroupAccountInUseError',
     ],
-    params: AccountParams,
-    querystring: OrgQuery,
     body: UpdateGroupAccount,
     response: { 200: GroupAccount },
-    handler: async (request) =>
-      chart.updateGroupAccount(
-        db,
-        request.access,
-        request.params.id,
-        request.params.accountId,
-        request.query.organizationId,
-        request.body,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      chart.updateGroupAccount(db, access, params.id, params.accountId, query.organizationId, body),
   });
 
   route(app, {
@@ -284,21 +235,12 @@ function groupAccountChangeRoutes(app: RouteApp): void {
     summary: 'Delete a group account',
     description:
       'Admin. Refused (409 GroupAccountInUseError, reason Mappings, IntercompanyDifferenceAccount or EliminationRules) while mappings name it, it is the intercompany-difference account, or an elimination rule books to it.',
-    pathIds: accountPath,
+    ...groupAccount,
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'GroupAccountNotFoundError', 'GroupAccountInUseError'],
-    params: AccountParams,
-    querystring: OrgQuery,
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      chart.deleteGroupAccount(
-        db,
-        request.access,
-        request.params.id,
-        request.params.accountId,
-        request.query.organizationId,
-      ),
+    ...noContent,
+    handler: async ({ access, params, query }) =>
+      chart.deleteGroupAccount(db, access, params.id, params.accountId, query.organizationId),
   });
 }
 
@@ -312,20 +254,13 @@ function mappingRoutes(app: RouteApp): void {
     tags,
     summary: 'List account mappings',
     description: 'Viewer. In creation order.',
-    pathIds: groupPath,
+    ...groupById,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
-    params: IdParams,
-    querystring: Type.Object({ organizationId: Type.Optional(Uuid), ...PageQuery }),
+    querystring: OrgPageQuery,
     response: { 200: Page('mappings', Mapping) },
-    handler: async (request) =>
-      mappings.listMappings(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        pageParams(request.query),
-      ),
+    handler: async ({ access, params, query }) =>
+      mappings.listMappings(db, access, params.id, query.organizationId, pageParams(query)),
   });
 
   route(app, {
@@ -347,16 +282,9 @@ function mappingRoutes(app: RouteApp): void {
     ],
     validatorCompiler: withBodyCheck<mappings.CreateMappingInput>((body) => mappings.checkMapping(body)),
     body: CreateMapping,
-    response: { 201: Mapping },
-    status: 201,
-    handler: async (request) =>
-      mappings.createMapping(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.body,
-      ),
+    ...created(Mapping),
+    handler: async ({ access, params, query, body }) =>
+      mappings.createMapping(db, access, params.id, query.organizationId, body),
   });
 }
 
@@ -370,20 +298,12 @@ function mappingChangeRoutes(app: RouteApp): void {
     tags,
     summary: 'Get an account mapping',
     description: 'Viewer. One mapping of the group, as the list shows it.',
-    pathIds: mappingPath,
+    ...mapping,
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError', 'GroupAccountMappingNotFoundError'],
-    params: MappingParams,
-    querystring: OrgQuery,
     response: { 200: Mapping },
-    handler: async (request) =>
-      mappings.getMapping(
-        db,
-        request.access,
-        request.params.id,
-        request.params.mappingId,
-        request.query.organizationId,
-      ),
+    handler: async ({ access, params, query }) =>
+      mappings.getMapping(db, access, params.id, params.mappingId, query.organizationId),
   });
 
   route(app, {
@@ -392,21 +312,12 @@ function mappingChangeRoutes(app: RouteApp): void {
     tags,
     summary: 'Delete an account mapping',
     description: 'Admin.',
-    pathIds: mappingPath,
+    ...mapping,
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'GroupAccountMappingNotFoundError'],
-    params: MappingParams,
-    querystring: OrgQuery,
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      mappings.deleteMapping(
-        db,
-        request.access,
-        request.params.id,
-        request.params.mappingId,
-        request.query.organizationId,
-      ),
+    ...noContent,
+    handler: async ({ access, params, query }) =>
+      mappings.deleteMapping(db, access, params.id, params.mappingId, query.organizationId),
   });
 
   route(app, {
@@ -420,8 +331,7 @@ function mappingChangeRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
     response: { 200: Preview },
-    handler: async (request) =>
-      mappings.previewMappings(db, request.access, request.params.id, request.query.organizationId),
+    handler: forId(db, mappings.previewMappings),
   });
 }
 
@@ -440,13 +350,7 @@ function intercompanyDifferenceRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
     response: { 200: IcDifference },
-    handler: async (request) =>
-      icDifference.getIcDifferenceSetting(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-      ),
+    handler: forId(db, icDifference.getIcDifferenceSetting),
   });
 
   route(app, {
@@ -461,13 +365,7 @@ function intercompanyDifferenceRoutes(app: RouteApp): void {
     errors: ['ConsolidationGroupNotFoundError', 'ValidationError'],
     body: SetIcDifference,
     response: { 200: IcDifference },
-    handler: async (request) =>
-      icDifference.setIcDifferenceSetting(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.body,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      icDifference.setIcDifferenceSetting(db, access, params.id, query.organizationId, body),
   });
 }

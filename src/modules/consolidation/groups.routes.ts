@@ -1,14 +1,12 @@
 /** Routes: consolidation groups and members. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
-import { pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { byId, IdParams, OrgQuery, route } from '../../http/route.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
+import { listed } from '../../http/pagination.ts';
+import { activationRoutes, byId, byIds, created, forId, noContent, route } from '../../http/route.ts';
 import {
   CurrencyCode,
   IsoDate,
-  MONEY_VALUE,
   Money,
+  MONEY_VALUE,
   Nullable,
   Page,
   PageQuery,
@@ -17,9 +15,10 @@ import {
   Text,
   Timestamp,
   Type,
-  UUID_PATTERN,
   Uuid,
+  UUID_PATTERN,
 } from '../../http/schemas.ts';
+import { ACCOUNT_NUMBER_PATTERN } from '../../http/account-schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import { CONSOLIDATION_METHODS, MAX_MEMBERS } from './groups.repo.ts';
 import * as groups from './groups.service.ts';
@@ -87,7 +86,7 @@ const AcquisitionInput = Type.Object(
     goodwillAccountNumber: Type.Optional(
       Nullable(
         Type.String({
-          pattern: '^[1-9][0-9]{3,9}$',
+          pattern: ACCOUNT_NUMBER_PATTERN,
           description:
             'The number of an Asset account of the parent or the holder; null = a GOODWILL line of the member',
         }),
@@ -177,25 +176,24 @@ export const GROUP_ID_RULE = {
 };
 /** A group addressed by `:id`, in the organization the query names (optional). */
 export const groupById = byId(GROUP_ID_RULE);
-const groupPath = groupById.pathIds;
-const memberPath = {
-  ...groupPath,
+/** A member of a group addressed by `:id` and the member's `:companyId`. */
+const member = byIds({
+  ...groupById.pathIds,
   companyId: {
     tag: 'ConsolidationMemberNotFoundError',
     field: 'companyId',
     message: 'The company is not a member of the group',
     extra: { groupId: 'id' },
   },
-};
-const MemberParams = Type.Object({ id: Type.String(), companyId: Type.String() });
+});
 const tags = ['Consolidation groups'];
 
-export const consolidationGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  groupRecordRoutes(app);
-  groupChangeRoutes(app);
-  memberAddRoutes(app);
-  memberChangeRoutes(app);
-};
+export const consolidationGroupRoutes = routesPlugin(
+  groupRecordRoutes,
+  groupChangeRoutes,
+  memberAddRoutes,
+  memberChangeRoutes,
+);
 
 /** Groups: list, get, create. */
 function groupRecordRoutes(app: RouteApp): void {
@@ -215,13 +213,7 @@ function groupRecordRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('groups', ConsolidationGroup) },
-    handler: async (request) =>
-      groups.listGroups(
-        db,
-        request.access,
-        { organizationId: request.query.organizationId, isActive: request.query.isActive },
-        pageParams(request.query),
-      ),
+    handler: listed(db, groups.listGroups),
   });
 
   route(app, {
@@ -234,8 +226,7 @@ function groupRecordRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
     response: { 200: ConsolidationGroup },
-    handler: async (request) =>
-      groups.getGroup(db, request.access, request.params.id, request.query.organizationId),
+    handler: forId(db, groups.getGroup),
   });
 
   route(app, {
@@ -256,9 +247,8 @@ function groupRecordRoutes(app: RouteApp): void {
       parentCompanyId: Uuid,
       members: Type.Array(GroupMemberInput, { maxItems: MAX_MEMBERS }),
     }),
-    response: { 201: ConsolidationGroup },
-    status: 201,
-    handler: async (request) => groups.createGroup(db, request.access, request.body),
+    ...created(ConsolidationGroup),
+    handler: async ({ access, body }) => groups.createGroup(db, access, body),
   });
 }
 
@@ -288,8 +278,8 @@ function groupChangeRoutes(app: RouteApp): void {
       organizationId: Type.Optional(Uuid),
     }),
     response: { 200: ConsolidationGroup },
-    handler: async (request) =>
-      groups.updateGroup(db, request.access, request.params.id, request.query.organizationId, request.body),
+    handler: async ({ access, params, query, body }) =>
+      groups.updateGroup(db, access, params.id, query.organizationId, body),
   });
 
   route(app, {
@@ -306,32 +296,22 @@ function groupChangeRoutes(app: RouteApp): void {
       'ConsolidationGroupHasCompletedRunsError',
       'ConsolidationRunInProgressError',
     ],
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      groups.deleteGroup(db, request.access, request.params.id, request.query.organizationId),
+    ...noContent,
+    handler: forId(db, groups.deleteGroup),
   });
 
-  for (const [path, active] of [
-    ['activate', true],
-    ['deactivate', false],
-  ] as const) {
-    route(app, {
-      method: 'POST',
-      url: `/api/v1/consolidation/groups/:id/${path}`,
-      tags,
-      summary: active ? 'Activate a consolidation group' : 'Deactivate a consolidation group',
-      description: `Admin. Idempotent.${active ? '' : ' An inactive group cannot start runs.'}`,
-      pathIds: groupPath,
-      access: 'consolidation:manage',
-      errors: ['ConsolidationGroupNotFoundError'],
-      params: IdParams,
-      querystring: OrgQuery,
-      response: { 200: ConsolidationGroup },
-      handler: async (request) =>
-        groups.setGroupActive(db, request.access, request.params.id, request.query.organizationId, active),
-    });
-  }
+  activationRoutes(app, {
+    url: '/api/v1/consolidation/groups/:id',
+    tags,
+    resource: 'a consolidation group',
+    description: (active) => `Admin. Idempotent.${active ? '' : ' An inactive group cannot start runs.'}`,
+    ...groupById,
+    access: 'consolidation:manage',
+    errors: ['ConsolidationGroupNotFoundError'],
+    response: { 200: ConsolidationGroup },
+    setActive: ({ access, params, query }, active) =>
+      groups.setGroupActive(db, access, params.id, query.organizationId, active),
+  });
 }
 
 /** The ownership structure and adding a member. */
@@ -349,8 +329,7 @@ function memberAddRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['ConsolidationGroupNotFoundError'],
     response: { 200: GroupStructure },
-    handler: async (request) =>
-      members.getStructure(db, request.access, request.params.id, request.query.organizationId),
+    handler: forId(db, members.getStructure),
   });
 
   route(app, {
@@ -368,10 +347,9 @@ function memberAddRoutes(app: RouteApp): void {
       'ConsolidationMemberAlreadyExistsError',
     ],
     body: GroupMemberInput,
-    response: { 201: ConsolidationGroup },
-    status: 201,
-    handler: async (request) =>
-      members.addMember(db, request.access, request.params.id, request.query.organizationId, request.body),
+    ...created(ConsolidationGroup),
+    handler: async ({ access, params, query, body }) =>
+      members.addMember(db, access, params.id, query.organizationId, body),
   });
 }
 
@@ -386,11 +364,9 @@ function memberChangeRoutes(app: RouteApp): void {
     summary: 'Update a member',
     description:
       'Admin. ownershipPercentage, consolidationMethod, acquisitionDate (null clears), heldByCompanyId (null = the parent), acquisition (null clears). The structure after the change must be valid.',
-    pathIds: memberPath,
+    ...member,
     access: 'consolidation:manage',
     errors: ['ConsolidationGroupNotFoundError', 'ConsolidationMemberNotFoundError', 'ValidationError'],
-    params: MemberParams,
-    querystring: OrgQuery,
     body: Type.Object({
       ownershipPercentage: Type.Optional(OwnershipPercentageInput),
       consolidationMethod: Type.Optional(Method),
@@ -399,15 +375,8 @@ function memberChangeRoutes(app: RouteApp): void {
       acquisition: Type.Optional(Nullable(AcquisitionInput)),
     }),
     response: { 200: ConsolidationGroup },
-    handler: async (request) =>
-      members.updateMember(
-        db,
-        request.access,
-        request.params.id,
-        request.params.companyId,
-        request.query.organizationId,
-        request.body,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      members.updateMember(db, access, params.id, params.companyId, query.organizationId, body),
   });
 
   route(app, {
@@ -417,24 +386,15 @@ function memberChangeRoutes(app: RouteApp): void {
     summary: 'Remove a member',
     description:
       'Admin. Completed runs keep their member snapshot. A member that holds others cannot be removed (409).',
-    pathIds: memberPath,
+    ...member,
     access: 'consolidation:manage',
     errors: [
       'ConsolidationGroupNotFoundError',
       'ConsolidationMemberNotFoundError',
       'ConsolidationMemberHoldsOthersError',
     ],
-    params: MemberParams,
-    querystring: OrgQuery,
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      members.removeMember(
-        db,
-        request.access,
-        request.params.id,
-        request.params.companyId,
-        request.query.organizationId,
-      ),
+    ...noContent,
+    handler: async ({ access, params, query }) =>
+      members.removeMember(db, access, params.id, params.companyId, query.organizationId),
   });
 }

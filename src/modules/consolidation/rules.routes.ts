@@ -1,10 +1,9 @@
 /** Routes: elimination rules. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
-import { pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { byId, IdParams, OrgQuery, route } from '../../http/route.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
+import { listed } from '../../http/pagination.ts';
+import { activationRoutes, byId, created, forId, noContent, route } from '../../http/route.ts';
 import {
+  BulkCreated,
   MONEY_VALUE,
   Nullable,
   Page,
@@ -13,8 +12,8 @@ import {
   Text,
   Timestamp,
   Type,
-  UUID_PATTERN,
   Uuid,
+  UUID_PATTERN,
 } from '../../http/schemas.ts';
 import { withBodyCheck } from '../../http/validation.ts';
 import {
@@ -130,14 +129,9 @@ const ruleById = byId({
   field: 'eliminationRuleId',
   message: 'Elimination rule not found',
 });
-const rulePath = ruleById.pathIds;
 const tags = ['Elimination rules'];
 
-export const eliminationRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  ruleReadRoutes(app);
-  ruleWriteRoutes(app);
-  ruleStateRoutes(app);
-};
+export const eliminationRuleRoutes = routesPlugin(ruleReadRoutes, ruleWriteRoutes, ruleStateRoutes);
 
 /** Elimination rules: list, by type, get. */
 function ruleReadRoutes(app: RouteApp): void {
@@ -162,22 +156,7 @@ function ruleReadRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('rules', EliminationRule) },
-    handler: async (request) => {
-      const q = request.query;
-      return rules.listRules(
-        db,
-        request.access,
-        {
-          organizationId: q.organizationId,
-          consolidationGroupId: q.consolidationGroupId,
-          eliminationType: q.eliminationType,
-          isActive: q.isActive,
-          isAutomatic: q.isAutomatic,
-          highPriorityOnly: q.highPriorityOnly,
-        },
-        pageParams(q),
-      );
-    },
+    handler: listed(db, rules.listRules),
   });
 
   route(app, {
@@ -194,16 +173,7 @@ function ruleReadRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('rules', EliminationRule) },
-    handler: async (request) =>
-      rules.listRulesByType(
-        db,
-        request.access,
-        {
-          consolidationGroupId: request.query.consolidationGroupId,
-          eliminationType: request.query.eliminationType,
-        },
-        pageParams(request.query),
-      ),
+    handler: listed(db, rules.listRulesByType),
   });
 
   route(app, {
@@ -216,8 +186,7 @@ function ruleReadRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: ['EliminationRuleNotFoundError'],
     response: { 200: EliminationRule },
-    handler: async (request) =>
-      rules.getRule(db, request.access, request.params.id, request.query.organizationId),
+    handler: forId(db, rules.getRule),
   });
 }
 
@@ -241,9 +210,8 @@ function ruleWriteRoutes(app: RouteApp): void {
     ],
     validatorCompiler: withBodyCheck<rules.CreateRuleInput>((body) => rules.checkPatterns(body, 'create')),
     body: CreateRule,
-    response: { 201: EliminationRule },
-    status: 201,
-    handler: async (request) => rules.createRule(db, request.access, request.body),
+    ...created(EliminationRule),
+    handler: async ({ access, body }) => rules.createRule(db, access, body),
   });
 
   route(app, {
@@ -263,11 +231,8 @@ function ruleWriteRoutes(app: RouteApp): void {
       rules.checkBulkRules(body.rules),
     ),
     body: Type.Object({ rules: Type.Array(CreateRule, { minItems: 1, maxItems: 100 }) }),
-    response: {
-      201: Type.Object({ created: Type.Array(EliminationRule), count: Type.Integer() }),
-    },
-    status: 201,
-    handler: async (request) => rules.bulkCreateRules(db, request.access, request.body.rules),
+    ...created(BulkCreated(EliminationRule)),
+    handler: async ({ access, body }) => rules.bulkCreateRules(db, access, body.rules),
   });
 
   route(app, {
@@ -288,8 +253,8 @@ function ruleWriteRoutes(app: RouteApp): void {
     validatorCompiler: withBodyCheck<rules.UpdateRuleInput>((body) => rules.checkPatterns(body, 'update')),
     body: UpdateRule,
     response: { 200: EliminationRule },
-    handler: async (request) =>
-      rules.updateRule(db, request.access, request.params.id, request.query.organizationId, request.body),
+    handler: async ({ access, params, query, body }) =>
+      rules.updateRule(db, access, params.id, query.organizationId, body),
   });
 }
 
@@ -306,32 +271,22 @@ function ruleStateRoutes(app: RouteApp): void {
     ...ruleById,
     access: 'consolidation:manage',
     errors: ['EliminationRuleNotFoundError', 'EliminationRuleInUseError'],
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      rules.deleteRule(db, request.access, request.params.id, request.query.organizationId),
+    ...noContent,
+    handler: forId(db, rules.deleteRule),
   });
 
-  for (const [path, active] of [
-    ['activate', true],
-    ['deactivate', false],
-  ] as const) {
-    route(app, {
-      method: 'POST',
-      url: `/api/v1/elimination-rules/:id/${path}`,
-      tags,
-      summary: active ? 'Activate an elimination rule' : 'Deactivate an elimination rule',
-      description: 'Admin. Idempotent.',
-      pathIds: rulePath,
-      access: 'consolidation:manage',
-      errors: ['EliminationRuleNotFoundError'],
-      params: IdParams,
-      querystring: OrgQuery,
-      response: { 200: EliminationRule },
-      handler: async (request) =>
-        rules.setRuleActive(db, request.access, request.params.id, request.query.organizationId, active),
-    });
-  }
+  activationRoutes(app, {
+    url: '/api/v1/elimination-rules/:id',
+    tags,
+    resource: 'an elimination rule',
+    description: () => 'Admin. Idempotent.',
+    ...ruleById,
+    access: 'consolidation:manage',
+    errors: ['EliminationRuleNotFoundError'],
+    response: { 200: EliminationRule },
+    setActive: ({ access, params, query }, active) =>
+      rules.setRuleActive(db, access, params.id, query.organizationId, active),
+  });
 
   route(app, {
     method: 'POST',
@@ -344,13 +299,7 @@ function ruleStateRoutes(app: RouteApp): void {
     errors: ['EliminationRuleNotFoundError'],
     body: Type.Object({ priority: Priority }),
     response: { 200: EliminationRule },
-    handler: async (request) =>
-      rules.setRulePriority(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.body.priority,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      rules.setRulePriority(db, access, params.id, query.organizationId, body.priority),
   });
 }

@@ -4,12 +4,11 @@ import {
   equityStatementTable,
   statementTable,
 } from '../../domain/reports/tabular.ts';
-import { EXPORT_FORMATS, exportFormat, sendTable } from '../../http/export.ts';
+import { exportFormat, FormatQuery, sendTable } from '../../http/export.ts';
 import { findGroup } from './groups.repo.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { byId, OrgQuery, route } from '../../http/route.ts';
+import { listed } from '../../http/pagination.ts';
+import { byId, byIds, created, forId, noContent, route } from '../../http/route.ts';
 import { GROUP_ID_RULE } from './groups.routes.ts';
 import type { RouteApp } from '../../http/route-app.ts';
 import { Page, PageQuery, StringEnum, Type, Uuid } from '../../http/schemas.ts';
@@ -36,15 +35,11 @@ const run = byId({
   field: 'runId',
   message: 'Consolidation run not found',
 });
-const groupPath = { groupId: GROUP_ID_RULE };
-const ExportFormatQuery = Type.Optional(
-  StringEnum(EXPORT_FORMATS, {
-    description:
-      'Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses ' +
-      '(`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`).',
-  }),
-);
-const GroupParams = Type.Object({ groupId: Type.String() });
+/** The query of a run's trial-balance views: the organization (optional) and the view, closing by default. */
+const ViewQuery = {
+  organizationId: Type.Optional(Uuid),
+  view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
+};
 const tags = ['Consolidation runs'];
 
 /** True when the `Prefer` header asks for `respond-async` (RFC 7240 token, case-insensitive). */
@@ -87,7 +82,7 @@ const REPORTS: Array<{ path: results.ReportKind; summary: string; description: s
 ];
 
 /** A group addressed by its id in the path (a malformed id answers 404 ConsolidationGroupNotFoundError). */
-const group = { pathIds: groupPath, params: GroupParams, querystring: OrgQuery };
+const group = byIds({ groupId: GROUP_ID_RULE });
 const RUN_ERRORS = ['ConsolidationRunNotCompletedError', 'ConsolidationRunNotFoundError'] as const;
 
 export const consolidationRunRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -122,15 +117,7 @@ function runReadRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('runs', ConsolidationRun) },
-    handler: async (request) => {
-      const { organizationId, groupId, status, year, period } = request.query;
-      return runs.listRuns(
-        db,
-        request.access,
-        { organizationId, groupId, status, year, period },
-        pageParams(request.query),
-      );
-    },
+    handler: listed(db, runs.listRuns),
   });
 
   route(app, {
@@ -144,8 +131,7 @@ function runReadRoutes(app: RouteApp): void {
     errors: ['ConsolidationRunNotFoundError'],
     ...run,
     response: { 200: ConsolidationRun },
-    handler: async (request) =>
-      runs.getRun(db, request.access, request.params.id, request.query.organizationId),
+    handler: forId(db, runs.getRun),
   });
 }
 
@@ -176,18 +162,13 @@ function runStartRoutes(app: RouteApp, executor: RunExecutor): void {
       prefer: Type.Optional(Type.String({ description: '`respond-async` to execute in the background' })),
     }),
     body: StartRunBody,
-    response: { 201: ConsolidationRun },
-    status: 201,
-    handler: async (request, reply) => {
-      const async = prefersAsync(request.headers.prefer);
-      const record = await runs.startRun(
-        db,
-        request.access,
-        request.params.groupId,
-        request.query.organizationId,
-        request.body,
-        { async, ...executor },
-      );
+    ...created(ConsolidationRun),
+    handler: async ({ access, params, query, body, headers }, reply) => {
+      const async = prefersAsync(headers.prefer);
+      const record = await runs.startRun(db, access, params.groupId, query.organizationId, body, {
+        async,
+        ...executor,
+      });
       if (async) reply.header('preference-applied', 'respond-async');
       return record;
     },
@@ -209,8 +190,7 @@ function runEndRoutes(app: RouteApp): void {
     errors: ['ConsolidationRunCannotBeCancelledError', 'ConsolidationRunNotFoundError'],
     ...run,
     response: { 200: ConsolidationRun },
-    handler: async (request) =>
-      runs.cancelRun(db, request.access, request.params.id, request.query.organizationId),
+    handler: forId(db, runs.cancelRun),
   });
 
   route(app, {
@@ -223,10 +203,8 @@ function runEndRoutes(app: RouteApp): void {
     access: 'consolidation:run',
     errors: ['ConsolidationRunCannotBeDeletedError', 'ConsolidationRunNotFoundError'],
     ...run,
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      runs.deleteRun(db, request.access, request.params.id, request.query.organizationId),
+    ...noContent,
+    handler: forId(db, runs.deleteRun),
   });
 
   route(app, {
@@ -244,13 +222,8 @@ function runEndRoutes(app: RouteApp): void {
         description: 'The run, or null when the group has no completed run',
       }),
     },
-    handler: async (request, reply) => {
-      const latest = await runs.latestRun(
-        db,
-        request.access,
-        request.params.groupId,
-        request.query.organizationId,
-      );
+    handler: async ({ access, params, query }, reply) => {
+      const latest = await runs.latestRun(db, access, params.groupId, query.organizationId);
       return reply
         .code(200)
         .type('application/json; charset=utf-8')
@@ -273,21 +246,13 @@ function runTrialBalanceRoutes(app: RouteApp): void {
     access: 'consolidation:read',
     errors: RUN_ERRORS,
     ...run,
-    querystring: Type.Object({
-      organizationId: Type.Optional(Uuid),
-      view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
-      format: ExportFormatQuery,
-    }),
+    querystring: Type.Object({ ...ViewQuery, format: FormatQuery }),
     response: { 200: ConsolidatedTrialBalance },
     handler: async (request, reply) => {
-      const report = await results.trialBalance(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.query.view ?? 'closing',
-      );
-      const format = exportFormat(request, request.query.format);
+      const { params, query } = request;
+      const view = query.view ?? 'closing';
+      const report = await results.trialBalance(db, request.access, params.id, query.organizationId, view);
+      const format = exportFormat(request, query.format);
       if (format === 'json') return report;
       const found = await findGroup(db, report.groupId);
       const table = consolidatedTrialBalanceTable('Consolidated trial balance', report as never);
@@ -318,19 +283,16 @@ function runTrialBalanceRoutes(app: RouteApp): void {
       id: Type.String(),
       accountNumber: Type.String({ minLength: 1, maxLength: 100 }),
     }),
-    querystring: Type.Object({
-      organizationId: Type.Optional(Uuid),
-      view: Type.Optional(StringEnum(['closing', 'opening'] as const)),
-    }),
+    querystring: Type.Object(ViewQuery),
     response: { 200: LineContributionsReport },
-    handler: async (request) =>
+    handler: async ({ access, params, query }) =>
       results.lineContributions(
         db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.query.view ?? 'closing',
-        request.params.accountNumber,
+        access,
+        params.id,
+        query.organizationId,
+        query.view ?? 'closing',
+        params.accountNumber,
       ),
   });
 }
@@ -350,8 +312,7 @@ function runJournalRoutes(app: RouteApp): void {
     errors: RUN_ERRORS,
     ...run,
     response: { 200: EliminationJournal },
-    handler: async (request) =>
-      results.eliminationEntries(db, request.access, request.params.id, request.query.organizationId),
+    handler: forId(db, results.eliminationEntries),
   });
 
   route(app, {
@@ -366,14 +327,8 @@ function runJournalRoutes(app: RouteApp): void {
     ...run,
     querystring: Type.Object({ organizationId: Type.Optional(Uuid), otherRunId: Uuid }),
     response: { 200: RunComparison },
-    handler: async (request) =>
-      results.compareRuns(
-        db,
-        request.access,
-        request.params.id,
-        request.query.otherRunId,
-        request.query.organizationId,
-      ),
+    handler: async ({ access, params, query }) =>
+      results.compareRuns(db, access, params.id, query.otherRunId, query.organizationId),
   });
 }
 
@@ -390,17 +345,12 @@ function runReportRoutes(app: RouteApp): void {
       access: 'consolidation:read',
       errors: RUN_ERRORS,
       ...run,
-      querystring: Type.Object({ organizationId: Type.Optional(Uuid), format: ExportFormatQuery }),
+      querystring: Type.Object({ organizationId: Type.Optional(Uuid), format: FormatQuery }),
       response: { 200: r.schema as typeof ConsolidatedBalanceSheet },
       handler: async (request, reply) => {
-        const report = await results.report(
-          db,
-          request.access,
-          request.params.id,
-          request.query.organizationId,
-          r.path,
-        );
-        const format = exportFormat(request, request.query.format);
+        const { params, query } = request;
+        const report = await results.report(db, request.access, params.id, query.organizationId, r.path);
+        const format = exportFormat(request, query.format);
         if (format === 'json') return report;
         const json = report as unknown as Record<string, unknown>;
         const title = r.summary;

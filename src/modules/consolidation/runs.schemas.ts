@@ -16,26 +16,20 @@ import { ELIMINATION_TYPES } from './rules.repo.ts';
 import {
   balanceSheetSections,
   cashFlowSection,
-  EquityRow,
+  cashFlowStatementSections,
+  equityStatementRows,
   incomeStatementSections,
   statementLine,
   statementSection,
+  Day,
 } from '../../http/statement-schemas.ts';
 import { RUN_STATUSES, STEP_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
+import { STEP_TYPES } from '../../domain/consolidation/types.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Response schemas
 
-const Day = Type.String({ format: 'date', description: 'Date YYYY-MM-DD' });
-const StepTypeSchema = StringEnum([
-  'Validate',
-  'Translate',
-  'Aggregate',
-  'MatchIC',
-  'Eliminate',
-  'NCI',
-  'GenerateTB',
-] as const);
+const StepTypeSchema = StringEnum(STEP_TYPES);
 const Method = StringEnum(CONSOLIDATION_METHODS);
 
 const ConsolidationStep = Type.Object({
@@ -237,16 +231,20 @@ const EntryLine = Type.Object({
   debit: Money,
   credit: Money,
 });
+/** What an elimination comes from: a rule (its id and name) or an acquisition (of the member named). */
+const EliminationSource = {
+  source: StringEnum(['Rule', 'Acquisition'] as const),
+  eliminationRuleId: Nullable(Uuid),
+  ruleName: Nullable(Type.String()),
+  companyId: Nullable(Uuid),
+};
 export const EliminationJournal = Type.Object({
   runId: Uuid,
   groupId: Uuid,
   currency: Type.String(),
   entries: Type.Array(
     Type.Object({
-      source: StringEnum(['Rule', 'Acquisition'] as const),
-      eliminationRuleId: Nullable(Uuid),
-      ruleName: Nullable(Type.String()),
-      companyId: Nullable(Uuid),
+      ...EliminationSource,
       lines: Type.Array(EntryLine),
       totalDebit: Money,
       totalCredit: Money,
@@ -395,22 +393,13 @@ export const ConsolidatedCashFlowStatement = Type.Object({
   ...ReportHeader,
   ...PeriodHeader,
   method: Type.Literal('indirect'),
-  beginningCash: Money,
-  operatingActivities: CashFlowSection,
-  investingActivities: CashFlowSection,
-  financingActivities: CashFlowSection,
-  exchangeRateEffect: Money,
-  netChangeInCash: Money,
-  endingCash: Money,
-  isReconciled: Type.Boolean(),
+  ...cashFlowStatementSections(CashFlowSection),
 });
 
 export const ConsolidatedEquityStatement = Type.Object({
   ...ReportHeader,
   ...PeriodHeader,
-  openingBalances: EquityRow,
-  movements: Type.Array(EquityRow),
-  closingBalances: EquityRow,
+  ...equityStatementRows,
 });
 
 // ---------------------------------------------------------------------------------------------------
@@ -492,10 +481,7 @@ const LineContributionsSchema = Type.Object({
   ),
   eliminations: Type.Array(
     Type.Object({
-      source: StringEnum(['Rule', 'Acquisition'] as const),
-      eliminationRuleId: Nullable(Uuid),
-      ruleName: Nullable(Type.String()),
-      companyId: Nullable(Uuid),
+      ...EliminationSource,
       amount: Money,
     }),
   ),

@@ -1,15 +1,14 @@
 /** Exchange-rate endpoints. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import type { Access } from '../../access/access.ts';
 import type { Db } from '../../db/client.ts';
 import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { RATE_SOURCES, RATE_TYPES } from '../../domain/rates.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { byId, route } from '../../http/route.ts';
+import { byId, created, forId, noContent, route } from '../../http/route.ts';
 import {
+  BulkCreated,
   CurrencyCode,
   IsoDate,
   Nullable,
@@ -139,11 +138,7 @@ function lookupRoute<Q extends TSchema>(
   });
 }
 
-export const exchangeRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  rateListRoutes(app);
-  ratePeriodRoutes(app);
-  rateWriteRoutes(app);
-};
+export const exchangeRateRoutes = routesPlugin(rateListRoutes, ratePeriodRoutes, rateWriteRoutes);
 
 /** Rates: list, and the rate on a date, latest and closest. */
 function rateListRoutes(app: RouteApp): void {
@@ -247,8 +242,7 @@ function ratePeriodRoutes(app: RouteApp): void {
     access: 'exchange_rate:read',
     errors: ['ExchangeRateIdNotFoundError'],
     response: { 200: ExchangeRate },
-    handler: async (request) =>
-      rates.getRate(db, request.access, request.params.id, request.query.organizationId),
+    handler: forId(db, rates.getRate),
   });
 }
 
@@ -266,9 +260,8 @@ function rateWriteRoutes(app: RouteApp): void {
     errors: ['SameCurrencyExchangeRateError', 'ExchangeRateAlreadyExistsError'],
     validatorCompiler: withBodyCheck(checkPair),
     body: CreateRate,
-    response: { 201: ExchangeRate },
-    status: 201,
-    handler: async (request) => rates.createRate(db, request.access, request.body),
+    ...created(ExchangeRate),
+    handler: async ({ access, body }) => rates.createRate(db, access, body),
   });
 
   route(app, {
@@ -282,11 +275,8 @@ function rateWriteRoutes(app: RouteApp): void {
     errors: ['SameCurrencyExchangeRateError', 'ExchangeRateAlreadyExistsError'],
     validatorCompiler: withBodyCheck(checkBulk),
     body: Type.Object({ rates: Type.Array(CreateRate, { minItems: 1, maxItems: 500 }) }),
-    response: {
-      201: Type.Object({ created: Type.Array(ExchangeRate), count: Type.Integer() }),
-    },
-    status: 201,
-    handler: async (request) => rates.bulkCreateRates(db, request.access, request.body.rates),
+    ...created(BulkCreated(ExchangeRate)),
+    handler: async ({ access, body }) => rates.bulkCreateRates(db, access, body.rates),
   });
 
   route(app, {
@@ -300,9 +290,7 @@ function rateWriteRoutes(app: RouteApp): void {
     ...rateById,
     access: 'exchange_rate:manage',
     errors: ['ExchangeRateIdNotFoundError', 'ExchangeRateInUseError'],
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      rates.deleteRate(db, request.access, request.params.id, request.query.organizationId),
+    ...noContent,
+    handler: forId(db, rates.deleteRate),
   });
 }

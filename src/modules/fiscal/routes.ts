@@ -1,12 +1,11 @@
 /**
  * Fiscal year and period endpoints. Year-end close, reopen and the close preview
  * (`…/fiscal-years/{fiscalYearId}/close`, `/reopen`, `/close/preview`) are registered separately,
- * next to this plugin, reusing `FiscalYear`, `FiscalPeriod` and `fiscalPathIds` exported here.
+ * next to this plugin, reusing `FiscalYear` and the addressing of a year (`inYear`) exported here.
  */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { pageParams } from '../../http/pagination.ts';
-import { route } from '../../http/route.ts';
+import { created, route } from '../../http/route.ts';
 import {
   IsoDate,
   Nullable,
@@ -18,6 +17,7 @@ import {
   Type,
   Uuid,
 } from '../../http/schemas.ts';
+import { COMPANY_PATH, companyInPath } from '../companies/routes.ts';
 import * as service from './service.ts';
 
 const Status = StringEnum(['Open', 'Closed'] as const);
@@ -96,40 +96,25 @@ const PeriodSummary = Type.Object({
   closedDateRanges: Type.Array(DateRange),
 });
 
-/** Malformed path identifiers of the fiscal endpoints → 404 with the segment's tag. */
-export const fiscalPathIds = {
-  organizationId: {
-    tag: 'OrganizationNotFoundError',
-    field: 'organizationId',
-    message: 'Organization not found',
-  },
-  companyId: { tag: 'CompanyNotFoundError', field: 'companyId', message: 'Company not found' },
+/**
+ * Malformed path identifiers of the fiscal endpoints → 404 with the segment's tag. Every fiscal route
+ * declares all four rules, whichever of the segments its path has.
+ */
+const fiscalPathIds = {
+  ...companyInPath.pathIds,
   fiscalYearId: { tag: 'FiscalYearNotFoundError', field: 'fiscalYearId', message: 'Fiscal year not found' },
   periodId: { tag: 'FiscalPeriodNotFoundError', field: 'fiscalPeriodId', message: 'Fiscal period not found' },
 };
-
-export const FISCAL_BASE = '/api/v1/organizations/:organizationId/companies/:companyId';
-const CompanyParams = Type.Object({ organizationId: Type.String(), companyId: Type.String() });
-export const YearParams = Type.Object({
-  organizationId: Type.String(),
-  companyId: Type.String(),
-  fiscalYearId: Type.String(),
-});
-const PeriodParams = Type.Object({
-  organizationId: Type.String(),
-  companyId: Type.String(),
-  fiscalYearId: Type.String(),
-  periodId: Type.String(),
-});
+const YearParams = Type.Object({ ...companyInPath.params.properties, fiscalYearId: Type.String() });
+const PeriodParams = Type.Object({ ...YearParams.properties, periodId: Type.String() });
+/** A company's fiscal calendar, one of its fiscal years, one of their periods, addressed by the path. */
+const inCompany = { pathIds: fiscalPathIds, params: companyInPath.params };
+export const inYear = { pathIds: fiscalPathIds, params: YearParams };
+const inPeriod = { pathIds: fiscalPathIds, params: PeriodParams };
 const StatusQuery = Type.Object({ status: Type.Optional(Status), ...PageQuery });
 const tags = ['Fiscal years and periods'];
-const config = { pathIds: fiscalPathIds };
 
-export const fiscalRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  fiscalYearRoutes(app);
-  fiscalPeriodRoutes(app);
-  periodStatusRoutes(app);
-};
+export const fiscalRoutes = routesPlugin(fiscalYearRoutes, fiscalPeriodRoutes, periodStatusRoutes);
 
 /** Fiscal years: list, get, create, and the periods of one. */
 function fiscalYearRoutes(app: RouteApp): void {
@@ -137,79 +122,62 @@ function fiscalYearRoutes(app: RouteApp): void {
 
   route(app, {
     method: 'GET',
-    url: `${FISCAL_BASE}/fiscal-years`,
+    url: `${COMPANY_PATH}/fiscal-years`,
     tags,
     summary: 'List fiscal years',
     description: 'Viewer. Ordered by year descending; each with its 13 periods.',
-    ...config,
+    ...inCompany,
     access: 'fiscal_period:read',
-    params: CompanyParams,
     querystring: StatusQuery,
     response: { 200: Page('fiscalYears', FiscalYear) },
-    handler: async (request) =>
-      service.listFiscalYears(
-        db,
-        request.access,
-        request.params,
-        request.query.status,
-        pageParams(request.query),
-      ),
+    handler: async ({ access, params, query }) =>
+      service.listFiscalYears(db, access, params, query.status, pageParams(query)),
   });
 
   route(app, {
     method: 'GET',
-    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId`,
+    url: `${COMPANY_PATH}/fiscal-years/:fiscalYearId`,
     tags,
     summary: 'Get a fiscal year',
     description: 'Viewer.',
-    ...config,
+    ...inYear,
     access: 'fiscal_period:read',
-    params: YearParams,
     response: { 200: FiscalYear },
-    handler: async (request) => service.getFiscalYear(db, request.access, request.params),
+    handler: async ({ access, params }) => service.getFiscalYear(db, access, params),
   });
 
   route(app, {
     method: 'POST',
-    url: `${FISCAL_BASE}/fiscal-years`,
+    url: `${COMPANY_PATH}/fiscal-years`,
     tags,
     summary: 'Create a fiscal year',
     description:
       'Admin. Dates derive from the company fiscal year end; `startDate`/`endDate`, when sent, must equal them.',
-    ...config,
+    ...inCompany,
     access: 'fiscal_period:manage',
     errors: ['FiscalYearAlreadyExistsError'],
-    params: CompanyParams,
     body: Type.Object({
       year: Type.Integer({ minimum: 1900, maximum: 2999 }),
       name: Type.Optional(Nullable(Text(100))),
       startDate: Type.Optional(IsoDate),
       endDate: Type.Optional(IsoDate),
     }),
-    response: { 201: FiscalYear },
-    status: 201,
-    handler: async (request) => service.createFiscalYear(db, request.access, request.params, request.body),
+    ...created(FiscalYear),
+    handler: async ({ access, params, body }) => service.createFiscalYear(db, access, params, body),
   });
 
   route(app, {
     method: 'GET',
-    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods`,
+    url: `${COMPANY_PATH}/fiscal-years/:fiscalYearId/periods`,
     tags,
     summary: 'List the periods of a fiscal year',
     description: 'Viewer. Ordered by period number.',
-    ...config,
+    ...inYear,
     access: 'fiscal_period:read',
-    params: YearParams,
     querystring: StatusQuery,
     response: { 200: Page('periods', FiscalPeriod) },
-    handler: async (request) =>
-      service.listFiscalPeriods(
-        db,
-        request.access,
-        request.params,
-        request.query.status,
-        pageParams(request.query),
-      ),
+    handler: async ({ access, params, query }) =>
+      service.listFiscalPeriods(db, access, params, query.status, pageParams(query)),
   });
 }
 
@@ -219,45 +187,42 @@ function fiscalPeriodRoutes(app: RouteApp): void {
 
   route(app, {
     method: 'GET',
-    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId`,
+    url: `${COMPANY_PATH}/fiscal-years/:fiscalYearId/periods/:periodId`,
     tags,
     summary: 'Get a fiscal period',
     description: 'Viewer.',
-    ...config,
+    ...inPeriod,
     access: 'fiscal_period:read',
-    params: PeriodParams,
     response: { 200: FiscalPeriod },
-    handler: async (request) => service.getFiscalPeriod(db, request.access, request.params),
+    handler: async ({ access, params }) => service.getFiscalPeriod(db, access, params),
   });
 
   route(app, {
     method: 'POST',
-    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId/close`,
+    url: `${COMPANY_PATH}/fiscal-years/:fiscalYearId/periods/:periodId/close`,
     tags,
     summary: 'Close a fiscal period',
     description: 'Admin. Unposted entries of the period do not block the close.',
-    ...config,
+    ...inPeriod,
     access: 'fiscal_period:manage',
     errors: ['InvalidPeriodStatusTransitionError', 'FiscalPeriodClosedError'],
-    params: PeriodParams,
     response: { 200: FiscalPeriod },
-    handler: async (request) => service.closeFiscalPeriod(db, request.access, request.params),
+    handler: async ({ access, params }) => service.closeFiscalPeriod(db, access, params),
   });
 
   route(app, {
     method: 'POST',
-    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId/open`,
+    url: `${COMPANY_PATH}/fiscal-years/:fiscalYearId/periods/:periodId/open`,
     tags,
     summary: 'Open (reopen) a fiscal period',
     description: 'Admin. Writes a reopen-history entry; refused while the year is closed.',
-    ...config,
+    ...inPeriod,
     access: 'fiscal_period:manage',
     errors: ['InvalidPeriodStatusTransitionError', 'YearAlreadyClosedError'],
-    params: PeriodParams,
     body: Type.Object({ reason: Type.Optional(Nullable(Text(2000))) }),
     response: { 200: FiscalPeriod },
-    handler: async (request) =>
-      service.openFiscalPeriod(db, request.access, request.params, request.body?.reason ?? null),
+    handler: async ({ access, params, body }) =>
+      service.openFiscalPeriod(db, access, params, body?.reason ?? null),
   });
 }
 
@@ -267,44 +232,41 @@ function periodStatusRoutes(app: RouteApp): void {
 
   route(app, {
     method: 'GET',
-    url: `${FISCAL_BASE}/fiscal-years/:fiscalYearId/periods/:periodId/reopen-history`,
+    url: `${COMPANY_PATH}/fiscal-years/:fiscalYearId/periods/:periodId/reopen-history`,
     tags,
     summary: 'Reopen history of a period',
     description: 'Viewer. Newest first.',
-    ...config,
+    ...inPeriod,
     access: 'fiscal_period:read',
-    params: PeriodParams,
     querystring: Type.Object(PageQuery),
     response: { 200: Page('history', PeriodReopenEntry) },
-    handler: async (request) =>
-      service.listReopenHistory(db, request.access, request.params, pageParams(request.query)),
+    handler: async ({ access, params, query }) =>
+      service.listReopenHistory(db, access, params, pageParams(query)),
   });
 
   route(app, {
     method: 'GET',
-    url: `${FISCAL_BASE}/period-status`,
+    url: `${COMPANY_PATH}/period-status`,
     tags,
     summary: 'Status of the period containing a date',
     description: 'Viewer. `status` is null when the fiscal year has not been created yet.',
-    ...config,
+    ...inCompany,
     access: 'fiscal_period:read',
-    params: CompanyParams,
     querystring: Type.Object({ date: IsoDate }),
     response: { 200: PeriodStatus },
-    handler: async (request) => service.periodStatus(db, request.access, request.params, request.query.date),
+    handler: async ({ access, params, query }) => service.periodStatus(db, access, params, query.date),
   });
 
   route(app, {
     method: 'GET',
-    url: `${FISCAL_BASE}/fiscal-periods/summary`,
+    url: `${COMPANY_PATH}/fiscal-periods/summary`,
     tags,
     summary: 'Summary of all periods of a company',
     description:
       'Viewer. Periods by year descending, then period number; merged open and closed date ranges.',
-    ...config,
+    ...inCompany,
     access: 'fiscal_period:read',
-    params: CompanyParams,
     response: { 200: PeriodSummary },
-    handler: async (request) => service.periodSummary(db, request.access, request.params),
+    handler: async ({ access, params }) => service.periodSummary(db, access, params),
   });
 }

@@ -1,6 +1,5 @@
 /** Foreign-currency revaluation: open balances per currency and revaluation runs of a company. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { RATE_TYPES } from '../../domain/rates.ts';
 import { pageParams } from '../../http/pagination.ts';
 import { route } from '../../http/route.ts';
@@ -16,30 +15,25 @@ import {
   Type,
   Uuid,
 } from '../../http/schemas.ts';
+import { COMPANY_PATH, companyInPath } from '../companies/routes.ts';
 import * as service from './service.ts';
 
-const BASE = '/api/v1/organizations/:organizationId/companies/:companyId';
+/** Every revaluation route declares the three rules, whichever of the segments its path has. */
 const pathIds = {
-  organizationId: {
-    tag: 'OrganizationNotFoundError',
-    field: 'organizationId',
-    message: 'Organization not found',
-  },
-  companyId: { tag: 'CompanyNotFoundError', field: 'companyId', message: 'Company not found' },
+  ...companyInPath.pathIds,
   revaluationId: {
     tag: 'FxRevaluationNotFoundError',
     field: 'revaluationId',
     message: 'Revaluation not found',
   },
 };
-const config = { pathIds };
 const tags = ['Foreign-currency revaluation'];
-const CompanyParams = Type.Object({ organizationId: Type.String(), companyId: Type.String() });
-const RunParams = Type.Object({
-  organizationId: Type.String(),
-  companyId: Type.String(),
-  revaluationId: Type.String(),
-});
+/** A company, or one of its revaluation runs, addressed by the path. */
+const inCompany = { pathIds, params: companyInPath.params };
+const inRun = {
+  pathIds,
+  params: Type.Object({ ...companyInPath.params.properties, revaluationId: Type.String() }),
+};
 const RateTypeSchema = StringEnum(RATE_TYPES);
 const DifferenceKind = StringEnum(['Unrealized', 'Realized'] as const);
 
@@ -104,10 +98,7 @@ const RunBody = Type.Object({
   autoReverse: Type.Optional(Type.Boolean({ default: true })),
 });
 
-export const fxRevaluationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  revaluationRunRoutes(app);
-  revaluationRecordRoutes(app);
-};
+export const fxRevaluationRoutes = routesPlugin(revaluationRunRoutes, revaluationRecordRoutes);
 
 /** Open foreign-currency balances and running a revaluation. */
 function revaluationRunRoutes(app: RouteApp): void {
@@ -115,7 +106,7 @@ function revaluationRunRoutes(app: RouteApp): void {
 
   route(app, {
     method: 'GET',
-    url: `${BASE}/foreign-currency-balances`,
+    url: `${COMPANY_PATH}/foreign-currency-balances`,
     tags,
     summary: 'Open foreign-currency balances',
     description:
@@ -127,22 +118,21 @@ function revaluationRunRoutes(app: RouteApp): void {
       'foreign amount is zero but whose carrying amount is not was settled: its difference is ' +
       '`Realized`. Currencies without a rate are listed in `missingRates` and their lines carry null ' +
       'figures.',
-    ...config,
+    ...inCompany,
     access: 'fx_revaluation:read',
     errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
-    params: CompanyParams,
     querystring: Type.Object({ asOfDate: IsoDate, rateType: Type.Optional(RateTypeSchema) }),
     response: { 200: ForeignCurrencyBalances },
-    handler: async (request) =>
-      service.foreignCurrencyBalances(db, request.access, request.params, {
-        asOfDate: request.query.asOfDate,
-        rateType: request.query.rateType,
+    handler: async ({ access, params, query }) =>
+      service.foreignCurrencyBalances(db, access, params, {
+        asOfDate: query.asOfDate,
+        rateType: query.rateType,
       }),
   });
 
   route(app, {
     method: 'POST',
-    url: `${BASE}/fx-revaluations`,
+    url: `${COMPANY_PATH}/fx-revaluations`,
     tags,
     summary: 'Run a foreign-currency revaluation',
     description:
@@ -158,7 +148,7 @@ function revaluationRunRoutes(app: RouteApp): void {
       '400 FxGainLossAccountNotConfiguredError when the company lacks the account a difference needs; ' +
       '409 FxRevaluationPendingError while an earlier run of the company is not posted. Deleting the ' +
       'draft entry (DELETE /journal-entries/{id}) deletes the run and its draft reversal.',
-    ...config,
+    ...inCompany,
     access: 'fx_revaluation:run',
     errors: [
       'OrganizationNotFoundError',
@@ -170,10 +160,9 @@ function revaluationRunRoutes(app: RouteApp): void {
       'FxRevaluationPendingError',
       'ExchangeRateChangedError',
     ],
-    params: CompanyParams,
     body: RunBody,
     response: { 200: FxRevaluation },
-    handler: async (request) => service.runRevaluation(db, request.access, request.params, request.body),
+    handler: async ({ access, params, body }) => service.runRevaluation(db, access, params, body),
   });
 }
 
@@ -183,31 +172,29 @@ function revaluationRecordRoutes(app: RouteApp): void {
 
   route(app, {
     method: 'GET',
-    url: `${BASE}/fx-revaluations`,
+    url: `${COMPANY_PATH}/fx-revaluations`,
     tags,
     summary: 'List revaluation runs',
     description: 'Viewer. Newest `asOfDate` first.',
-    ...config,
+    ...inCompany,
     access: 'fx_revaluation:read',
     errors: ['OrganizationNotFoundError', 'CompanyNotFoundError'],
-    params: CompanyParams,
     querystring: Type.Object({ ...PageQuery }),
     response: { 200: Page('revaluations', FxRevaluation) },
-    handler: async (request) =>
-      service.listRevaluations(db, request.access, request.params, pageParams(request.query)),
+    handler: async ({ access, params, query }) =>
+      service.listRevaluations(db, access, params, pageParams(query)),
   });
 
   route(app, {
     method: 'GET',
-    url: `${BASE}/fx-revaluations/:revaluationId`,
+    url: `${COMPANY_PATH}/fx-revaluations/:revaluationId`,
     tags,
     summary: 'Get a revaluation run',
     description: 'Viewer. The rates used (with their ids) and the figures per account and currency.',
-    ...config,
+    ...inRun,
     access: 'fx_revaluation:read',
     errors: ['OrganizationNotFoundError', 'CompanyNotFoundError', 'FxRevaluationNotFoundError'],
-    params: RunParams,
     response: { 200: FxRevaluation },
-    handler: async (request) => service.getRevaluation(db, request.access, request.params),
+    handler: async ({ access, params }) => service.getRevaluation(db, access, params),
   });
 }

@@ -1,9 +1,7 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { byId, IdParams, OrgQuery, route } from '../../http/route.ts';
+import { byId, created, forId, noContent, route } from '../../http/route.ts';
 import {
   IsoDate,
   Money,
@@ -59,7 +57,6 @@ const transactionById = byId({
   field: 'transactionId',
   message: 'Intercompany transaction not found',
 });
-const idPath = transactionById.pathIds;
 const tags = ['Intercompany transactions'];
 
 /**
@@ -116,10 +113,7 @@ const ListQuery = Type.Object({
   ...CursorQuery,
 });
 
-export const intercompanyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  transactionRecordRoutes(app);
-  transactionMatchingRoutes(app);
-};
+export const intercompanyRoutes = routesPlugin(transactionRecordRoutes, transactionMatchingRoutes);
 
 /** Intercompany transactions: list, get, create, update. */
 function transactionRecordRoutes(app: RouteApp): void {
@@ -136,8 +130,7 @@ function transactionRecordRoutes(app: RouteApp): void {
     errors: ['ValidationError', 'CompanyNotFoundError'],
     querystring: ListQuery,
     response: { 200: CursorPage('transactions', IntercompanyTransaction) },
-    handler: async (request) =>
-      ic.listTransactions(db, request.access, request.query, pageParams(request.query)),
+    handler: async ({ access, query }) => ic.listTransactions(db, access, query, pageParams(query)),
   });
 
   route(app, {
@@ -150,8 +143,7 @@ function transactionRecordRoutes(app: RouteApp): void {
     access: 'intercompany:read',
     errors: ['IntercompanyTransactionNotFoundError'],
     response: { 200: IntercompanyTransaction },
-    handler: async (request) =>
-      ic.getTransaction(db, request.access, request.params.id, request.query.organizationId),
+    handler: forId(db, ic.getTransaction),
   });
 
   route(app, {
@@ -172,9 +164,8 @@ function transactionRecordRoutes(app: RouteApp): void {
       body.fromCompanyId === body.toCompanyId ? ic.sameCompany(body.toCompanyId) : null,
     ),
     body: CreateBody,
-    response: { 201: IntercompanyTransaction },
-    status: 201,
-    handler: async (request) => ic.createTransaction(db, request.access, request.body),
+    ...created(IntercompanyTransaction),
+    handler: async ({ access, body }) => ic.createTransaction(db, access, body),
   });
 
   route(app, {
@@ -189,8 +180,8 @@ function transactionRecordRoutes(app: RouteApp): void {
     errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionNotEditableError'],
     body: UpdateBody,
     response: { 200: IntercompanyTransaction },
-    handler: async (request) =>
-      ic.updateTransaction(db, request.access, request.params.id, request.query.organizationId, request.body),
+    handler: async ({ access, params, query, body }) =>
+      ic.updateTransaction(db, access, params.id, query.organizationId, body),
   });
 }
 
@@ -207,10 +198,8 @@ function transactionMatchingRoutes(app: RouteApp): void {
     ...transactionById,
     access: 'intercompany:manage',
     errors: ['IntercompanyTransactionNotFoundError', 'IntercompanyTransactionCannotBeDeletedError'],
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      ic.deleteTransaction(db, request.access, request.params.id, request.query.organizationId),
+    ...noContent,
+    handler: forId(db, ic.deleteTransaction),
   });
 
   route(app, {
@@ -233,8 +222,8 @@ function transactionMatchingRoutes(app: RouteApp): void {
     }),
     body: MatchingStatusBody,
     response: { 200: IntercompanyTransaction },
-    handler: async (request) =>
-      ic.setMatchingStatus(db, request.access, request.params.id, request.query.organizationId, request.body),
+    handler: async ({ access, params, query, body }) =>
+      ic.setMatchingStatus(db, access, params.id, query.organizationId, body),
   });
 
   for (const side of ['from', 'to'] as const) {
@@ -244,7 +233,7 @@ function transactionMatchingRoutes(app: RouteApp): void {
       tags,
       summary: `Link the ${side} company's journal entry`,
       description: `Member. journalEntryId null removes the link; the entry must belong to the ${side} company. Refused (409) once eliminated.`,
-      pathIds: idPath,
+      ...transactionById,
       access: 'intercompany:manage',
       errors: [
         'IntercompanyTransactionNotFoundError',
@@ -252,19 +241,10 @@ function transactionMatchingRoutes(app: RouteApp): void {
         'JournalEntryNotFoundError',
         'IntercompanyJournalEntryMismatchError',
       ],
-      params: IdParams,
-      querystring: OrgQuery,
       body: LinkBody,
       response: { 200: IntercompanyTransaction },
-      handler: async (request) =>
-        ic.linkJournalEntry(
-          db,
-          request.access,
-          request.params.id,
-          request.query.organizationId,
-          side,
-          request.body.journalEntryId,
-        ),
+      handler: async ({ access, params, query, body }) =>
+        ic.linkJournalEntry(db, access, params.id, query.organizationId, side, body.journalEntryId),
     });
   }
 }

@@ -1,11 +1,9 @@
 /** Journal-entry endpoints. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ErrorTag } from '../../domain/error-catalogue.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { byId, IdParams, route } from '../../http/route.ts';
-import type { RouteApp } from '../../http/route-app.ts';
+import { byId, created, forId, inPath, noContent, route } from '../../http/route.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import {
   IsoDate,
   Money,
@@ -220,6 +218,8 @@ const entry = byId({
   field: 'entryId',
   message: 'Journal entry not found',
 });
+/** The same entry addressed by the path alone (a route whose body may name the organization). */
+const entryInPath = inPath(entry.pathIds);
 /** A workflow move of an entry addressed by id: its organization is read with the session. */
 const entryMove = { ...entry, lookAhead: workflow.entryLookAhead };
 /** The refusals of an entry's content (rules R1–R6), for every route that writes one. */
@@ -237,12 +237,12 @@ const ENTRY_ERRORS = [
 const DRAFT_ERRORS = ['JournalEntryNotFoundError', 'InvalidStatusTransitionError'] as const;
 const tags = ['Journal entries'];
 
-export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  entryCollectionRoutes(app);
-  entryRoutes(app);
-  entryApprovalRoutes(app);
-  entryPostingRoutes(app);
-};
+export const journalRoutes = routesPlugin(
+  entryCollectionRoutes,
+  entryRoutes,
+  entryApprovalRoutes,
+  entryPostingRoutes,
+);
 
 /** The collection: list (JSON pages or a CSV or XLSX file), bulk create. */
 function entryCollectionRoutes(app: RouteApp): void {
@@ -323,8 +323,7 @@ function entryRoutes(app: RouteApp): void {
     errors: ['JournalEntryNotFoundError'],
     ...entry,
     response: { 200: JournalEntry },
-    handler: async (request) =>
-      entries.getEntry(db, request.access, request.params.id, request.query.organizationId),
+    handler: forId(db, entries.getEntry),
   });
 
   route(app, {
@@ -338,9 +337,8 @@ function entryRoutes(app: RouteApp): void {
     errors: ENTRY_ERRORS,
     validatorCompiler: entryBodyCompiler,
     body: CreateBody,
-    response: { 201: JournalEntry },
-    status: 201,
-    handler: async (request) => entries.createEntry(db, request.access, request.body, request.lookAhead),
+    ...created(JournalEntry),
+    handler: async ({ access, body, lookAhead }) => entries.createEntry(db, access, body, lookAhead),
   });
 
   route(app, {
@@ -352,11 +350,10 @@ function entryRoutes(app: RouteApp): void {
     access: 'journal_entry:edit',
     errors: [...DRAFT_ERRORS, ...ENTRY_ERRORS],
     validatorCompiler: entryBodyCompiler,
-    pathIds: entry.pathIds,
-    params: IdParams,
+    ...entryInPath,
     body: UpdateBody,
     response: { 200: JournalEntry },
-    handler: async (request) => entries.updateEntry(db, request.access, request.params.id, request.body),
+    handler: async ({ access, params, body }) => entries.updateEntry(db, access, params.id, body),
   });
 
   route(app, {
@@ -368,10 +365,8 @@ function entryRoutes(app: RouteApp): void {
     access: 'journal_entry:edit',
     errors: DRAFT_ERRORS,
     ...entry,
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      entries.deleteEntry(db, request.access, request.params.id, request.query.organizationId),
+    ...noContent,
+    handler: forId(db, entries.deleteEntry),
   });
 }
 
@@ -389,14 +384,8 @@ function entryApprovalRoutes(app: RouteApp): void {
     errors: DRAFT_ERRORS,
     ...entryMove,
     response: { 200: JournalEntry },
-    handler: async (request) =>
-      workflow.submitEntry(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.lookAhead,
-      ),
+    handler: async ({ access, params, query, lookAhead }) =>
+      workflow.submitEntry(db, access, params.id, query.organizationId, lookAhead),
   });
 
   route(app, {
@@ -409,14 +398,8 @@ function entryApprovalRoutes(app: RouteApp): void {
     errors: [...DRAFT_ERRORS, 'SegregationOfDutiesViolationError'],
     ...entryMove,
     response: { 200: JournalEntry },
-    handler: async (request) =>
-      workflow.approveEntry(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.lookAhead,
-      ),
+    handler: async ({ access, params, query, lookAhead }) =>
+      workflow.approveEntry(db, access, params.id, query.organizationId, lookAhead),
   });
 
   route(app, {
@@ -430,15 +413,8 @@ function entryApprovalRoutes(app: RouteApp): void {
     ...entryMove,
     body: RejectBody,
     response: { 200: JournalEntry },
-    handler: async (request) =>
-      workflow.rejectEntry(
-        db,
-        request.access,
-        request.params.id,
-        request.query.organizationId,
-        request.body.reason,
-        request.lookAhead,
-      ),
+    handler: async ({ access, params, query, body, lookAhead }) =>
+      workflow.rejectEntry(db, access, params.id, query.organizationId, body.reason, lookAhead),
   });
 }
 
@@ -464,12 +440,11 @@ function entryPostingRoutes(app: RouteApp): void {
       'InvalidJournalLineAccountError',
       'FiscalPeriodClosedError',
     ],
-    pathIds: entry.pathIds,
-    params: IdParams,
+    ...entryInPath,
     body: PostBody,
     response: { 200: JournalEntry },
-    handler: async (request) =>
-      workflow.postEntry(db, request.access, request.params.id, request.body, request.lookAhead),
+    handler: async ({ access, params, body, lookAhead }) =>
+      workflow.postEntry(db, access, params.id, body, lookAhead),
   });
 
   route(app, {
@@ -490,11 +465,9 @@ function entryPostingRoutes(app: RouteApp): void {
       'CompanyInactiveError',
       'FiscalPeriodClosedError',
     ],
-    pathIds: entry.pathIds,
-    params: IdParams,
+    ...entryInPath,
     body: ReverseBody,
-    response: { 201: JournalEntry },
-    status: 201,
-    handler: async (request) => reverseEntry(db, request.access, request.params.id, request.body),
+    ...created(JournalEntry),
+    handler: async ({ access, params, body }) => reverseEntry(db, access, params.id, body),
   });
 }

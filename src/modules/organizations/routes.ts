@@ -1,8 +1,6 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RouteApp } from '../../http/route-app.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { CursorPage, CursorQuery, pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { IdParams, route } from '../../http/route.ts';
+import { created, inPath, noContent, ORGANIZATION_ID, route } from '../../http/route.ts';
 import {
   CurrencyCode,
   FiscalYearEnd,
@@ -71,32 +69,18 @@ const AuditEntry = Type.Object({
   createdAt: Timestamp,
 });
 
-const orgPath = {
-  organizationId: {
-    tag: 'OrganizationNotFoundError',
-    field: 'organizationId',
-    message: 'Organization not found',
-  },
-};
-const idPath = { id: orgPath.organizationId };
-const memberPath = {
-  ...orgPath,
-  userId: {
-    tag: 'MembershipNotFoundError',
-    field: 'userId',
-    message: 'The user is not a member of the organization',
-    extra: { organizationId: 'organizationId' },
-  },
-};
+/** An organization addressed by `:id`, or by `:organizationId` under which its members are. */
+const organization = inPath({ id: ORGANIZATION_ID });
+const members = inPath({ organizationId: ORGANIZATION_ID });
 const tags = ['Organizations'];
 
-export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  organizationReadRoutes(app);
-  organizationChangeRoutes(app);
-  memberReadRoutes(app);
-  memberChangeRoutes(app);
-  auditLogRoutes(app);
-};
+export const organizationRoutes = routesPlugin(
+  organizationReadRoutes,
+  organizationChangeRoutes,
+  memberReadRoutes,
+  memberChangeRoutes,
+  auditLogRoutes,
+);
 
 /** Organizations: list, get, create. */
 function organizationReadRoutes(app: RouteApp): void {
@@ -111,7 +95,7 @@ function organizationReadRoutes(app: RouteApp): void {
     access: 'signedIn',
     querystring: Type.Object(PageQuery),
     response: { 200: Page('organizations', Organization) },
-    handler: async (request) => orgs.listOrganizations(db, request.user!.id, pageParams(request.query)),
+    handler: async ({ user, query }) => orgs.listOrganizations(db, user!.id, pageParams(query)),
   });
 
   route(app, {
@@ -120,12 +104,11 @@ function organizationReadRoutes(app: RouteApp): void {
     tags,
     summary: 'Get an organization',
     description: 'Viewer role.',
-    pathIds: idPath,
+    ...organization,
     access: 'organization:read',
     errors: ['OrganizationNotFoundError', 'ForbiddenError'],
-    params: IdParams,
     response: { 200: Organization },
-    handler: async (request) => orgs.getOrganization(db, request.access, request.params.id),
+    handler: async ({ access, params }) => orgs.getOrganization(db, access, params.id),
   });
 
   route(app, {
@@ -141,9 +124,8 @@ function organizationReadRoutes(app: RouteApp): void {
       reportingCurrency: CurrencyCode,
       settings: Type.Optional(Nullable(CreateSettings)),
     }),
-    response: { 201: Organization },
-    status: 201,
-    handler: async (request) => orgs.createOrganization(db, request.user!.id, request.body),
+    ...created(Organization),
+    handler: async ({ user, body }) => orgs.createOrganization(db, user!.id, body),
   });
 }
 
@@ -158,17 +140,16 @@ function organizationChangeRoutes(app: RouteApp): void {
     summary: 'Update an organization',
     description:
       'Admin; owner to change requireApproval or enforceSegregationOfDuties. Settings merge key by key; null resets.',
-    pathIds: idPath,
+    ...organization,
     access: 'organization:update',
     errors: ['OrganizationNotFoundError', 'OrganizationNameAlreadyExistsError'],
-    params: IdParams,
     body: Type.Object({
       name: Type.Optional(Text(255)),
       reportingCurrency: Type.Optional(CurrencyCode),
       settings: Type.Optional(Nullable(UpdateSettings)),
     }),
     response: { 200: Organization },
-    handler: async (request) => orgs.updateOrganization(db, request.access, request.params.id, request.body),
+    handler: async ({ access, params, body }) => orgs.updateOrganization(db, access, params.id, body),
   });
 
   route(app, {
@@ -177,13 +158,11 @@ function organizationChangeRoutes(app: RouteApp): void {
     tags,
     summary: 'Delete an organization',
     description: 'Owner. Refused (409) while the organization has companies.',
-    pathIds: idPath,
+    ...organization,
     access: 'organization:delete',
     errors: ['OrganizationNotFoundError', 'OrganizationHasCompaniesError'],
-    params: IdParams,
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) => orgs.deleteOrganization(db, request.access, request.params.id),
+    ...noContent,
+    handler: async ({ access, params }) => orgs.deleteOrganization(db, access, params.id),
   });
 }
 
@@ -197,20 +176,13 @@ function memberReadRoutes(app: RouteApp): void {
     tags: ['Members'],
     summary: 'List members',
     description: 'Viewer. Ordered by role rank (owner first), then e-mail.',
-    pathIds: orgPath,
+    ...members,
     access: 'member:read',
     errors: ['OrganizationNotFoundError'],
-    params: Type.Object({ organizationId: Type.String() }),
     querystring: Type.Object({ role: Type.Optional(RoleSchema), ...PageQuery }),
     response: { 200: Page('members', Membership) },
-    handler: async (request) =>
-      orgs.listMembers(
-        db,
-        request.access,
-        request.params.organizationId,
-        request.query.role,
-        pageParams(request.query),
-      ),
+    handler: async ({ access, params, query }) =>
+      orgs.listMembers(db, access, params.organizationId, query.role, pageParams(query)),
   });
 
   route(app, {
@@ -219,7 +191,7 @@ function memberReadRoutes(app: RouteApp): void {
     tags: ['Members'],
     summary: 'Add a member',
     description: 'Admin; owner to add an owner. The user must be registered.',
-    pathIds: orgPath,
+    ...members,
     access: 'member:manage',
     errors: [
       'OrganizationNotFoundError',
@@ -227,18 +199,23 @@ function memberReadRoutes(app: RouteApp): void {
       'UserNotFoundByEmailError',
       'UserAlreadyMemberError',
     ],
-    params: Type.Object({ organizationId: Type.String() }),
     body: Type.Object({ email: Text(254), role: RoleSchema }),
-    response: { 201: Membership },
-    status: 201,
-    handler: async (request) =>
-      orgs.addMember(db, request.access, request.params.organizationId, request.body),
+    ...created(Membership),
+    handler: async ({ access, params, body }) => orgs.addMember(db, access, params.organizationId, body),
   });
 }
 
 /** A member addressed by organization and user, changed by an admin (or an owner for an owner). */
 const member = {
-  pathIds: memberPath,
+  ...inPath({
+    organizationId: ORGANIZATION_ID,
+    userId: {
+      tag: 'MembershipNotFoundError',
+      field: 'userId',
+      message: 'The user is not a member of the organization',
+      extra: { organizationId: 'organizationId' },
+    },
+  }),
   access: 'member:manage',
   errors: [
     'OrganizationNotFoundError',
@@ -246,7 +223,6 @@ const member = {
     'ForbiddenError',
     'OwnerCannotBeRemovedError',
   ],
-  params: Type.Object({ organizationId: Type.String(), userId: Type.String() }),
 } as const;
 
 /** Members: change a role, remove. */
@@ -262,14 +238,8 @@ function memberChangeRoutes(app: RouteApp): void {
     ...member,
     body: Type.Object({ role: RoleSchema }),
     response: { 200: Membership },
-    handler: async (request) =>
-      orgs.updateMember(
-        db,
-        request.access,
-        request.params.organizationId,
-        request.params.userId,
-        request.body.role,
-      ),
+    handler: async ({ access, params, body }) =>
+      orgs.updateMember(db, access, params.organizationId, params.userId, body.role),
   });
 
   route(app, {
@@ -279,10 +249,9 @@ function memberChangeRoutes(app: RouteApp): void {
     summary: 'Remove a member',
     description: 'Admin; owner to remove an owner; anyone may leave. The last owner cannot be removed.',
     ...member,
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      orgs.removeMember(db, request.access, request.params.organizationId, request.params.userId),
+    ...noContent,
+    handler: async ({ access, params }) =>
+      orgs.removeMember(db, access, params.organizationId, params.userId),
   });
 }
 

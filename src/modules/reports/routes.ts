@@ -67,6 +67,11 @@ const STATEMENT_ERRORS = [
 
 type ReportQuery = { organizationId: string; companyId: string; format?: string | undefined };
 
+/** The company a report query names, and its currency (null: the functional currency). */
+function companyAndCurrency(q: ReportQuery & { currency?: string | undefined }) {
+  return { organizationId: q.organizationId, companyId: q.companyId, currency: q.currency ?? null };
+}
+
 /** What a report's handler is given: the database, the request and the way to answer. */
 interface ReportCall {
   db: Db;
@@ -110,13 +115,11 @@ const trialBalanceRoute = report({
   async handle({ db, request, answer }, q) {
     if (q.periodStartDate !== undefined) reports.checkPeriod(q.periodStartDate, q.asOfDate);
     const report = await reports.trialBalance(db, request.access, {
-      organizationId: q.organizationId,
-      companyId: q.companyId,
+      ...companyAndCurrency(q),
       asOfDate: q.asOfDate,
       periodStartDate: q.periodStartDate ?? null,
       excludeZeroBalances: q.excludeZeroBalances ?? true,
       excludeClosingEntries: q.excludeClosingEntries ?? false,
-      currency: q.currency ?? null,
     });
     return answer('trial-balance', report, q, q.asOfDate);
   },
@@ -146,14 +149,12 @@ const generalLedgerRoute = report({
   response: GeneralLedgerReport,
   async handle({ db, request, reply }, q) {
     const query = {
-      organizationId: q.organizationId,
-      companyId: q.companyId,
+      ...companyAndCurrency(q),
       accountId: q.accountId,
       accountNumberFrom: q.accountNumberFrom,
       accountNumberTo: q.accountNumberTo,
       startDate: q.startDate,
       endDate: q.endDate,
-      currency: q.currency ?? null,
     };
     checkGeneralLedgerQuery(query);
     const format = exportFormat(request, q.format);
@@ -185,12 +186,10 @@ const balanceSheetRoute = report({
   response: BalanceSheetReport,
   async handle({ db, request, answer }, q) {
     const report = await reports.balanceSheet(db, request.access, {
-      organizationId: q.organizationId,
-      companyId: q.companyId,
+      ...companyAndCurrency(q),
       asOfDate: q.asOfDate,
       comparativeDate: q.comparativeDate ?? null,
       includeZeroBalances: q.includeZeroBalances ?? false,
-      currency: q.currency ?? null,
     });
     return answer('balance-sheet', report, q, q.asOfDate);
   },
@@ -224,13 +223,11 @@ const incomeStatementRoute = report({
     reports.checkPeriod(q.periodStartDate, q.periodEndDate);
     if (cs !== undefined && ce !== undefined) reports.checkPeriod(cs, ce);
     const report = await reports.incomeStatement(db, request.access, {
-      organizationId: q.organizationId,
-      companyId: q.companyId,
+      ...companyAndCurrency(q),
       periodStartDate: q.periodStartDate,
       periodEndDate: q.periodEndDate,
       comparativeStartDate: cs ?? null,
       comparativeEndDate: ce ?? null,
-      currency: q.currency ?? null,
     });
     return answer('income-statement', report, q, q.periodEndDate);
   },
@@ -247,11 +244,9 @@ function periodReport(
   ) => {
     reports.checkPeriod(q.periodStartDate, q.periodEndDate);
     const report = await service(db, request.access, {
-      organizationId: q.organizationId,
-      companyId: q.companyId,
+      ...companyAndCurrency(q),
       periodStartDate: q.periodStartDate,
       periodEndDate: q.periodEndDate,
-      currency: q.currency ?? null,
     });
     return answer(name, report, q, q.periodEndDate);
   };

@@ -3,14 +3,16 @@
  * its statements, from http/statement-schemas.ts) and the query strings. They are the OpenAPI
  * description of the routes in routes.ts.
  */
-import { EXPORT_FORMATS } from '../../http/export.ts';
+import { FormatQuery } from '../../http/export.ts';
 import {
   balanceSheetSections,
   cashFlowSection,
-  EquityRow,
+  cashFlowStatementSections,
+  equityStatementRows,
   incomeStatementSections,
   statementLine,
   statementSection,
+  Day,
 } from '../../http/statement-schemas.ts';
 import {
   CurrencyCode,
@@ -23,9 +25,9 @@ import {
   Type,
   Uuid,
 } from '../../http/schemas.ts';
+import { ACCOUNT_NUMBER_PATTERN } from '../../http/account-schemas.ts';
 
 const Id = Type.String({ description: 'UUID' });
-const Day = Type.String({ format: 'date', description: 'Date YYYY-MM-DD' });
 
 const ReportLine = statementLine({
   accountId: Nullable(Id),
@@ -88,13 +90,18 @@ const FunctionalCurrencyParam = currencyParam(
     'trial balance at a date translate into another currency).',
 );
 
+/** The company a report is of. */
+const CompanyHeader = { companyId: Id, companyName: Type.String() };
+/** The currency of a report's amounts, and when it was generated. */
+const Generated = { currency: Type.String(), generatedAt: Timestamp };
+/** The header of a statement of a period with no comparative period (cash flow, equity). */
+const PeriodHeader = { ...CompanyHeader, periodStartDate: Day, periodEndDate: Day, ...Generated };
+
 export const TrialBalanceReport = Type.Object({
-  companyId: Id,
-  companyName: Type.String(),
+  ...CompanyHeader,
   asOfDate: Day,
   periodStartDate: Nullable(Day),
-  currency: Type.String(),
-  generatedAt: Timestamp,
+  ...Generated,
   lineItems: Type.Array(
     Type.Object({
       accountId: Nullable(
@@ -119,12 +126,10 @@ export const TrialBalanceReport = Type.Object({
 });
 
 export const BalanceSheetReport = Type.Object({
-  companyId: Id,
-  companyName: Type.String(),
+  ...CompanyHeader,
   asOfDate: Day,
   comparativeDate: Nullable(Day),
-  currency: Type.String(),
-  generatedAt: Timestamp,
+  ...Generated,
   ...balanceSheetSections(ReportSection),
   totalEquity: Money,
   totalLiabilitiesAndEquity: Money,
@@ -133,14 +138,12 @@ export const BalanceSheetReport = Type.Object({
 });
 
 export const IncomeStatementReport = Type.Object({
-  companyId: Id,
-  companyName: Type.String(),
+  ...CompanyHeader,
   periodStartDate: Day,
   periodEndDate: Day,
   comparativeStartDate: Nullable(Day),
   comparativeEndDate: Nullable(Day),
-  currency: Type.String(),
-  generatedAt: Timestamp,
+  ...Generated,
   ...incomeStatementSections(ReportSection),
   ...TranslationFields,
 });
@@ -148,40 +151,20 @@ export const IncomeStatementReport = Type.Object({
 const CashFlowSection = cashFlowSection(Nullable(Id));
 
 export const CashFlowStatementReport = Type.Object({
-  companyId: Id,
-  companyName: Type.String(),
-  periodStartDate: Day,
-  periodEndDate: Day,
-  currency: Type.String(),
-  generatedAt: Timestamp,
+  ...PeriodHeader,
   method: StringEnum(['indirect'] as const),
-  beginningCash: Money,
-  operatingActivities: CashFlowSection,
-  investingActivities: CashFlowSection,
-  financingActivities: CashFlowSection,
-  exchangeRateEffect: Money,
-  netChangeInCash: Money,
-  endingCash: Money,
-  isReconciled: Type.Boolean(),
+  ...cashFlowStatementSections(CashFlowSection),
   ...TranslationFields,
 });
 
 export const EquityStatementReport = Type.Object({
-  companyId: Id,
-  companyName: Type.String(),
-  periodStartDate: Day,
-  periodEndDate: Day,
-  currency: Type.String(),
-  generatedAt: Timestamp,
-  openingBalances: EquityRow,
-  movements: Type.Array(EquityRow),
-  closingBalances: EquityRow,
+  ...PeriodHeader,
+  ...equityStatementRows,
   ...TranslationFields,
 });
 
 export const GeneralLedgerReport = Type.Object({
-  companyId: Id,
-  companyName: Type.String(),
+  ...CompanyHeader,
   currency: Type.String(),
   startDate: Day,
   endDate: Day,
@@ -222,7 +205,7 @@ export const GeneralLedgerReport = Type.Object({
   offset: Type.Integer(),
 });
 
-const AccountNumber = Type.String({ pattern: '^[1-9][0-9]{3,9}$', description: 'Account number' });
+const AccountNumber = Type.String({ pattern: ACCOUNT_NUMBER_PATTERN, description: 'Account number' });
 
 // ---------------------------------------------------------------------------------------------------
 // Query strings (the cross-field checks JSON Schema cannot say are in the routes' handlers)
@@ -231,14 +214,11 @@ const AccountNumber = Type.String({ pattern: '^[1-9][0-9]{3,9}$', description: '
 const CommonQuery = {
   organizationId: Uuid,
   companyId: Uuid,
-  format: Type.Optional(
-    StringEnum(EXPORT_FORMATS, {
-      description:
-        'Answer format: `json` (default), `csv` or `xlsx`; without it the Accept header chooses ' +
-        '(`text/csv`, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`).',
-    }),
-  ),
+  format: FormatQuery,
 };
+
+/** The query of a report at a date. */
+const DateQuery = { ...CommonQuery, asOfDate: IsoDate };
 
 const PeriodQuery = Type.Object({
   ...CommonQuery,
@@ -247,8 +227,7 @@ const PeriodQuery = Type.Object({
 });
 
 export const TrialBalanceQuery = Type.Object({
-  ...CommonQuery,
-  asOfDate: IsoDate,
+  ...DateQuery,
   periodStartDate: Type.Optional(IsoDate),
   excludeZeroBalances: Type.Optional(Type.Boolean({ default: true })),
   excludeClosingEntries: Type.Optional(Type.Boolean({ default: false })),
@@ -268,17 +247,14 @@ export const GeneralLedgerQuery = Type.Object({
 });
 
 export const BalanceSheetQuery = Type.Object({
-  ...CommonQuery,
-  asOfDate: IsoDate,
+  ...DateQuery,
   comparativeDate: Type.Optional(IsoDate),
   includeZeroBalances: Type.Optional(Type.Boolean({ default: false })),
   currency: CurrencyParam,
 });
 
 export const IncomeStatementQuery = Type.Object({
-  ...CommonQuery,
-  periodStartDate: IsoDate,
-  periodEndDate: IsoDate,
+  ...PeriodQuery.properties,
   comparativeStartDate: Type.Optional(IsoDate),
   comparativeEndDate: Type.Optional(IsoDate),
   currency: CurrencyParam,

@@ -1,9 +1,7 @@
 /** Event log and webhook endpoints. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageParams } from '../../http/pagination.ts';
-import { NoContent } from '../../http/responses.ts';
-import { route } from '../../http/route.ts';
-import type { RouteApp } from '../../http/route-app.ts';
+import { created, inPath, noContent, route } from '../../http/route.ts';
+import { type RouteApp, routesPlugin } from '../../http/route-app.ts';
 import { Nullable, Page, PageQuery, StringEnum, Text, Timestamp, Type, Uuid } from '../../http/schemas.ts';
 import { listEvents } from '../events/service.ts';
 import { EVENT_TYPES } from '../events/record.ts';
@@ -86,31 +84,28 @@ const Delivery = Type.Object({
 const WebhookUrl = Type.String({ minLength: 1, maxLength: 2000, description: 'https:// URL' });
 
 const OrgQuery = Type.Object({ organizationId: Uuid });
-const endpointPathIds = {
-  endpointId: {
-    tag: 'WebhookEndpointNotFoundError',
-    field: 'endpointId',
-    message: 'Webhook endpoint not found',
-  },
-};
-const EndpointParams = Type.Object({ endpointId: Type.String() });
 const tags = ['Webhooks'];
 const byId = '/api/v1/webhook-endpoints/:endpointId';
 /** An endpoint addressed by id within the organization the query names. */
 const endpoint = {
-  pathIds: endpointPathIds,
-  params: EndpointParams,
+  ...inPath({
+    endpointId: {
+      tag: 'WebhookEndpointNotFoundError',
+      field: 'endpointId',
+      message: 'Webhook endpoint not found',
+    },
+  }),
   querystring: OrgQuery,
   access: 'webhook:manage',
   errors: ['OrganizationNotFoundError', 'WebhookEndpointNotFoundError'],
 } as const;
 
-export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  eventRoutes(app);
-  endpointCollectionRoutes(app);
-  endpointRoutes(app);
-  deliveryRoutes(app);
-};
+export const webhookRoutes = routesPlugin(
+  eventRoutes,
+  endpointCollectionRoutes,
+  endpointRoutes,
+  deliveryRoutes,
+);
 
 /** The event log. */
 function eventRoutes(app: RouteApp): void {
@@ -167,8 +162,8 @@ function endpointCollectionRoutes(app: RouteApp): void {
     errors: ['OrganizationNotFoundError'],
     querystring: Type.Object({ organizationId: Uuid, ...PageQuery }),
     response: { 200: Page('endpoints', Endpoint) },
-    handler: async (request) =>
-      service.listEndpoints(db, request.access, request.query.organizationId, pageParams(request.query)),
+    handler: async ({ access, query }) =>
+      service.listEndpoints(db, access, query.organizationId, pageParams(query)),
   });
 
   route(app, {
@@ -188,9 +183,8 @@ function endpointCollectionRoutes(app: RouteApp): void {
       eventTypes: Type.Optional(Type.Array(EventTypeSchema, { maxItems: 50 })),
       enabled: Type.Optional(Type.Boolean()),
     }),
-    response: { 201: CreatedEndpoint },
-    status: 201,
-    handler: async (request) => service.createEndpoint(db, request.access, policy, request.body),
+    ...created(CreatedEndpoint),
+    handler: async ({ access, body }) => service.createEndpoint(db, access, policy, body),
   });
 }
 
@@ -207,8 +201,8 @@ function endpointRoutes(app: RouteApp): void {
     description: 'Admin. The secret is never shown again.',
     ...endpoint,
     response: { 200: Endpoint },
-    handler: async (request) =>
-      service.getEndpoint(db, request.access, request.query.organizationId, request.params.endpointId),
+    handler: async ({ access, params, query }) =>
+      service.getEndpoint(db, access, query.organizationId, params.endpointId),
   });
 
   route(app, {
@@ -227,15 +221,8 @@ function endpointRoutes(app: RouteApp): void {
       enabled: Type.Optional(Type.Boolean()),
     }),
     response: { 200: Endpoint },
-    handler: async (request) =>
-      service.updateEndpoint(
-        db,
-        request.access,
-        policy,
-        request.query.organizationId,
-        request.params.endpointId,
-        request.body,
-      ),
+    handler: async ({ access, params, query, body }) =>
+      service.updateEndpoint(db, access, policy, query.organizationId, params.endpointId, body),
   });
 
   route(app, {
@@ -245,10 +232,9 @@ function endpointRoutes(app: RouteApp): void {
     summary: 'Delete a webhook endpoint',
     description: 'Admin. Its delivery records go with it.',
     ...endpoint,
-    response: { 204: NoContent },
-    status: 204,
-    handler: async (request) =>
-      service.deleteEndpoint(db, request.access, request.query.organizationId, request.params.endpointId),
+    ...noContent,
+    handler: async ({ access, params, query }) =>
+      service.deleteEndpoint(db, access, query.organizationId, params.endpointId),
   });
 }
 
@@ -270,14 +256,14 @@ function deliveryRoutes(app: RouteApp): void {
       ...PageQuery,
     }),
     response: { 200: Page('deliveries', Delivery) },
-    handler: async (request) =>
+    handler: async ({ access, params, query }) =>
       service.listDeliveries(
         db,
-        request.access,
-        request.query.organizationId,
-        request.params.endpointId,
-        request.query.status,
-        pageParams(request.query),
+        access,
+        query.organizationId,
+        params.endpointId,
+        query.status,
+        pageParams(query),
       ),
   });
 
@@ -288,26 +274,25 @@ function deliveryRoutes(app: RouteApp): void {
     summary: 'Retry a delivery',
     description: 'Admin. The delivery is sent again as soon as possible, whatever its status.',
     ...endpoint,
-    pathIds: {
-      ...endpointPathIds,
+    ...inPath({
+      ...endpoint.pathIds,
       deliveryId: {
         tag: 'WebhookDeliveryNotFoundError',
         field: 'deliveryId',
         message: 'Webhook delivery not found',
       },
-    },
+    }),
     errors: [...endpoint.errors, 'WebhookDeliveryNotFoundError'],
-    params: Type.Object({ endpointId: Type.String(), deliveryId: Type.String() }),
     response: { 202: Delivery },
     status: 202,
-    handler: async (request) =>
+    handler: async ({ access, params, query }) =>
       service.retryDelivery(
         db,
-        request.access,
+        access,
         dispatcher,
-        request.query.organizationId,
-        request.params.endpointId,
-        request.params.deliveryId,
+        query.organizationId,
+        params.endpointId,
+        params.deliveryId,
       ),
   });
 
@@ -321,13 +306,7 @@ function deliveryRoutes(app: RouteApp): void {
       'the outcome of that attempt.',
     ...endpoint,
     response: { 200: Delivery },
-    handler: async (request) =>
-      service.testEndpoint(
-        db,
-        request.access,
-        dispatcher,
-        request.query.organizationId,
-        request.params.endpointId,
-      ),
+    handler: async ({ access, params, query }) =>
+      service.testEndpoint(db, access, dispatcher, query.organizationId, params.endpointId),
   });
 }
