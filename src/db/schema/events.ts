@@ -9,17 +9,17 @@
 import {
   bigint,
   boolean,
-  foreignKey,
   index,
   integer,
   jsonb,
+  type PgColumn,
   pgTable,
   smallint,
   text,
   uuid,
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { id, orgId, tenantKey, tenantRow, timestamps, ts } from './columns.ts';
+import { id, orgId, sameOrgRef, tenantKey, tenantRow, timestamps, ts } from './columns.ts';
 import { organizations } from './core.ts';
 
 export const events = pgTable(
@@ -70,6 +70,10 @@ export const webhookEndpoints = pgTable(
   (t) => [tenantKey(t), index('webhook_endpoints_id_idx').on(t.id)],
 );
 
+/** A row of a webhook endpoint's (`name`: its constraint's name), deleted with the endpoint. */
+const ofEndpoint = (t: { organizationId: PgColumn; endpointId: PgColumn }, name: string) =>
+  sameOrgRef(t.organizationId, t.endpointId, webhookEndpoints, name).onDelete('cascade');
+
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
@@ -100,11 +104,7 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     tenantKey(t),
-    foreignKey({
-      name: 'webhook_deliveries_endpoint_fk',
-      columns: [t.organizationId, t.endpointId],
-      foreignColumns: [webhookEndpoints.organizationId, webhookEndpoints.id],
-    }).onDelete('cascade'),
+    ofEndpoint(t, 'webhook_deliveries_endpoint_fk'),
     index('webhook_deliveries_endpoint_idx').on(t.organizationId, t.endpointId, t.createdAt, t.id),
     index('webhook_deliveries_due_idx')
       .on(t.nextAttemptAt)
@@ -138,12 +138,5 @@ export const webhookFanoutBatches = pgTable(
     createdAt: ts('created_at').notNull(),
     leaseUntil: ts('lease_until').notNull(),
   },
-  (t) => [
-    tenantKey(t),
-    foreignKey({
-      name: 'webhook_fanout_batches_endpoint_fk',
-      columns: [t.organizationId, t.endpointId],
-      foreignColumns: [webhookEndpoints.organizationId, webhookEndpoints.id],
-    }).onDelete('cascade'),
-  ],
+  (t) => [tenantKey(t), ofEndpoint(t, 'webhook_fanout_batches_endpoint_fk')],
 );
