@@ -4,7 +4,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
-import { countRows, firstRow, inOrg, requireRow } from '../../db/rows.ts';
+import { countRows, inOrg, requireRow } from '../../db/rows.ts';
 import { accounts, companies } from '../../db/schema/index.ts';
 import { type AccountType } from '../../domain/accounts.ts';
 
@@ -98,7 +98,7 @@ export async function lockCompany(
   companyId: string,
   mode: 'update' | 'share',
 ) {
-  return firstRow(tx, companies, inOrg(companies, organizationId, { id: companyId }), mode);
+  return findCompany(tx, organizationId, companyId, mode);
 }
 
 /** Locks an account row that was read before (it cannot move to another company or organization). */

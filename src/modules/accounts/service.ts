@@ -152,13 +152,8 @@ export async function listAccounts(db: Db, access: Access, q: AccountListQuery, 
     isIntercompany: q.isIntercompany,
     parentAccountId: q.parentAccountId,
   });
-  const { rows, total } = await pageOfRows(
-    db,
-    accounts,
-    where,
-    [sql`length(${accounts.accountNumber})`, asc(accounts.accountNumber), asc(accounts.id)],
-    page,
-  );
+  const order = [sql`length(${accounts.accountNumber})`, asc(accounts.accountNumber), asc(accounts.id)];
+  const { rows, total } = await pageOfRows(db, accounts, where, order, page);
   return paged(
     'accounts',
     rows.map((r) => accountRecord(r, company.retainedEarningsAccountId)),

@@ -5,14 +5,7 @@
 import { nameKey } from '../../domain/text.ts';
 import { and, asc, eq, ne } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import {
-  type Db,
-  inTransaction,
-  pgConstraint,
-  pgErrorCode,
-  type Queryable,
-  type Tx,
-} from '../../db/client.ts';
+import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
 import { countRows, inOrg, pageOfRows, requireRow, updateRow } from '../../db/rows.ts';
 import { accounts, companies, fiscalYears } from '../../db/schema/index.ts';
 import { isUsableRetainedEarningsAccount } from '../../domain/accounts.ts';
@@ -26,7 +19,13 @@ import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/error
 import { insertTemplateAccounts, templateAuditChanges } from '../charts/templates.ts';
 import { type AuditAction, diffChanges, recordAudit } from '../audit/service.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
-import { type CompanyRow, companyNotFound, fiscalYearEndOf, unpostedEntryCount } from './lookup.ts';
+import {
+  type CompanyRow,
+  companyNotFound,
+  findCompany,
+  fiscalYearEndOf,
+  unpostedEntryCount,
+} from './lookup.ts';
 import { errors } from '../../domain/error-catalogue.ts';
 
 export { COMPANY_TYPES, type CompanyType } from '../../domain/companies.ts';
@@ -208,28 +207,10 @@ export async function listCompanies(db: Db, access: Access, q: CompanyListQuery,
     throw invalid('/query/jurisdiction', 'Unknown jurisdiction country code');
   }
   await access.authorize(q.organizationId, 'company:read');
-  const conds = [eq(companies.organizationId, q.organizationId)];
-  if (q.isActive !== undefined) conds.push(eq(companies.isActive, q.isActive));
-  if (q.jurisdiction !== undefined) conds.push(eq(companies.jurisdiction, q.jurisdiction));
-  const { rows, total } = await pageOfRows(
-    db,
-    companies,
-    and(...conds),
-    [asc(companies.nameKey), asc(companies.id)],
-    page,
-  );
+  const where = inOrg(companies, q.organizationId, { isActive: q.isActive, jurisdiction: q.jurisdiction });
+  const order = [asc(companies.nameKey), asc(companies.id)];
+  const { rows, total } = await pageOfRows(db, companies, where, order, page);
   return paged('companies', rows.map(companyRecord), total, page);
-}
-
-async function loadCompany(db: Queryable, organizationId: string, companyId: string, lock = false) {
-  return requireRow(
-    db,
-    companies,
-    organizationId,
-    { id: companyId },
-    () => companyNotFound(companyId),
-    lock ? 'update' : undefined,
-  );
 }
 
 export async function getCompany(
@@ -241,7 +222,7 @@ export async function getCompany(
   const row = await access.addressed(
     organizationId,
     'company:read',
-    () => loadCompany(db, organizationId, companyId),
+    () => findCompany(db, organizationId, companyId),
     () => companyNotFound(companyId),
   );
   return companyRecord(row);
@@ -504,7 +485,7 @@ export async function updateCompany(
       const row = await access.addressed(
         organizationId,
         'company:manage',
-        () => loadCompany(tx, organizationId, companyId, true),
+        () => findCompany(tx, organizationId, companyId, 'update'),
         () => companyNotFound(companyId),
       );
       const before = companyRecord(row);
@@ -549,7 +530,7 @@ export async function deactivateCompany(
     const row = await access.addressed(
       organizationId,
       'company:manage',
-      () => loadCompany(tx, organizationId, companyId, true),
+      () => findCompany(tx, organizationId, companyId, 'update'),
       () => companyNotFound(companyId),
     );
     if (!row.isActive) return;

@@ -265,22 +265,18 @@ export async function listAdjustments(
   page: PageParams,
 ) {
   const group = await authorizeGroup(db, access, groupId, q.organizationId, 'consolidation:read');
-  const { rows, total } = await pageOfRows(
-    db,
-    consolidationAdjustments,
-    inOrg(consolidationAdjustments, group.organizationId, {
-      groupId: group.id,
-      year: q.year,
-      period: q.period,
-      status: q.status,
-    }),
-    [
-      asc(consolidationAdjustments.year),
-      asc(consolidationAdjustments.period),
-      asc(consolidationAdjustments.id),
-    ],
-    page,
-  );
+  const where = inOrg(consolidationAdjustments, group.organizationId, {
+    groupId: group.id,
+    year: q.year,
+    period: q.period,
+    status: q.status,
+  });
+  const order = [
+    asc(consolidationAdjustments.year),
+    asc(consolidationAdjustments.period),
+    asc(consolidationAdjustments.id),
+  ];
+  const { rows, total } = await pageOfRows(db, consolidationAdjustments, where, order, page);
   return paged(
     'adjustments',
     rows.map((r) => record(r, group.reportingCurrency)),

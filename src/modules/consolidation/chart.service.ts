@@ -365,13 +365,9 @@ export async function listGroupAccounts(
   page: PageParams,
 ) {
   const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read');
-  const { rows, total } = await pageOfRows(
-    db,
-    groupAccounts,
-    inOrg(groupAccounts, group.organizationId, { groupId: group.id }),
-    [sql`length(${groupAccounts.accountNumber})`, asc(groupAccounts.accountNumber)],
-    page,
-  );
+  const where = inOrg(groupAccounts, group.organizationId, { groupId: group.id });
+  const order = [sql`length(${groupAccounts.accountNumber})`, asc(groupAccounts.accountNumber)];
+  const { rows, total } = await pageOfRows(db, groupAccounts, where, order, page);
   return paged('accounts', rows.map(groupAccountRecord), total, page);
 }
 

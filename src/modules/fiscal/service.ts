@@ -137,13 +137,9 @@ export async function listFiscalYears(
   const { organizationId, companyId } = path;
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read', 'FiscalYear');
   await access.authorize(organizationId, 'fiscal_period:read', 'FiscalYear');
-  const { rows, total } = await pageOfRows(
-    db,
-    fiscalYears,
-    inOrg(fiscalYears, organizationId, { companyId, status }),
-    [desc(fiscalYears.year), asc(fiscalYears.id)],
-    page,
-  );
+  const where = inOrg(fiscalYears, organizationId, { companyId, status });
+  const order = [desc(fiscalYears.year), asc(fiscalYears.id)];
+  const { rows, total } = await pageOfRows(db, fiscalYears, where, order, page);
   const records = await loadFiscalYearRecords(db, organizationId, companyId, rows);
   return paged('fiscalYears', records, total, page);
 }
@@ -358,13 +354,9 @@ export async function listReopenHistory(db: Db, access: Access, path: PeriodPath
   await requireFiscalYear(db, organizationId, companyId, path.fiscalYearId);
   const period = await requireFiscalPeriod(db, organizationId, path.fiscalYearId, path.periodId);
   await access.authorize(organizationId, 'fiscal_period:read');
-  const { rows, total } = await pageOfRows(
-    db,
-    periodReopenHistory,
-    inOrg(periodReopenHistory, organizationId, { periodId: period.id }),
-    [desc(periodReopenHistory.reopenedAt), asc(periodReopenHistory.id)],
-    page,
-  );
+  const where = inOrg(periodReopenHistory, organizationId, { periodId: period.id });
+  const order = [desc(periodReopenHistory.reopenedAt), asc(periodReopenHistory.id)];
+  const { rows, total } = await pageOfRows(db, periodReopenHistory, where, order, page);
   return paged(
     'history',
     rows.map((r): PeriodReopenRecord => ({

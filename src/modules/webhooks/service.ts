@@ -153,13 +153,9 @@ export async function getEndpoint(db: Db, access: Access, organizationId: string
 
 export async function listEndpoints(db: Db, access: Access, organizationId: string, page: PageParams) {
   await access.authorize(organizationId, 'webhook:manage');
-  const { rows, total } = await pageOfRows(
-    db,
-    webhookEndpoints,
-    inOrg(webhookEndpoints, organizationId),
-    [webhookEndpoints.createdAt, webhookEndpoints.id],
-    page,
-  );
+  const where = inOrg(webhookEndpoints, organizationId);
+  const order = [webhookEndpoints.createdAt, webhookEndpoints.id];
+  const { rows, total } = await pageOfRows(db, webhookEndpoints, where, order, page);
   return paged('endpoints', rows.map(endpointSummary), total, page);
 }
 
@@ -247,13 +243,9 @@ export async function listDeliveries(
   page: PageParams,
 ) {
   await addressed(db, access, organizationId, endpointId);
-  const { rows, total } = await pageOfRows(
-    db,
-    webhookDeliveries,
-    inOrg(webhookDeliveries, organizationId, { endpointId, status }),
-    [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)],
-    page,
-  );
+  const where = inOrg(webhookDeliveries, organizationId, { endpointId, status });
+  const order = [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)];
+  const { rows, total } = await pageOfRows(db, webhookDeliveries, where, order, page);
   return paged('deliveries', rows.map(deliveryRecord), total, page);
 }
 
