@@ -9,7 +9,7 @@ import { accounts, companies } from '../../db/schema/index.ts';
 import { type AccountType } from '../../domain/accounts.ts';
 
 import type { Access } from '../../access/access.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditWrite } from '../audit/service.ts';
 import { accountNotFound } from '../charts/errors.ts';
 import { companyNotFound, findCompany } from '../companies/lookup.ts';
 
@@ -130,13 +130,8 @@ export async function setCompanyRetainedEarnings(
     .update(companies)
     .set({ retainedEarningsAccountId: to, updatedAt: new Date() })
     .where(inOrg(companies, organizationId, { id: companyId }));
-  await recordAudit(tx, {
-    organizationId,
-    userId: access.userId,
-    action: 'Update',
-    entityType: 'Company',
-    entityId: companyId,
-    changes: { retainedEarningsAccountId: { from, to } },
+  await auditWrite(tx, access, 'Company', { organizationId, id: companyId }, 'Update', {
+    retainedEarningsAccountId: { from, to },
   });
 }
 

@@ -20,7 +20,7 @@ import {
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { type Changes, diffChanges, recordAudit } from '../audit/service.ts';
+import { auditWrite, type Changes, diffChanges } from '../audit/service.ts';
 import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/errors.ts';
 import { companyNotFound, requireCompany } from '../companies/lookup.ts';
 
@@ -272,13 +272,7 @@ export async function createAccount(
           deactivatedAt: null,
         })
         .returning();
-      await recordAudit(tx, {
-        organizationId,
-        userId: access.userId,
-        action: 'Create',
-        entityType: 'Account',
-        entityId: id,
-      });
+      await auditWrite(tx, access, 'Account', { organizationId, id }, 'Create');
       let retainedEarningsAccountId = company.retainedEarningsAccountId;
       if (makeRetainedEarnings) {
         await setCompanyRetainedEarnings(
@@ -460,14 +454,7 @@ export async function updateAccount(
     });
     const delta = level - row.hierarchyLevel;
     if (parentChanged && delta !== 0) await shiftSubtreeLevels(tx, organizationId, accountId, delta);
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Update',
-      entityType: 'Account',
-      entityId: accountId,
-      changes,
-    });
+    await auditWrite(tx, access, 'Account', { organizationId, id: accountId }, 'Update', changes);
     let retainedEarningsAccountId = currentRe;
     if (willBeRe !== wasRe) {
       retainedEarningsAccountId = willBeRe ? accountId : null;
@@ -528,12 +515,6 @@ export async function deleteAccount(
       .limit(1);
     if (rule) throw accountInUse(accountId, 'EliminationRules');
     await tx.delete(accounts).where(inOrg(accounts, organizationId, { id: accountId }));
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Delete',
-      entityType: 'Account',
-      entityId: accountId,
-    });
+    await auditWrite(tx, access, 'Account', { organizationId, id: accountId }, 'Delete');
   });
 }

@@ -17,7 +17,7 @@ import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/errors.ts';
 import { insertTemplateAccounts, templateAuditChanges } from '../charts/templates.ts';
-import { type AuditAction, diffChanges, recordAudit } from '../audit/service.ts';
+import { type AuditAction, auditWrite, diffChanges } from '../audit/service.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
 import {
   type CompanyRow,
@@ -270,13 +270,7 @@ export async function createCompany(
           updatedAt: now,
         })
         .returning();
-      await recordAudit(tx, {
-        organizationId,
-        userId: access.userId,
-        action: 'Create',
-        entityType: 'Company',
-        entityId: id,
-      });
+      await auditWrite(tx, access, 'Company', { organizationId, id }, 'Create');
       if (!input.accountTemplate) {
         const record = companyRecord(row!);
         await recordEvent(tx, companyEvent('CompanyCreated', access.userId, record));
@@ -288,14 +282,14 @@ export async function createCompany(
         templateType: input.accountTemplate,
         now,
       });
-      await recordAudit(tx, {
-        organizationId,
-        userId: access.userId,
-        action: 'ApplyTemplate',
-        entityType: 'Company',
-        entityId: id,
-        changes: templateAuditChanges(applied.templateType, applied.createdCount, null, applied),
-      });
+      await auditWrite(
+        tx,
+        access,
+        'Company',
+        { organizationId, id },
+        'ApplyTemplate',
+        templateAuditChanges(applied.templateType, applied.createdCount, null, applied),
+      );
       const record = companyRecord({
         ...row!,
         retainedEarningsAccountId: applied.retainedEarningsAccountId,
@@ -499,14 +493,7 @@ export async function updateCompany(
       );
       if (Object.keys(changes).length === 0) return before;
       const updated = await storeCompany(tx, organizationId, companyId, after);
-      await recordAudit(tx, {
-        organizationId,
-        userId: access.userId,
-        action: 'Update',
-        entityType: 'Company',
-        entityId: companyId,
-        changes,
-      });
+      await auditWrite(tx, access, 'Company', { organizationId, id: companyId }, 'Update', changes);
       const record = companyRecord(updated);
       if (before.isActive && !record.isActive) {
         await recordEvent(tx, companyEvent('CompanyDeactivated', access.userId, record));
@@ -542,13 +529,8 @@ export async function deactivateCompany(
     });
     await recordEvent(tx, companyEvent('CompanyDeactivated', access.userId, companyRecord(updated)));
     const action: AuditAction = 'Deactivate';
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action,
-      entityType: 'Company',
-      entityId: companyId,
-      changes: { isActive: { from: true, to: false } },
+    await auditWrite(tx, access, 'Company', { organizationId, id: companyId }, action, {
+      isActive: { from: true, to: false },
     });
   });
 }

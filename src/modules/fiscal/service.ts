@@ -23,7 +23,7 @@ import {
 import type { Access, Action } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditWrite } from '../audit/service.ts';
 import { type CompanyRow, fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
 import { ensureFiscalYear, type FiscalPeriodRow, type FiscalYearRow } from './ensure.ts';
 import {
@@ -333,14 +333,14 @@ async function changePeriodStatus(
       now,
     });
     if (to === 'Open') await recordPeriodReopen(tx, period, { reason, userId: access.userId, at: now });
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: to === 'Closed' ? 'Close' : 'Open',
-      entityType: 'FiscalPeriod',
-      entityId: period.id,
-      changes: { status: { from, to } },
-    });
+    await auditWrite(
+      tx,
+      access,
+      'FiscalPeriod',
+      { organizationId, id: period.id },
+      to === 'Closed' ? 'Close' : 'Open',
+      { status: { from, to } },
+    );
     const record = await loadFiscalPeriodRecord(tx, updated);
     const type = to === 'Closed' ? 'FiscalPeriodClosed' : 'FiscalPeriodReopened';
     await recordEvent(tx, periodEvent(type, organizationId, access.userId, record));

@@ -30,7 +30,7 @@ import { type Decimal, formatRate, type Money, money, ZERO } from '../../domain/
 import { CLOSING_RATE_TYPES, type RateType } from '../../domain/rates.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditWrite } from '../audit/service.ts';
 import { type CompanyRow, companyInactive, findCompany } from '../companies/lookup.ts';
 import { loadRateBook, lockRatesForUse } from '../exchange-rates/service.ts';
 import { enterCompany } from '../fiscal/service.ts';
@@ -434,13 +434,7 @@ export async function runRevaluation(
       createdAt: new Date(),
     };
     await tx.insert(fxRevaluations).values(row);
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Create',
-      entityType: 'FxRevaluation',
-      entityId: id,
-    });
+    await auditWrite(tx, access, 'FxRevaluation', { organizationId, id }, 'Create');
     return revaluationRecord(row, fc, entryStatus);
   });
 }
