@@ -172,21 +172,8 @@ export interface CreateCompanyInput {
   accountTemplate?: TemplateType | null;
 }
 
-export interface UpdateCompanyInput {
-  organizationId?: string;
-  name?: string;
-  legalName?: string;
-  jurisdiction?: string;
-  taxId?: string | null;
-  incorporationDate?: string | null;
-  registrationNumber?: string | null;
-  registeredAddress?: AddressInput | null;
-  industryCode?: string | null;
-  companyType?: CompanyType | null;
-  incorporationJurisdiction?: string | null;
-  functionalCurrency?: string;
-  reportingCurrency?: string;
-  fiscalYearEnd?: FiscalYearEnd;
+/** A PUT: any field of a new company (but the template), and the account settings and status. */
+export interface UpdateCompanyInput extends Partial<Omit<CreateCompanyInput, 'accountTemplate'>> {
   retainedEarningsAccountId?: string | null;
   unrealizedFxGainLossAccountId?: string | null;
   realizedFxGainLossAccountId?: string | null;

@@ -322,14 +322,7 @@ export async function updateGroup(
         nameKey: groupNameKey(next.name),
         updatedAt: new Date(),
       });
-      await auditWrite(
-        tx,
-        access,
-        'ConsolidationGroup',
-        { organizationId: orgId, id: before.id },
-        'Update',
-        changes,
-      );
+      await auditWrite(tx, access, 'ConsolidationGroup', before, 'Update', changes);
       return updated;
     });
     return await groupRecord(db, row);
@@ -372,7 +365,7 @@ export async function deleteGroup(
     }
     // Members, rules and the remaining (Failed/Cancelled) runs go with the group (ON DELETE CASCADE).
     await tx.delete(consolidationGroups).where(sameRow(consolidationGroups, group));
-    await auditWrite(tx, access, 'ConsolidationGroup', { organizationId: orgId, id: group.id }, 'Delete');
+    await auditWrite(tx, access, 'ConsolidationGroup', group, 'Delete');
   });
 }
 
@@ -384,20 +377,14 @@ export async function setGroupActive(
   active: boolean,
 ): Promise<GroupRecord> {
   const row = await writeGroup(db, access, id, organizationId, async (tx, group) => {
-    const orgId = group.organizationId;
     if (group.isActive === active) return group;
     const updated = await updateRow(tx, consolidationGroups, sameRow(consolidationGroups, group), {
       isActive: active,
       updatedAt: new Date(),
     });
-    await auditWrite(
-      tx,
-      access,
-      'ConsolidationGroup',
-      { organizationId: orgId, id: group.id },
-      active ? 'Activate' : 'Deactivate',
-      { isActive: { from: !active, to: active } },
-    );
+    await auditWrite(tx, access, 'ConsolidationGroup', group, active ? 'Activate' : 'Deactivate', {
+      isActive: { from: !active, to: active },
+    });
     return updated;
   });
   return groupRecord(db, row);

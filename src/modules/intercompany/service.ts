@@ -209,17 +209,12 @@ export async function listTransactions(db: Db, access: Access, q: ListQuery, pag
 // ---------------------------------------------------------------------------------------------------
 // Create
 
-export interface CreateInput {
-  organizationId: string;
-  fromCompanyId: string;
-  toCompanyId: string;
-  transactionType: TransactionType;
-  transactionDate: IsoDate;
-  amount: Money;
-  description?: string | null | undefined;
-  fromJournalEntryId?: string | null | undefined;
-  toJournalEntryId?: string | null | undefined;
-}
+/** A new transaction: the record's own fields, the description and the linked entries optional. */
+export type CreateInput = Pick<
+  IntercompanyTransactionRecord,
+  'organizationId' | 'fromCompanyId' | 'toCompanyId' | 'transactionType' | 'transactionDate' | 'amount'
+> &
+  Partial<Pick<IntercompanyTransactionRecord, 'description' | 'fromJournalEntryId' | 'toJournalEntryId'>>;
 
 /** A linked entry: of the organization (404), of the side's company (400). */
 async function checkEntry(
