@@ -19,14 +19,13 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { id, orgId, sameOrgRef, tenantKey, tenantRow, timestamps, ts } from './columns.ts';
-import { organizations } from './core.ts';
+import { orgId, sameOrgRef, tenantKey, tenantRow, timestamps, ts } from './columns.ts';
+import { orgOwnedRow } from './core.ts';
 
 export const events = pgTable(
   'events',
   {
-    id: id().notNull(),
-    organizationId: orgId().references(() => organizations.id, { onDelete: 'cascade' }),
+    ...orgOwnedRow(),
     tx: bigint('tx', { mode: 'bigint' })
       .notNull()
       .default(sql`(pg_current_xact_id()::text::bigint)`),
@@ -48,8 +47,7 @@ export const events = pgTable(
 export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
-    id: id().notNull(),
-    organizationId: orgId().references(() => organizations.id, { onDelete: 'cascade' }),
+    ...orgOwnedRow(),
     url: text('url').notNull(),
     description: text('description'),
     /** Event types delivered; empty: every type. */

@@ -20,7 +20,6 @@ import {
   day,
   groupRow,
   runRow,
-  id,
   orgId,
   rate,
   sameOrgRef,
@@ -29,14 +28,13 @@ import {
   timestamps,
   ts,
 } from './columns.ts';
-import { organizations } from './core.ts';
+import { orgOwnedRow } from './core.ts';
 import { accounts, companies } from './ledger.ts';
 
 export const exchangeRates = pgTable(
   'exchange_rates',
   {
-    id: id().notNull(),
-    organizationId: orgId().references(() => organizations.id, { onDelete: 'cascade' }),
+    ...orgOwnedRow(),
     fromCurrency: text('from_currency').notNull(),
     toCurrency: text('to_currency').notNull(),
     rate: rate('rate').notNull(),
