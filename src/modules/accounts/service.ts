@@ -380,6 +380,29 @@ async function storeAccountUpdate(
   });
 }
 
+/**
+ * The account addressed by id, for a write in the caller's transaction: the caller's right to manage
+ * it is checked, then its company (`companyLock`) and the account are locked. Lock order everywhere:
+ * company, then account (company updates lock the account they point to).
+ */
+async function lockForWrite(
+  tx: Tx,
+  access: Access,
+  organizationId: string,
+  accountId: string,
+  companyLock: 'update' | 'share',
+) {
+  const found = await access.addressed(
+    organizationId,
+    'account:manage',
+    () => findAccount(tx, organizationId, accountId),
+    () => accountNotFound(accountId),
+  );
+  const company = await lockCompany(tx, organizationId, found.companyId, companyLock);
+  const row = await lockAccount(tx, organizationId, accountId);
+  return { company, row };
+}
+
 export async function updateAccount(
   db: Db,
   access: Access,
@@ -388,15 +411,7 @@ export async function updateAccount(
   input: UpdateAccountInput,
 ): Promise<AccountRecord> {
   return inTransaction(db, async (tx) => {
-    const found = await access.addressed(
-      organizationId,
-      'account:manage',
-      () => findAccount(tx, organizationId, accountId),
-      () => accountNotFound(accountId),
-    );
-    // Lock order everywhere: company, then account (company updates lock the account they point to).
-    const company = await lockCompany(tx, organizationId, found.companyId, 'update');
-    const row = await lockAccount(tx, organizationId, accountId);
+    const { company, row } = await lockForWrite(tx, access, organizationId, accountId, 'update');
 
     checkImmutable(input, row);
 
@@ -481,14 +496,7 @@ export async function deleteAccount(
   accountId: string,
 ): Promise<void> {
   await inTransaction(db, async (tx) => {
-    const found = await access.addressed(
-      organizationId,
-      'account:manage',
-      () => findAccount(tx, organizationId, accountId),
-      () => accountNotFound(accountId),
-    );
-    const company = await lockCompany(tx, organizationId, found.companyId, 'share');
-    await lockAccount(tx, organizationId, accountId);
+    const { company } = await lockForWrite(tx, access, organizationId, accountId, 'share');
     if (company?.retainedEarningsAccountId === accountId)
       throw accountInUse(accountId, 'RetainedEarningsAccount');
     const [child] = await tx
