@@ -18,6 +18,8 @@ export const tenantRow = () => ({ id: id().notNull(), organizationId: orgId() })
 export const companyRow = () => ({ ...tenantRow(), companyId: uuid('company_id').notNull() });
 /** A consolidation group's tenant row: id, organization, group. */
 export const groupRow = () => ({ ...tenantRow(), groupId: uuid('group_id').notNull() });
+/** A row stored with a consolidation run: organization, run. */
+export const runRow = () => ({ organizationId: orgId(), runId: uuid('run_id').notNull() });
 /** The leading key columns of a balance row: organization, company, account. */
 export const balanceKey = () => ({
   organizationId: orgId(),
@@ -33,10 +35,16 @@ export const tenantKey = (t: { organizationId: PgColumn; id: PgColumn }) =>
 
 /**
  * A reference that cannot leave its organization: (organization_id, column) → the target table's
- * (organization_id, id).
+ * (organization_id, id); `name` when the constraint's name is not the generated one.
  */
 export const sameOrgRef = (
   organizationId: PgColumn,
   column: PgColumn,
   target: { organizationId: PgColumn; id: PgColumn },
-) => foreignKey({ columns: [organizationId, column], foreignColumns: [target.organizationId, target.id] });
+  name?: string,
+) =>
+  foreignKey({
+    ...(name === undefined ? {} : { name }),
+    columns: [organizationId, column],
+    foreignColumns: [target.organizationId, target.id],
+  });

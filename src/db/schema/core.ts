@@ -40,6 +40,15 @@ export const organizations = pgTable(
   (t) => [uniqueIndex('organizations_name_key_uq').on(t.nameKey)],
 );
 
+/**
+ * The key columns of a tenant row that goes with its organization: its id and its organization, whose
+ * deletion deletes the row (the primary key is `tenantKey`).
+ */
+export const orgOwnedRow = () => ({
+  id: id().notNull(),
+  organizationId: orgId().references(() => organizations.id, { onDelete: 'cascade' }),
+});
+
 export const memberships = pgTable(
   'memberships',
   {
@@ -56,8 +65,7 @@ export const memberships = pgTable(
 export const auditLog = pgTable(
   'audit_log',
   {
-    id: id().notNull(),
-    organizationId: orgId().references(() => organizations.id, { onDelete: 'cascade' }),
+    ...orgOwnedRow(),
     userId: id('user_id').notNull(),
     action: text('action').notNull(),
     entityType: text('entity_type').notNull(),

@@ -9,24 +9,23 @@
 import {
   bigint,
   boolean,
-  foreignKey,
   index,
   integer,
   jsonb,
+  type PgColumn,
   pgTable,
   smallint,
   text,
   uuid,
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { id, orgId, tenantKey, tenantRow, timestamps, ts } from './columns.ts';
-import { organizations } from './core.ts';
+import { orgId, sameOrgRef, tenantKey, tenantRow, timestamps, ts } from './columns.ts';
+import { orgOwnedRow } from './core.ts';
 
 export const events = pgTable(
   'events',
   {
-    id: id().notNull(),
-    organizationId: orgId().references(() => organizations.id, { onDelete: 'cascade' }),
+    ...orgOwnedRow(),
     tx: bigint('tx', { mode: 'bigint' })
       .notNull()
       .default(sql`(pg_current_xact_id()::text::bigint)`),
@@ -48,8 +47,7 @@ export const events = pgTable(
 export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
-    id: id().notNull(),
-    organizationId: orgId().references(() => organizations.id, { onDelete: 'cascade' }),
+    ...orgOwnedRow(),
     url: text('url').notNull(),
     description: text('description'),
     /** Event types delivered; empty: every type. */
@@ -69,6 +67,10 @@ export const webhookEndpoints = pgTable(
   },
   (t) => [tenantKey(t), index('webhook_endpoints_id_idx').on(t.id)],
 );
+
+/** A row of a webhook endpoint's (`name`: its constraint's name), deleted with the endpoint. */
+const ofEndpoint = (t: { organizationId: PgColumn; endpointId: PgColumn }, name: string) =>
+  sameOrgRef(t.organizationId, t.endpointId, webhookEndpoints, name).onDelete('cascade');
 
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
@@ -100,11 +102,7 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     tenantKey(t),
-    foreignKey({
-      name: 'webhook_deliveries_endpoint_fk',
-      columns: [t.organizationId, t.endpointId],
-      foreignColumns: [webhookEndpoints.organizationId, webhookEndpoints.id],
-    }).onDelete('cascade'),
+    ofEndpoint(t, 'webhook_deliveries_endpoint_fk'),
     index('webhook_deliveries_endpoint_idx').on(t.organizationId, t.endpointId, t.createdAt, t.id),
     index('webhook_deliveries_due_idx')
       .on(t.nextAttemptAt)
@@ -138,12 +136,5 @@ export const webhookFanoutBatches = pgTable(
     createdAt: ts('created_at').notNull(),
     leaseUntil: ts('lease_until').notNull(),
   },
-  (t) => [
-    tenantKey(t),
-    foreignKey({
-      name: 'webhook_fanout_batches_endpoint_fk',
-      columns: [t.organizationId, t.endpointId],
-      foreignColumns: [webhookEndpoints.organizationId, webhookEndpoints.id],
-    }).onDelete('cascade'),
-  ],
+  (t) => [tenantKey(t), ofEndpoint(t, 'webhook_fanout_batches_endpoint_fk')],
 );

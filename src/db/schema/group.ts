@@ -6,6 +6,7 @@ import {
   integer,
   jsonb,
   numeric,
+  type PgColumn,
   pgTable,
   primaryKey,
   smallint,
@@ -18,7 +19,7 @@ import {
   createdAt,
   day,
   groupRow,
-  id,
+  runRow,
   orgId,
   rate,
   sameOrgRef,
@@ -27,14 +28,13 @@ import {
   timestamps,
   ts,
 } from './columns.ts';
-import { organizations } from './core.ts';
+import { orgOwnedRow } from './core.ts';
 import { accounts, companies } from './ledger.ts';
 
 export const exchangeRates = pgTable(
   'exchange_rates',
   {
-    id: id().notNull(),
-    organizationId: orgId().references(() => organizations.id, { onDelete: 'cascade' }),
+    ...orgOwnedRow(),
     fromCurrency: text('from_currency').notNull(),
     toCurrency: text('to_currency').notNull(),
     rate: rate('rate').notNull(),
@@ -114,6 +114,10 @@ export const consolidationGroups = pgTable(
   ],
 );
 
+/** A row of a group's, deleted with the group. */
+const ofGroup = (t: { organizationId: PgColumn; groupId: PgColumn }) =>
+  sameOrgRef(t.organizationId, t.groupId, consolidationGroups).onDelete('cascade');
+
 export const consolidationMembers = pgTable(
   'consolidation_members',
   {
@@ -131,7 +135,7 @@ export const consolidationMembers = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.groupId, t.companyId] }),
-    sameOrgRef(t.organizationId, t.groupId, consolidationGroups).onDelete('cascade'),
+    ofGroup(t),
     sameOrgRef(t.organizationId, t.companyId, companies),
     // A holder is a member of the same group: it cannot be removed while it holds others.
     foreignKey({
@@ -167,7 +171,7 @@ export const eliminationRules = pgTable(
   },
   (t) => [
     tenantKey(t),
-    sameOrgRef(t.organizationId, t.groupId, consolidationGroups).onDelete('cascade'),
+    ofGroup(t),
     index('elimination_rules_id_idx').on(t.id),
     index('elimination_rules_group_idx').on(t.organizationId, t.groupId, t.priority, t.createdAt, t.id),
     index('elimination_rules_debit_idx').on(t.organizationId, t.debitAccountId),
@@ -233,7 +237,7 @@ export const consolidationRuns = pgTable(
   },
   (t) => [
     tenantKey(t),
-    sameOrgRef(t.organizationId, t.groupId, consolidationGroups).onDelete('cascade'),
+    ofGroup(t),
     index('consolidation_runs_id_idx').on(t.id),
     index('consolidation_runs_lease_idx').on(t.leaseExpiresAt),
     index('consolidation_runs_group_idx').on(t.organizationId, t.groupId, t.year, t.period, t.status),
@@ -241,19 +245,19 @@ export const consolidationRuns = pgTable(
   ],
 );
 
+/** A row of a run's, deleted with the run. */
+const ofRun = (t: { organizationId: PgColumn; runId: PgColumn }) =>
+  sameOrgRef(t.organizationId, t.runId, consolidationRuns).onDelete('cascade');
+
 /** The two stored trial-balance views of a completed run (`closing`, `opening`). */
 export const consolidationTrialBalances = pgTable(
   'consolidation_trial_balances',
   {
-    organizationId: orgId(),
-    runId: uuid('run_id').notNull(),
+    ...runRow(),
     view: text('view').notNull(),
     data: jsonb('data').notNull(),
   },
-  (t) => [
-    primaryKey({ columns: [t.organizationId, t.runId, t.view] }),
-    sameOrgRef(t.organizationId, t.runId, consolidationRuns).onDelete('cascade'),
-  ],
+  (t) => [primaryKey({ columns: [t.organizationId, t.runId, t.view] }), ofRun(t)],
 );
 
 /**
@@ -263,8 +267,7 @@ export const consolidationTrialBalances = pgTable(
 export const consolidationLineContributions = pgTable(
   'consolidation_line_contributions',
   {
-    organizationId: orgId(),
-    runId: uuid('run_id').notNull(),
+    ...runRow(),
     view: text('view').notNull(),
     /** the line's id within the view (account number, or type|company for per-company lines) */
     lineId: text('line_id').notNull(),
@@ -274,7 +277,7 @@ export const consolidationLineContributions = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.runId, t.view, t.lineId] }),
-    sameOrgRef(t.organizationId, t.runId, consolidationRuns).onDelete('cascade'),
+    ofRun(t),
     index('consolidation_line_contributions_account_idx').on(
       t.organizationId,
       t.runId,
@@ -288,13 +291,12 @@ export const consolidationLineContributions = pgTable(
 export const runRuleApplications = pgTable(
   'run_rule_applications',
   {
-    organizationId: orgId(),
-    runId: uuid('run_id').notNull(),
+    ...runRow(),
     ruleId: uuid('rule_id').notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.runId, t.ruleId] }),
-    sameOrgRef(t.organizationId, t.runId, consolidationRuns).onDelete('cascade'),
+    ofRun(t),
     index('run_rule_applications_rule_idx').on(t.organizationId, t.ruleId),
   ],
 );
@@ -303,13 +305,12 @@ export const runRuleApplications = pgTable(
 export const runRateUsages = pgTable(
   'run_rate_usages',
   {
-    organizationId: orgId(),
-    runId: uuid('run_id').notNull(),
+    ...runRow(),
     exchangeRateId: uuid('exchange_rate_id').notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.runId, t.exchangeRateId] }),
-    sameOrgRef(t.organizationId, t.runId, consolidationRuns).onDelete('cascade'),
+    ofRun(t),
     index('run_rate_usages_rate_idx').on(t.organizationId, t.exchangeRateId),
   ],
 );
@@ -330,7 +331,7 @@ export const groupAccounts = pgTable(
   },
   (t) => [
     tenantKey(t),
-    sameOrgRef(t.organizationId, t.groupId, consolidationGroups).onDelete('cascade'),
+    ofGroup(t),
     uniqueIndex('group_accounts_number_uq').on(t.organizationId, t.groupId, t.accountNumber),
     // the key elimination rules reference a group account by (it must be of the rule's group)
     uniqueIndex('group_accounts_group_id_uq').on(t.organizationId, t.groupId, t.id),
@@ -354,7 +355,7 @@ export const groupAccountMappings = pgTable(
   },
   (t) => [
     tenantKey(t),
-    sameOrgRef(t.organizationId, t.groupId, consolidationGroups).onDelete('cascade'),
+    ofGroup(t),
     sameOrgRef(t.organizationId, t.groupAccountId, groupAccounts),
     sameOrgRef(t.organizationId, t.accountId, accounts).onDelete('cascade'),
     uniqueIndex('group_account_mappings_account_uq').on(t.organizationId, t.groupId, t.accountId),
@@ -389,7 +390,7 @@ export const consolidationAdjustments = pgTable(
   },
   (t) => [
     tenantKey(t),
-    sameOrgRef(t.organizationId, t.groupId, consolidationGroups).onDelete('cascade'),
+    ofGroup(t),
     index('consolidation_adjustments_id_idx').on(t.id),
     index('consolidation_adjustments_group_idx').on(t.organizationId, t.groupId, t.year, t.period),
   ],

@@ -4,12 +4,12 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
-import { countRows, firstRow, inOrg, requireRow } from '../../db/rows.ts';
+import { countRows, inOrg, requireRow } from '../../db/rows.ts';
 import { accounts, companies } from '../../db/schema/index.ts';
 import { type AccountType } from '../../domain/accounts.ts';
 
 import type { Access } from '../../access/access.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditWrite } from '../audit/service.ts';
 import { accountNotFound } from '../charts/errors.ts';
 import { companyNotFound, findCompany } from '../companies/lookup.ts';
 
@@ -98,7 +98,7 @@ export async function lockCompany(
   companyId: string,
   mode: 'update' | 'share',
 ) {
-  return firstRow(tx, companies, inOrg(companies, organizationId, { id: companyId }), mode);
+  return findCompany(tx, organizationId, companyId, mode);
 }
 
 /** Locks an account row that was read before (it cannot move to another company or organization). */
@@ -130,13 +130,8 @@ export async function setCompanyRetainedEarnings(
     .update(companies)
     .set({ retainedEarningsAccountId: to, updatedAt: new Date() })
     .where(inOrg(companies, organizationId, { id: companyId }));
-  await recordAudit(tx, {
-    organizationId,
-    userId: access.userId,
-    action: 'Update',
-    entityType: 'Company',
-    entityId: companyId,
-    changes: { retainedEarningsAccountId: { from, to } },
+  await auditWrite(tx, access, 'Company', { organizationId, id: companyId }, 'Update', {
+    retainedEarningsAccountId: { from, to },
   });
 }
 

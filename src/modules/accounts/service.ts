@@ -20,7 +20,7 @@ import {
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { type Changes, diffChanges, recordAudit } from '../audit/service.ts';
+import { auditWrite, type Changes, diffChanges } from '../audit/service.ts';
 import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/errors.ts';
 import { companyNotFound, requireCompany } from '../companies/lookup.ts';
 
@@ -152,13 +152,8 @@ export async function listAccounts(db: Db, access: Access, q: AccountListQuery, 
     isIntercompany: q.isIntercompany,
     parentAccountId: q.parentAccountId,
   });
-  const { rows, total } = await pageOfRows(
-    db,
-    accounts,
-    where,
-    [sql`length(${accounts.accountNumber})`, asc(accounts.accountNumber), asc(accounts.id)],
-    page,
-  );
+  const order = [sql`length(${accounts.accountNumber})`, asc(accounts.accountNumber), asc(accounts.id)];
+  const { rows, total } = await pageOfRows(db, accounts, where, order, page);
   return paged(
     'accounts',
     rows.map((r) => accountRecord(r, company.retainedEarningsAccountId)),
@@ -277,13 +272,7 @@ export async function createAccount(
           deactivatedAt: null,
         })
         .returning();
-      await recordAudit(tx, {
-        organizationId,
-        userId: access.userId,
-        action: 'Create',
-        entityType: 'Account',
-        entityId: id,
-      });
+      await auditWrite(tx, access, 'Account', { organizationId, id }, 'Create');
       let retainedEarningsAccountId = company.retainedEarningsAccountId;
       if (makeRetainedEarnings) {
         await setCompanyRetainedEarnings(
@@ -391,6 +380,29 @@ async function storeAccountUpdate(
   });
 }
 
+/**
+ * The account addressed by id, for a write in the caller's transaction: the caller's right to manage
+ * it is checked, then its company (`companyLock`) and the account are locked. Lock order everywhere:
+ * company, then account (company updates lock the account they point to).
+ */
+async function lockForWrite(
+  tx: Tx,
+  access: Access,
+  organizationId: string,
+  accountId: string,
+  companyLock: 'update' | 'share',
+) {
+  const found = await access.addressed(
+    organizationId,
+    'account:manage',
+    () => findAccount(tx, organizationId, accountId),
+    () => accountNotFound(accountId),
+  );
+  const company = await lockCompany(tx, organizationId, found.companyId, companyLock);
+  const row = await lockAccount(tx, organizationId, accountId);
+  return { company, row };
+}
+
 export async function updateAccount(
   db: Db,
   access: Access,
@@ -399,15 +411,7 @@ export async function updateAccount(
   input: UpdateAccountInput,
 ): Promise<AccountRecord> {
   return inTransaction(db, async (tx) => {
-    const found = await access.addressed(
-      organizationId,
-      'account:manage',
-      () => findAccount(tx, organizationId, accountId),
-      () => accountNotFound(accountId),
-    );
-    // Lock order everywhere: company, then account (company updates lock the account they point to).
-    const company = await lockCompany(tx, organizationId, found.companyId, 'update');
-    const row = await lockAccount(tx, organizationId, accountId);
+    const { company, row } = await lockForWrite(tx, access, organizationId, accountId, 'update');
 
     checkImmutable(input, row);
 
@@ -465,14 +469,7 @@ export async function updateAccount(
     });
     const delta = level - row.hierarchyLevel;
     if (parentChanged && delta !== 0) await shiftSubtreeLevels(tx, organizationId, accountId, delta);
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Update',
-      entityType: 'Account',
-      entityId: accountId,
-      changes,
-    });
+    await auditWrite(tx, access, 'Account', { organizationId, id: accountId }, 'Update', changes);
     let retainedEarningsAccountId = currentRe;
     if (willBeRe !== wasRe) {
       retainedEarningsAccountId = willBeRe ? accountId : null;
@@ -499,14 +496,7 @@ export async function deleteAccount(
   accountId: string,
 ): Promise<void> {
   await inTransaction(db, async (tx) => {
-    const found = await access.addressed(
-      organizationId,
-      'account:manage',
-      () => findAccount(tx, organizationId, accountId),
-      () => accountNotFound(accountId),
-    );
-    const company = await lockCompany(tx, organizationId, found.companyId, 'share');
-    await lockAccount(tx, organizationId, accountId);
+    const { company } = await lockForWrite(tx, access, organizationId, accountId, 'share');
     if (company?.retainedEarningsAccountId === accountId)
       throw accountInUse(accountId, 'RetainedEarningsAccount');
     const [child] = await tx
@@ -533,12 +523,6 @@ export async function deleteAccount(
       .limit(1);
     if (rule) throw accountInUse(accountId, 'EliminationRules');
     await tx.delete(accounts).where(inOrg(accounts, organizationId, { id: accountId }));
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Delete',
-      entityType: 'Account',
-      entityId: accountId,
-    });
+    await auditWrite(tx, access, 'Account', { organizationId, id: accountId }, 'Delete');
   });
 }

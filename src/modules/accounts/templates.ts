@@ -14,7 +14,7 @@ import {
   type TemplateType,
 } from '../../domain/templates/index.ts';
 import type { Access } from '../../access/access.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditWrite } from '../audit/service.ts';
 import { type AppliedTemplate, insertTemplateAccounts, templateAuditChanges } from '../charts/templates.ts';
 import { companyNotFound } from '../companies/lookup.ts';
 import { lockCompany } from './hierarchy.ts';
@@ -55,14 +55,14 @@ export async function applyAccountTemplate(
       });
     }
     const applied = await insertTemplateAccounts(tx, { organizationId, companyId, templateType: type });
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'ApplyTemplate',
-      entityType: 'Company',
-      entityId: companyId,
-      changes: templateAuditChanges(type, applied.createdCount, company.retainedEarningsAccountId, applied),
-    });
+    await auditWrite(
+      tx,
+      access,
+      'Company',
+      { organizationId, id: companyId },
+      'ApplyTemplate',
+      templateAuditChanges(type, applied.createdCount, company.retainedEarningsAccountId, applied),
+    );
     return applied;
   });
 }

@@ -68,6 +68,28 @@ export async function recordAudit(tx: Queryable, entry: AuditInput | AuditInput[
 }
 
 /**
+ * Records that the caller did `action` on an entity (`entityType`, the row's organization and id) —
+ * the one entry most writes leave.
+ */
+export function auditWrite(
+  tx: Queryable,
+  caller: { userId: string },
+  entityType: AuditEntityType,
+  entity: { organizationId: string; id: string },
+  action: AuditAction,
+  changes?: Changes | null,
+): Promise<void> {
+  return recordAudit(tx, {
+    organizationId: entity.organizationId,
+    userId: caller.userId,
+    action,
+    entityType,
+    entityId: entity.id,
+    changes,
+  });
+}
+
+/**
  * The changed fields between two wire representations of a record: `{field: {from, to}}`, compared
  * by their JSON encoding. Fields listed in `ignore` (timestamps, derived fields) are skipped.
  */

@@ -23,7 +23,7 @@ import { CLOSING_ENTRY_TYPE, yearEndRef } from '../../domain/journal/rules.ts';
 import { type Money, money } from '../../domain/money.ts';
 import type { Access } from '../../access/access.ts';
 import { findAccount } from '../accounts/service.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditWrite, recordAudit } from '../audit/service.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
 import { type CompanyRow, findCompany, unpostedEntryCount } from '../companies/lookup.ts';
 import type { FiscalYearRow } from '../fiscal/ensure.ts';
@@ -293,13 +293,8 @@ export async function reopenYear(
       await recordPeriodReopen(tx, p, { reason, userId: access.userId, at: now });
     }
     const updated = await setFiscalStatus(tx, fiscalYears, year, change);
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Reopen',
-      entityType: 'FiscalYear',
-      entityId: year.id,
-      changes: { status: { from: 'Closed', to: 'Open' } },
+    await auditWrite(tx, access, 'FiscalYear', { organizationId, id: year.id }, 'Reopen', {
+      status: { from: 'Closed', to: 'Open' },
     });
     const fiscalYear = await loadFiscalYearRecord(tx, updated);
     await recordEvent(tx, periodEvents('FiscalPeriodReopened', fiscalYear, reopened, access.userId));

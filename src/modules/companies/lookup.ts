@@ -4,7 +4,7 @@
  */
 import { and, inArray, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { type ColumnValues, countRows, firstRow, inOrg } from '../../db/rows.ts';
+import { type ColumnValues, countRows, firstRow, inOrg, type RowLock } from '../../db/rows.ts';
 import { companies, journalEntries } from '../../db/schema/index.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
@@ -25,8 +25,9 @@ export async function findCompany(
   db: Queryable,
   organizationId: string,
   companyId: string,
+  lock?: RowLock,
 ): Promise<CompanyRow | null> {
-  return firstRow(db, companies, inOrg(companies, organizationId, { id: companyId }));
+  return firstRow(db, companies, inOrg(companies, organizationId, { id: companyId }), lock);
 }
 
 /** The company of the organization, or 404 CompanyNotFoundError. */

@@ -5,14 +5,7 @@
 import { nameKey } from '../../domain/text.ts';
 import { and, asc, eq, ne } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import {
-  type Db,
-  inTransaction,
-  pgConstraint,
-  pgErrorCode,
-  type Queryable,
-  type Tx,
-} from '../../db/client.ts';
+import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
 import { countRows, inOrg, pageOfRows, requireRow, updateRow } from '../../db/rows.ts';
 import { accounts, companies, fiscalYears } from '../../db/schema/index.ts';
 import { isUsableRetainedEarningsAccount } from '../../domain/accounts.ts';
@@ -24,9 +17,15 @@ import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/errors.ts';
 import { insertTemplateAccounts, templateAuditChanges } from '../charts/templates.ts';
-import { type AuditAction, diffChanges, recordAudit } from '../audit/service.ts';
+import { type AuditAction, auditWrite, diffChanges } from '../audit/service.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
-import { type CompanyRow, companyNotFound, fiscalYearEndOf, unpostedEntryCount } from './lookup.ts';
+import {
+  type CompanyRow,
+  companyNotFound,
+  findCompany,
+  fiscalYearEndOf,
+  unpostedEntryCount,
+} from './lookup.ts';
 import { errors } from '../../domain/error-catalogue.ts';
 
 export { COMPANY_TYPES, type CompanyType } from '../../domain/companies.ts';
@@ -173,21 +172,8 @@ export interface CreateCompanyInput {
   accountTemplate?: TemplateType | null;
 }
 
-export interface UpdateCompanyInput {
-  organizationId?: string;
-  name?: string;
-  legalName?: string;
-  jurisdiction?: string;
-  taxId?: string | null;
-  incorporationDate?: string | null;
-  registrationNumber?: string | null;
-  registeredAddress?: AddressInput | null;
-  industryCode?: string | null;
-  companyType?: CompanyType | null;
-  incorporationJurisdiction?: string | null;
-  functionalCurrency?: string;
-  reportingCurrency?: string;
-  fiscalYearEnd?: FiscalYearEnd;
+/** A PUT: any field of a new company (but the template), and the account settings and status. */
+export interface UpdateCompanyInput extends Partial<Omit<CreateCompanyInput, 'accountTemplate'>> {
   retainedEarningsAccountId?: string | null;
   unrealizedFxGainLossAccountId?: string | null;
   realizedFxGainLossAccountId?: string | null;
@@ -208,28 +194,10 @@ export async function listCompanies(db: Db, access: Access, q: CompanyListQuery,
     throw invalid('/query/jurisdiction', 'Unknown jurisdiction country code');
   }
   await access.authorize(q.organizationId, 'company:read');
-  const conds = [eq(companies.organizationId, q.organizationId)];
-  if (q.isActive !== undefined) conds.push(eq(companies.isActive, q.isActive));
-  if (q.jurisdiction !== undefined) conds.push(eq(companies.jurisdiction, q.jurisdiction));
-  const { rows, total } = await pageOfRows(
-    db,
-    companies,
-    and(...conds),
-    [asc(companies.nameKey), asc(companies.id)],
-    page,
-  );
+  const where = inOrg(companies, q.organizationId, { isActive: q.isActive, jurisdiction: q.jurisdiction });
+  const order = [asc(companies.nameKey), asc(companies.id)];
+  const { rows, total } = await pageOfRows(db, companies, where, order, page);
   return paged('companies', rows.map(companyRecord), total, page);
-}
-
-async function loadCompany(db: Queryable, organizationId: string, companyId: string, lock = false) {
-  return requireRow(
-    db,
-    companies,
-    organizationId,
-    { id: companyId },
-    () => companyNotFound(companyId),
-    lock ? 'update' : undefined,
-  );
 }
 
 export async function getCompany(
@@ -241,7 +209,7 @@ export async function getCompany(
   const row = await access.addressed(
     organizationId,
     'company:read',
-    () => loadCompany(db, organizationId, companyId),
+    () => findCompany(db, organizationId, companyId),
     () => companyNotFound(companyId),
   );
   return companyRecord(row);
@@ -289,13 +257,7 @@ export async function createCompany(
           updatedAt: now,
         })
         .returning();
-      await recordAudit(tx, {
-        organizationId,
-        userId: access.userId,
-        action: 'Create',
-        entityType: 'Company',
-        entityId: id,
-      });
+      await auditWrite(tx, access, 'Company', { organizationId, id }, 'Create');
       if (!input.accountTemplate) {
         const record = companyRecord(row!);
         await recordEvent(tx, companyEvent('CompanyCreated', access.userId, record));
@@ -307,14 +269,14 @@ export async function createCompany(
         templateType: input.accountTemplate,
         now,
       });
-      await recordAudit(tx, {
-        organizationId,
-        userId: access.userId,
-        action: 'ApplyTemplate',
-        entityType: 'Company',
-        entityId: id,
-        changes: templateAuditChanges(applied.templateType, applied.createdCount, null, applied),
-      });
+      await auditWrite(
+        tx,
+        access,
+        'Company',
+        { organizationId, id },
+        'ApplyTemplate',
+        templateAuditChanges(applied.templateType, applied.createdCount, null, applied),
+      );
       const record = companyRecord({
         ...row!,
         retainedEarningsAccountId: applied.retainedEarningsAccountId,
@@ -504,7 +466,7 @@ export async function updateCompany(
       const row = await access.addressed(
         organizationId,
         'company:manage',
-        () => loadCompany(tx, organizationId, companyId, true),
+        () => findCompany(tx, organizationId, companyId, 'update'),
         () => companyNotFound(companyId),
       );
       const before = companyRecord(row);
@@ -518,14 +480,7 @@ export async function updateCompany(
       );
       if (Object.keys(changes).length === 0) return before;
       const updated = await storeCompany(tx, organizationId, companyId, after);
-      await recordAudit(tx, {
-        organizationId,
-        userId: access.userId,
-        action: 'Update',
-        entityType: 'Company',
-        entityId: companyId,
-        changes,
-      });
+      await auditWrite(tx, access, 'Company', { organizationId, id: companyId }, 'Update', changes);
       const record = companyRecord(updated);
       if (before.isActive && !record.isActive) {
         await recordEvent(tx, companyEvent('CompanyDeactivated', access.userId, record));
@@ -549,7 +504,7 @@ export async function deactivateCompany(
     const row = await access.addressed(
       organizationId,
       'company:manage',
-      () => loadCompany(tx, organizationId, companyId, true),
+      () => findCompany(tx, organizationId, companyId, 'update'),
       () => companyNotFound(companyId),
     );
     if (!row.isActive) return;
@@ -561,13 +516,8 @@ export async function deactivateCompany(
     });
     await recordEvent(tx, companyEvent('CompanyDeactivated', access.userId, companyRecord(updated)));
     const action: AuditAction = 'Deactivate';
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action,
-      entityType: 'Company',
-      entityId: companyId,
-      changes: { isActive: { from: true, to: false } },
+    await auditWrite(tx, access, 'Company', { organizationId, id: companyId }, action, {
+      isActive: { from: true, to: false },
     });
   });
 }

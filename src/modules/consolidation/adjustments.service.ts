@@ -12,7 +12,7 @@
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction, type Queryable, type Tx } from '../../db/client.ts';
+import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
 import { inOrg, pageOfRows, requireRow, sameRow, updateRow } from '../../db/rows.ts';
 import { accounts, consolidationAdjustments, groupAccounts } from '../../db/schema/index.ts';
 import { minorUnits } from '../../domain/codes.ts';
@@ -22,7 +22,7 @@ import { type Operation, segregationRefusal, transitionRefusal } from '../../dom
 import { dec, fractionDigits, ZERO } from '../../domain/money.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditWrite } from '../audit/service.ts';
 import { refused } from '../journal/checks.ts';
 import { organizationSettings } from '../organizations/service.ts';
 import { type GroupRow, loadMembers } from './groups.repo.ts';
@@ -218,25 +218,10 @@ export async function createAdjustment(
         updatedAt: now,
       })
       .returning();
-    await audit(tx, access, row!, 'Create', { status: { from: null, to: 'Draft' } });
+    await auditWrite(tx, access, 'ConsolidationAdjustment', row!, 'Create', {
+      status: { from: null, to: 'Draft' },
+    });
     return record(row!, group.reportingCurrency);
-  });
-}
-
-function audit(
-  tx: Tx,
-  access: Access,
-  row: Row,
-  action: 'Create' | 'Update' | 'Delete' | 'Submit' | 'Approve' | 'Reject' | 'Post' | 'Reverse',
-  changes?: Record<string, { from: unknown; to: unknown }>,
-) {
-  return recordAudit(tx, {
-    organizationId: row.organizationId,
-    userId: access.userId,
-    action,
-    entityType: 'ConsolidationAdjustment',
-    entityId: row.id,
-    ...(changes ? { changes } : {}),
   });
 }
 
@@ -265,22 +250,18 @@ export async function listAdjustments(
   page: PageParams,
 ) {
   const group = await authorizeGroup(db, access, groupId, q.organizationId, 'consolidation:read');
-  const { rows, total } = await pageOfRows(
-    db,
-    consolidationAdjustments,
-    inOrg(consolidationAdjustments, group.organizationId, {
-      groupId: group.id,
-      year: q.year,
-      period: q.period,
-      status: q.status,
-    }),
-    [
-      asc(consolidationAdjustments.year),
-      asc(consolidationAdjustments.period),
-      asc(consolidationAdjustments.id),
-    ],
-    page,
-  );
+  const where = inOrg(consolidationAdjustments, group.organizationId, {
+    groupId: group.id,
+    year: q.year,
+    period: q.period,
+    status: q.status,
+  });
+  const order = [
+    asc(consolidationAdjustments.year),
+    asc(consolidationAdjustments.period),
+    asc(consolidationAdjustments.id),
+  ];
+  const { rows, total } = await pageOfRows(db, consolidationAdjustments, where, order, page);
   return paged(
     'adjustments',
     rows.map((r) => record(r, group.reportingCurrency)),
@@ -311,7 +292,7 @@ export async function updateAdjustment(
       lines,
       updatedAt: new Date(),
     });
-    await audit(tx, access, row, 'Update');
+    await auditWrite(tx, access, 'ConsolidationAdjustment', row, 'Update');
     return record(updated, group.reportingCurrency);
   });
 }
@@ -328,7 +309,7 @@ export async function deleteAdjustment(
     const row = await requireAdjustment(tx, group, adjustmentId, true);
     refuse('delete', row);
     await tx.delete(consolidationAdjustments).where(sameRow(consolidationAdjustments, row));
-    await audit(tx, access, row, 'Delete');
+    await auditWrite(tx, access, 'ConsolidationAdjustment', row, 'Delete');
   });
 }
 
@@ -409,7 +390,7 @@ export async function actOnAdjustment(
           updatedAt: now,
         })
         .returning();
-      await audit(tx, access, reversal!, 'Create', {
+      await auditWrite(tx, access, 'ConsolidationAdjustment', reversal!, 'Create', {
         status: { from: null, to: 'Posted' },
         reversalOfId: { from: null, to: row.id },
       });
@@ -429,7 +410,9 @@ export async function actOnAdjustment(
       post: 'Post',
       reverse: 'Reverse',
     } as const;
-    await audit(tx, access, row, auditAction[action], { status: { from: row.status, to } });
+    await auditWrite(tx, access, 'ConsolidationAdjustment', row, auditAction[action], {
+      status: { from: row.status, to },
+    });
     return record(updated, group.reportingCurrency);
   });
 }

@@ -14,7 +14,7 @@ import { invalid } from '../../domain/errors.ts';
 import { parsePattern } from '../../domain/selectors.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditWrite, recordAudit } from '../audit/service.ts';
 import { type GroupRow, loadMembers } from './groups.repo.ts';
 import { authorizeGroup, writeGroup } from './groups.service.ts';
 import {
@@ -184,13 +184,13 @@ export async function deleteMapping(
       )
       .returning({ id: groupAccountMappings.id });
     if (deleted.length === 0) throw mappingNotFound(mappingId);
-    await recordAudit(tx, {
-      organizationId: locked.organizationId,
-      userId: access.userId,
-      action: 'Delete',
-      entityType: 'GroupAccountMapping',
-      entityId: deleted[0]!.id,
-    });
+    await auditWrite(
+      tx,
+      access,
+      'GroupAccountMapping',
+      { organizationId: locked.organizationId, id: deleted[0]!.id },
+      'Delete',
+    );
   });
 }
 

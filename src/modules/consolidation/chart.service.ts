@@ -13,7 +13,7 @@ import { type GroupAccountInput, type GroupChartInput } from '../../domain/conso
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditWrite, recordAudit } from '../audit/service.ts';
 import { accountFlagIssues } from '../accounts/service.ts';
 import { type GroupRow, lockGroup } from './groups.repo.ts';
 import { authorizeGroup, writeGroup } from './groups.service.ts';
@@ -365,13 +365,9 @@ export async function listGroupAccounts(
   page: PageParams,
 ) {
   const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read');
-  const { rows, total } = await pageOfRows(
-    db,
-    groupAccounts,
-    inOrg(groupAccounts, group.organizationId, { groupId: group.id }),
-    [sql`length(${groupAccounts.accountNumber})`, asc(groupAccounts.accountNumber)],
-    page,
-  );
+  const where = inOrg(groupAccounts, group.organizationId, { groupId: group.id });
+  const order = [sql`length(${groupAccounts.accountNumber})`, asc(groupAccounts.accountNumber)];
+  const { rows, total } = await pageOfRows(db, groupAccounts, where, order, page);
   return paged('accounts', rows.map(groupAccountRecord), total, page);
 }
 
@@ -431,14 +427,7 @@ export async function updateGroupAccount(
       const before = (row as Record<string, unknown>)[k] ?? null;
       if (before !== next[k]) changes[k] = { from: before, to: next[k] };
     }
-    await recordAudit(tx, {
-      organizationId: row.organizationId,
-      userId: access.userId,
-      action: 'Update',
-      entityType: 'GroupAccount',
-      entityId: row.id,
-      changes,
-    });
+    await auditWrite(tx, access, 'GroupAccount', row, 'Update', changes);
     return groupAccountRecord(updated);
   });
 }
@@ -479,13 +468,7 @@ export async function deleteGroupAccount(
       throw inUse(row.id, 'IntercompanyDifferenceAccount');
     if (await namedByRule(tx, locked.organizationId, row.id)) throw inUse(row.id, 'EliminationRules');
     await tx.delete(groupAccounts).where(sameRow(groupAccounts, row));
-    await recordAudit(tx, {
-      organizationId: row.organizationId,
-      userId: access.userId,
-      action: 'Delete',
-      entityType: 'GroupAccount',
-      entityId: row.id,
-    });
+    await auditWrite(tx, access, 'GroupAccount', row, 'Delete');
   });
 }
 

@@ -16,7 +16,7 @@ import { DomainError, type Issue, invalid, ValidationError } from '../../domain/
 import { dec, formatPercentage } from '../../domain/money.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { type Changes, diffChanges, recordAudit } from '../audit/service.ts';
+import { auditWrite, type Changes, diffChanges } from '../audit/service.ts';
 import { companyNotFound, requireCompany } from '../companies/lookup.ts';
 import {
   type ConsolidationMethod,
@@ -220,13 +220,7 @@ export async function createGroup(db: Db, access: Access, input: CreateGroupInpu
           .insert(consolidationMembers)
           .values(states.map((m) => ({ organizationId: orgId, groupId: id, ...m })));
       }
-      await recordAudit(tx, {
-        organizationId: orgId,
-        userId: access.userId,
-        action: 'Create',
-        entityType: 'ConsolidationGroup',
-        entityId: id,
-      });
+      await auditWrite(tx, access, 'ConsolidationGroup', { organizationId: orgId, id }, 'Create');
       return group!;
     });
     return await groupRecord(db, row);
@@ -328,14 +322,7 @@ export async function updateGroup(
         nameKey: groupNameKey(next.name),
         updatedAt: new Date(),
       });
-      await recordAudit(tx, {
-        organizationId: orgId,
-        userId: access.userId,
-        action: 'Update',
-        entityType: 'ConsolidationGroup',
-        entityId: before.id,
-        changes,
-      });
+      await auditWrite(tx, access, 'ConsolidationGroup', before, 'Update', changes);
       return updated;
     });
     return await groupRecord(db, row);
@@ -378,13 +365,7 @@ export async function deleteGroup(
     }
     // Members, rules and the remaining (Failed/Cancelled) runs go with the group (ON DELETE CASCADE).
     await tx.delete(consolidationGroups).where(sameRow(consolidationGroups, group));
-    await recordAudit(tx, {
-      organizationId: orgId,
-      userId: access.userId,
-      action: 'Delete',
-      entityType: 'ConsolidationGroup',
-      entityId: group.id,
-    });
+    await auditWrite(tx, access, 'ConsolidationGroup', group, 'Delete');
   });
 }
 
@@ -396,19 +377,13 @@ export async function setGroupActive(
   active: boolean,
 ): Promise<GroupRecord> {
   const row = await writeGroup(db, access, id, organizationId, async (tx, group) => {
-    const orgId = group.organizationId;
     if (group.isActive === active) return group;
     const updated = await updateRow(tx, consolidationGroups, sameRow(consolidationGroups, group), {
       isActive: active,
       updatedAt: new Date(),
     });
-    await recordAudit(tx, {
-      organizationId: orgId,
-      userId: access.userId,
-      action: active ? 'Activate' : 'Deactivate',
-      entityType: 'ConsolidationGroup',
-      entityId: group.id,
-      changes: { isActive: { from: !active, to: active } },
+    await auditWrite(tx, access, 'ConsolidationGroup', group, active ? 'Activate' : 'Deactivate', {
+      isActive: { from: !active, to: active },
     });
     return updated;
   });

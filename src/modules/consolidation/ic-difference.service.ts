@@ -6,7 +6,7 @@ import { invalid } from '../../domain/errors.ts';
 import { minorUnits } from '../../domain/codes.ts';
 import { dec, formatAmount, fractionDigits } from '../../domain/money.ts';
 import type { Access } from '../../access/access.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditWrite } from '../audit/service.ts';
 import { type GroupRow } from './groups.repo.ts';
 import { authorizeGroup, writeGroup } from './groups.service.ts';
 import { loadGroupAccounts } from './chart.service.ts';
@@ -81,16 +81,9 @@ export async function setIcDifferenceSetting(
       icDifferenceTolerance: tolerance,
       updatedAt: new Date(),
     });
-    await recordAudit(tx, {
-      organizationId: orgId,
-      userId: access.userId,
-      action: 'Update',
-      entityType: 'ConsolidationGroup',
-      entityId: locked.id,
-      changes: {
-        icDifferenceAccountNumber: { from: locked.icDifferenceAccountNumber ?? null, to: number },
-        icDifferenceTolerance: { from: locked.icDifferenceTolerance ?? null, to: tolerance },
-      },
+    await auditWrite(tx, access, 'ConsolidationGroup', locked, 'Update', {
+      icDifferenceAccountNumber: { from: locked.icDifferenceAccountNumber ?? null, to: number },
+      icDifferenceTolerance: { from: locked.icDifferenceTolerance ?? null, to: tolerance },
     });
     return settingOf(updated);
   });

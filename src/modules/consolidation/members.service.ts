@@ -11,7 +11,7 @@ import { companies, consolidationGroups, consolidationMembers } from '../../db/s
 import { DomainError, invalid } from '../../domain/errors.ts';
 import { formatPercentage } from '../../domain/money.ts';
 import type { Access } from '../../access/access.ts';
-import { type Changes, diffChanges, recordAudit } from '../audit/service.ts';
+import { auditWrite, type Changes, diffChanges } from '../audit/service.ts';
 import { requireCompany } from '../companies/lookup.ts';
 import {
   type ConsolidationMethod,
@@ -121,14 +121,14 @@ export async function addMember(
       });
       const changes: Changes = { groupId: { from: null, to: group.id } };
       for (const [k, v] of Object.entries(auditFields(member))) changes[k] = { from: null, to: v };
-      await recordAudit(tx, {
-        organizationId: orgId,
-        userId: access.userId,
-        action: 'AddMember',
-        entityType: 'ConsolidationMember',
-        entityId: input.companyId,
+      await auditWrite(
+        tx,
+        access,
+        'ConsolidationMember',
+        { organizationId: orgId, id: input.companyId },
+        'AddMember',
         changes,
-      });
+      );
       return touchGroup(tx, group);
     });
     return await groupRecord(db, row);
@@ -185,14 +185,14 @@ export async function updateMember(
       .update(consolidationMembers)
       .set({ ...auditFields(next), updatedAt: new Date() })
       .where(inOrg(consolidationMembers, orgId, { groupId: group.id, companyId }));
-    await recordAudit(tx, {
-      organizationId: orgId,
-      userId: access.userId,
-      action: 'UpdateMember',
-      entityType: 'ConsolidationMember',
-      entityId: companyId,
-      changes: { groupId: { from: group.id, to: group.id }, ...changes },
-    });
+    await auditWrite(
+      tx,
+      access,
+      'ConsolidationMember',
+      { organizationId: orgId, id: companyId },
+      'UpdateMember',
+      { groupId: { from: group.id, to: group.id }, ...changes },
+    );
     return touchGroup(tx, group);
   });
   return groupRecord(db, row);
@@ -217,14 +217,14 @@ export async function removeMember(
       .where(inOrg(consolidationMembers, orgId, { groupId: group.id, companyId }));
     const changes: Changes = { groupId: { from: group.id, to: null } };
     for (const [k, v] of Object.entries(auditFields(member))) changes[k] = { from: v, to: null };
-    await recordAudit(tx, {
-      organizationId: orgId,
-      userId: access.userId,
-      action: 'RemoveMember',
-      entityType: 'ConsolidationMember',
-      entityId: companyId,
+    await auditWrite(
+      tx,
+      access,
+      'ConsolidationMember',
+      { organizationId: orgId, id: companyId },
+      'RemoveMember',
       changes,
-    });
+    );
     await touchGroup(tx, group);
   });
 }

@@ -10,7 +10,7 @@ import { dec } from '../../domain/money.ts';
 import { parsePattern } from '../../domain/selectors.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { type AuditInput, diffChanges, recordAudit } from '../audit/service.ts';
+import { type AuditInput, auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
 import { type GroupRow, groupNotFound, requireGroup } from './groups.repo.ts';
 import {
   type EliminationType,
@@ -486,14 +486,7 @@ export async function updateRule(
       ...next,
       updatedAt: new Date(),
     });
-    await recordAudit(tx, {
-      organizationId: rule.organizationId,
-      userId: access.userId,
-      action: 'Update',
-      entityType: 'EliminationRule',
-      entityId: rule.id,
-      changes,
-    });
+    await auditWrite(tx, access, 'EliminationRule', rule, 'Update', changes);
     return { row: updated, currency: group.reportingCurrency };
   });
   return ruleRecord(row, currency);
@@ -519,13 +512,7 @@ export async function deleteRule(
     const completedRunCount = Number(usage?.n ?? 0);
     if (completedRunCount > 0) throw ruleInUse(rule.id, completedRunCount);
     await tx.delete(eliminationRules).where(sameRow(eliminationRules, rule));
-    await recordAudit(tx, {
-      organizationId: rule.organizationId,
-      userId: access.userId,
-      action: 'Delete',
-      entityType: 'EliminationRule',
-      entityId: rule.id,
-    });
+    await auditWrite(tx, access, 'EliminationRule', rule, 'Delete');
   });
 }
 
@@ -547,13 +534,8 @@ async function setRuleField(
       [field]: value,
       updatedAt: new Date(),
     });
-    await recordAudit(tx, {
-      organizationId: rule.organizationId,
-      userId: access.userId,
-      action,
-      entityType: 'EliminationRule',
-      entityId: rule.id,
-      changes: { [field]: { from: rule[field], to: value } },
+    await auditWrite(tx, access, 'EliminationRule', rule, action, {
+      [field]: { from: rule[field], to: value },
     });
     return { ...updated, currency: rule.currency };
   });

@@ -6,7 +6,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgErrorCode } from '../../db/client.ts';
 import type { IsoDate } from '../../domain/dates.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { type FiscalYearEnd, periodLookupRange } from '../../domain/fiscal-calendar.ts';
+import { periodLookupRange } from '../../domain/fiscal-calendar.ts';
 import { formatRate } from '../../domain/money.ts';
 import {
   ANY_RATE_TYPE_ORDER,
@@ -384,39 +384,24 @@ export interface PeriodLookup extends LookupBase {
   companyId?: string | undefined;
 }
 
-/** The fiscal calendar of a period lookup: the company's, else the organization's. */
-async function periodCalendar(db: Db, access: Access, q: PeriodLookup): Promise<FiscalYearEnd> {
+/** The period of a period lookup, in the company's fiscal calendar, else the organization's. */
+async function lookupPeriod(db: Db, access: Access, q: PeriodLookup) {
   await access.authorize(q.organizationId, 'exchange_rate:read');
-  if (q.companyId !== undefined)
-    return fiscalYearEndOf(await requireCompany(db, q.organizationId, q.companyId));
-  return (await organizationRateContext(db, q.organizationId)).settings.fiscalYearEnd;
+  const fye =
+    q.companyId !== undefined
+      ? fiscalYearEndOf(await requireCompany(db, q.organizationId, q.companyId))
+      : (await organizationRateContext(db, q.organizationId)).settings.fiscalYearEnd;
+  return periodLookupRange(fye, q.year, q.period);
 }
 
 /** `/period-average`: a stored Average rate in the period (latest), else the ComputedAverage of its Spot rates. */
-export async function lookupPeriodAverage(
-  db: Db,
-  access: Access,
-  q: PeriodLookup,
-): Promise<RateLookupResult> {
-  const fye = await periodCalendar(db, access, q);
-  const range = periodLookupRange(fye, q.year, q.period);
-  return lookup(
-    db,
-    access,
-    q,
-    ['Average'],
-    { kind: 'within', start: range.startDate, end: range.endDate },
-    true,
-  );
+export async function lookupPeriodAverage(db: Db, access: Access, q: PeriodLookup) {
+  const { startDate, endDate } = await lookupPeriod(db, access, q);
+  return lookup(db, access, q, ['Average'], { kind: 'within', start: startDate, end: endDate }, true);
 }
 
 /** `/period-closing`: the latest YearEnd or Spot rate on or before the period's end (YearEnd preferred). */
-export async function lookupPeriodClosing(
-  db: Db,
-  access: Access,
-  q: PeriodLookup,
-): Promise<RateLookupResult> {
-  const fye = await periodCalendar(db, access, q);
-  const range = periodLookupRange(fye, q.year, q.period);
-  return lookup(db, access, q, CLOSING_RATE_TYPES, { kind: 'onOrBefore', date: range.endDate });
+export async function lookupPeriodClosing(db: Db, access: Access, q: PeriodLookup) {
+  const { endDate } = await lookupPeriod(db, access, q);
+  return lookup(db, access, q, CLOSING_RATE_TYPES, { kind: 'onOrBefore', date: endDate });
 }

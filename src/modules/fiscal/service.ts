@@ -23,7 +23,7 @@ import {
 import type { Access, Action } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditWrite } from '../audit/service.ts';
 import { type CompanyRow, fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
 import { ensureFiscalYear, type FiscalPeriodRow, type FiscalYearRow } from './ensure.ts';
 import {
@@ -137,13 +137,9 @@ export async function listFiscalYears(
   const { organizationId, companyId } = path;
   await enterCompany(db, access, organizationId, companyId, 'fiscal_period:read', 'FiscalYear');
   await access.authorize(organizationId, 'fiscal_period:read', 'FiscalYear');
-  const { rows, total } = await pageOfRows(
-    db,
-    fiscalYears,
-    inOrg(fiscalYears, organizationId, { companyId, status }),
-    [desc(fiscalYears.year), asc(fiscalYears.id)],
-    page,
-  );
+  const where = inOrg(fiscalYears, organizationId, { companyId, status });
+  const order = [desc(fiscalYears.year), asc(fiscalYears.id)];
+  const { rows, total } = await pageOfRows(db, fiscalYears, where, order, page);
   const records = await loadFiscalYearRecords(db, organizationId, companyId, rows);
   return paged('fiscalYears', records, total, page);
 }
@@ -337,14 +333,14 @@ async function changePeriodStatus(
       now,
     });
     if (to === 'Open') await recordPeriodReopen(tx, period, { reason, userId: access.userId, at: now });
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: to === 'Closed' ? 'Close' : 'Open',
-      entityType: 'FiscalPeriod',
-      entityId: period.id,
-      changes: { status: { from, to } },
-    });
+    await auditWrite(
+      tx,
+      access,
+      'FiscalPeriod',
+      { organizationId, id: period.id },
+      to === 'Closed' ? 'Close' : 'Open',
+      { status: { from, to } },
+    );
     const record = await loadFiscalPeriodRecord(tx, updated);
     const type = to === 'Closed' ? 'FiscalPeriodClosed' : 'FiscalPeriodReopened';
     await recordEvent(tx, periodEvent(type, organizationId, access.userId, record));
@@ -358,13 +354,9 @@ export async function listReopenHistory(db: Db, access: Access, path: PeriodPath
   await requireFiscalYear(db, organizationId, companyId, path.fiscalYearId);
   const period = await requireFiscalPeriod(db, organizationId, path.fiscalYearId, path.periodId);
   await access.authorize(organizationId, 'fiscal_period:read');
-  const { rows, total } = await pageOfRows(
-    db,
-    periodReopenHistory,
-    inOrg(periodReopenHistory, organizationId, { periodId: period.id }),
-    [desc(periodReopenHistory.reopenedAt), asc(periodReopenHistory.id)],
-    page,
-  );
+  const where = inOrg(periodReopenHistory, organizationId, { periodId: period.id });
+  const order = [desc(periodReopenHistory.reopenedAt), asc(periodReopenHistory.id)];
+  const { rows, total } = await pageOfRows(db, periodReopenHistory, where, order, page);
   return paged(
     'history',
     rows.map((r): PeriodReopenRecord => ({

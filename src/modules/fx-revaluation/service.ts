@@ -13,8 +13,8 @@
 import { desc, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable, queryRows, type Tx } from '../../db/client.ts';
-import { firstRow, inOrg, pageOfRows, requireRow } from '../../db/rows.ts';
-import { companies, fxRevaluations } from '../../db/schema/index.ts';
+import { inOrg, pageOfRows, requireRow } from '../../db/rows.ts';
+import { fxRevaluations } from '../../db/schema/index.ts';
 import { addDays, type IsoDate, todayIn } from '../../domain/dates.ts';
 import { DomainError } from '../../domain/errors.ts';
 import {
@@ -30,8 +30,8 @@ import { type Decimal, formatRate, type Money, money, ZERO } from '../../domain/
 import { CLOSING_RATE_TYPES, type RateType } from '../../domain/rates.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { recordAudit } from '../audit/service.ts';
-import { type CompanyRow, companyInactive } from '../companies/lookup.ts';
+import { auditWrite } from '../audit/service.ts';
+import { type CompanyRow, companyInactive, findCompany } from '../companies/lookup.ts';
 import { loadRateBook, lockRatesForUse } from '../exchange-rates/service.ts';
 import { enterCompany } from '../fiscal/service.ts';
 import { insertSystemEntry, type SystemLine } from '../journal/booked.ts';
@@ -434,13 +434,7 @@ export async function runRevaluation(
       createdAt: new Date(),
     };
     await tx.insert(fxRevaluations).values(row);
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Create',
-      entityType: 'FxRevaluation',
-      entityId: id,
-    });
+    await auditWrite(tx, access, 'FxRevaluation', { organizationId, id }, 'Create');
     return revaluationRecord(row, fc, entryStatus);
   });
 }
@@ -478,13 +472,7 @@ function revaluationRecord(row: RevaluationRow, fc: string, entryStatus: string 
 }
 
 async function lockCompany(tx: Queryable, organizationId: string, companyId: string): Promise<CompanyRow> {
-  const row = await firstRow(
-    tx,
-    companies,
-    inOrg(companies, organizationId, { id: companyId }),
-    'no key update',
-  );
-  return row!;
+  return (await findCompany(tx, organizationId, companyId, 'no key update'))!;
 }
 
 /** 409 while an earlier run's entry is still in the workflow (it would be revalued twice). */
@@ -536,13 +524,9 @@ async function entryStatuses(
 export async function listRevaluations(db: Db, access: Access, path: CompanyPath, page: PageParams) {
   const company = await enterCompany(db, access, path.organizationId, path.companyId, 'fx_revaluation:read');
   await access.authorize(path.organizationId, 'fx_revaluation:read');
-  const { rows, total } = await pageOfRows(
-    db,
-    fxRevaluations,
-    inOrg(fxRevaluations, path.organizationId, { companyId: path.companyId }),
-    [desc(fxRevaluations.asOfDate), desc(fxRevaluations.id)],
-    page,
-  );
+  const where = inOrg(fxRevaluations, path.organizationId, { companyId: path.companyId });
+  const order = [desc(fxRevaluations.asOfDate), desc(fxRevaluations.id)];
+  const { rows, total } = await pageOfRows(db, fxRevaluations, where, order, page);
   const statuses = await entryStatuses(
     db,
     path.organizationId,

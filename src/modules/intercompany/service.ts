@@ -13,7 +13,7 @@ import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts
 import { dec, type Money, money } from '../../domain/money.ts';
 import type { Access, Action } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { diffChanges, recordAudit } from '../audit/service.ts';
+import { auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
 import { recordEvent } from '../events/record.ts';
 import { companyInactive, companyNotFound, findCompany } from '../companies/lookup.ts';
 import { type Reconciliation, reconcileAll } from './reconciliation.ts';
@@ -209,17 +209,12 @@ export async function listTransactions(db: Db, access: Access, q: ListQuery, pag
 // ---------------------------------------------------------------------------------------------------
 // Create
 
-export interface CreateInput {
-  organizationId: string;
-  fromCompanyId: string;
-  toCompanyId: string;
-  transactionType: TransactionType;
-  transactionDate: IsoDate;
-  amount: Money;
-  description?: string | null | undefined;
-  fromJournalEntryId?: string | null | undefined;
-  toJournalEntryId?: string | null | undefined;
-}
+/** A new transaction: the record's own fields, the description and the linked entries optional. */
+export type CreateInput = Pick<
+  IntercompanyTransactionRecord,
+  'organizationId' | 'fromCompanyId' | 'toCompanyId' | 'transactionType' | 'transactionDate' | 'amount'
+> &
+  Partial<Pick<IntercompanyTransactionRecord, 'description' | 'fromJournalEntryId' | 'toJournalEntryId'>>;
 
 /** A linked entry: of the organization (404), of the side's company (400). */
 async function checkEntry(
@@ -276,13 +271,7 @@ export async function createTransaction(
       createdAt: now,
       updatedAt: now,
     });
-    await recordAudit(tx, {
-      organizationId: orgId,
-      userId: access.userId,
-      action: 'Create',
-      entityType: 'IntercompanyTransaction',
-      entityId: id,
-    });
+    await auditWrite(tx, access, 'IntercompanyTransaction', { organizationId: orgId, id }, 'Create');
     return toRecord(tx, row);
   });
 }
@@ -414,13 +403,7 @@ export async function deleteTransaction(
       );
     }
     await repo.deleteTransaction(tx, row.organizationId, row.id);
-    await recordAudit(tx, {
-      organizationId: row.organizationId,
-      userId: access.userId,
-      action: 'Delete',
-      entityType: 'IntercompanyTransaction',
-      entityId: row.id,
-    });
+    await auditWrite(tx, access, 'IntercompanyTransaction', row, 'Delete');
   });
 }
 
@@ -546,13 +529,8 @@ export async function linkJournalEntry(
       [field]: journalEntryId,
       updatedAt: new Date(),
     });
-    await recordAudit(tx, {
-      organizationId: row.organizationId,
-      userId: access.userId,
-      action: 'LinkJournalEntry',
-      entityType: 'IntercompanyTransaction',
-      entityId: row.id,
-      changes: { [field]: { from: row[field], to: journalEntryId } },
+    await auditWrite(tx, access, 'IntercompanyTransaction', row, 'LinkJournalEntry', {
+      [field]: { from: row[field], to: journalEntryId },
     });
     return toRecord(tx, updated);
   });

@@ -25,7 +25,7 @@ import type { Access } from '../../access/access.ts';
 import type { LookAhead } from '../../http/auth.ts';
 import { isUuid } from '../../http/schemas.ts';
 import { isValidDate } from '../../domain/dates.ts';
-import { diffChanges, recordAudit } from '../audit/service.ts';
+import { auditWrite, diffChanges } from '../audit/service.ts';
 import { recordJournalEvents } from '../events/record.ts';
 import type { CompanyRow } from '../companies/lookup.ts';
 import {
@@ -206,13 +206,7 @@ async function createEntryInTransaction(
   const { entry, lines } = await newEntry(tx, access, input, company, ref, drafts, partners);
   // The audit entry first: the entry number is drawn last, so the company's counter row stays
   // locked only for the header and line inserts and the commit.
-  await recordAudit(tx, {
-    organizationId,
-    userId: access.userId,
-    action: 'Create',
-    entityType: 'JournalEntry',
-    entityId: entry.id,
-  });
+  await auditWrite(tx, access, 'JournalEntry', { organizationId, id: entry.id }, 'Create');
   const stored = await repo.insertNumberedEntry(tx, entry, lines);
   await recordJournalEvents(tx, [
     { organizationId, entryId: entry.id, type: 'JournalEntryCreated', actorId: access.userId },
@@ -305,14 +299,7 @@ export async function updateEntry(
 
     const updated = await repo.updateEntry(tx, organizationId, id, { ...revised.set, updatedAt: new Date() });
     if ('lines' in changes) await repo.replaceLines(tx, organizationId, id, revised.lines);
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Update',
-      entityType: 'JournalEntry',
-      entityId: id,
-      changes,
-    });
+    await auditWrite(tx, access, 'JournalEntry', { organizationId, id }, 'Update', changes);
     return loadRecord(tx, updated);
   });
 }
@@ -397,12 +384,6 @@ export async function deleteEntry(
   await writeEntry(db, access, id, organizationIdParam, 'journal_entry:edit', 'delete', async (tx, row) => {
     const { organizationId } = row;
     await repo.deleteDraft(tx, organizationId, id);
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Delete',
-      entityType: 'JournalEntry',
-      entityId: id,
-    });
+    await auditWrite(tx, access, 'JournalEntry', { organizationId, id }, 'Delete');
   });
 }

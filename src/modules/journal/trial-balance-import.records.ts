@@ -116,13 +116,9 @@ export function importRecord(r: typeof trialBalanceImports.$inferSelect, currenc
 
 /** The imports of a company, newest first. */
 export async function listImports(db: Db, company: CompanyRow, page: PageParams) {
-  const { rows, total } = await pageOfRows(
-    db,
-    trialBalanceImports,
-    inOrg(trialBalanceImports, company.organizationId, { companyId: company.id }),
-    [desc(trialBalanceImports.createdAt), desc(trialBalanceImports.id)],
-    page,
-  );
+  const where = inOrg(trialBalanceImports, company.organizationId, { companyId: company.id });
+  const order = [desc(trialBalanceImports.createdAt), desc(trialBalanceImports.id)];
+  const { rows, total } = await pageOfRows(db, trialBalanceImports, where, order, page);
   return paged(
     'imports',
     rows.map((r) => importRecord(r, company.functionalCurrency)),

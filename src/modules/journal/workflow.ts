@@ -14,7 +14,7 @@ import { MOVES, moveOf, segregationRefusal, type WorkflowPolicy } from '../../do
 import { type Access, type Action, PERMISSIONS, type Role, roleAtLeast } from '../../access/access.ts';
 import type { LookAhead } from '../../http/auth.ts';
 import { isUuid } from '../../http/schemas.ts';
-import { type AuditAction, recordAudit } from '../audit/service.ts';
+import { type AuditAction, auditWrite } from '../audit/service.ts';
 import { type EventType, recordJournalEvents } from '../events/record.ts';
 import { addEntryToBalances } from '../ledger/posting.ts';
 import { organizationSettings } from '../organizations/service.ts';
@@ -137,13 +137,8 @@ async function simpleTransition(
     const now = new Date();
     const set = { status: MOVES[operation].to, ...move.stamp(access.userId, now, reason), updatedAt: now };
     const updated = await repo.updateEntry(tx, organizationId, id, set);
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: move.audit,
-      entityType: 'JournalEntry',
-      entityId: id,
-      changes: { status: { from: row.status, to: updated.status } },
+    await auditWrite(tx, access, 'JournalEntry', { organizationId, id }, move.audit, {
+      status: { from: row.status, to: updated.status },
     });
     await recordJournalEvents(tx, [
       { organizationId, entryId: id, type: move.event, actorId: access.userId },
@@ -193,13 +188,8 @@ export async function postEntry(
       updatedAt: now,
     });
     await addEntryToBalances(tx, updated, isClosingRelated(updated.entryType));
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Post',
-      entityType: 'JournalEntry',
-      entityId: id,
-      changes: { status: { from: row.status, to: MOVES.post.to } },
+    await auditWrite(tx, access, 'JournalEntry', { organizationId, id }, 'Post', {
+      status: { from: row.status, to: MOVES.post.to },
     });
     await recordJournalEvents(tx, [
       { organizationId, entryId: id, type: 'JournalEntryPosted', actorId: access.userId },

@@ -9,7 +9,7 @@ import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
 import { type Access, organizationNotFound, type Role } from '../../access/access.ts';
 import { type KeyColumn, keyset, type PageParams, paged } from '../../http/pagination.ts';
-import { diffChanges, recordAudit } from '../audit/service.ts';
+import { auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
 import { errors } from '../../domain/error-catalogue.ts';
 
 export interface OrganizationSettings {
@@ -248,14 +248,7 @@ export async function updateOrganization(
         })
         .where(eq(organizations.id, id))
         .returning();
-      await recordAudit(tx, {
-        organizationId: id,
-        userId: access.userId,
-        action: 'Update',
-        entityType: 'Organization',
-        entityId: id,
-        changes,
-      });
+      await auditWrite(tx, access, 'Organization', { organizationId: id, id }, 'Update', changes);
       return organizationRecord(updated!);
     });
   } catch (err) {
@@ -365,13 +358,8 @@ export async function addMember(
   try {
     await inTransaction(db, async (tx) => {
       await tx.insert(memberships).values({ organizationId, userId: user.id, role: input.role });
-      await recordAudit(tx, {
-        organizationId,
-        userId: access.userId,
-        action: 'AddMember',
-        entityType: 'Membership',
-        entityId: user.id,
-        changes: { role: { from: null, to: input.role } },
+      await auditWrite(tx, access, 'Membership', { organizationId, id: user.id }, 'AddMember', {
+        role: { from: null, to: input.role },
       });
     });
   } catch (err) {
@@ -418,13 +406,8 @@ export async function updateMember(
       .update(memberships)
       .set({ role, updatedAt: new Date() })
       .where(inOrg(memberships, organizationId, { userId }));
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'UpdateMember',
-      entityType: 'Membership',
-      entityId: userId,
-      changes: { role: { from: target.role, to: role } },
+    await auditWrite(tx, access, 'Membership', { organizationId, id: userId }, 'UpdateMember', {
+      role: { from: target.role, to: role },
     });
   });
   const [record] = await loadMemberships(db, organizationId, eq(memberships.userId, userId));
@@ -445,13 +428,8 @@ export async function removeMember(db: Db, access: Access, organizationId: strin
     }
     if (target.role === 'owner' && owners <= 1) throw lastOwner(organizationId);
     await tx.delete(memberships).where(inOrg(memberships, organizationId, { userId }));
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'RemoveMember',
-      entityType: 'Membership',
-      entityId: userId,
-      changes: { role: { from: target.role, to: null } },
+    await auditWrite(tx, access, 'Membership', { organizationId, id: userId }, 'RemoveMember', {
+      role: { from: target.role, to: null },
     });
   });
 }

@@ -141,14 +141,19 @@ async function figures<K extends string>(
   scope: Condition,
   buckets: Record<K, Condition>,
 ): Promise<{ accounts: ReportAccount[]; rows: Record<K, AccountFigures[]> }> {
-  const { organizationId, id, retainedEarningsAccountId } = ctx.company;
-  const rows = await aggregateBalances(db, organizationId, id, scope, buckets);
-  const accounts = await loadReportAccounts(db, organizationId, id, retainedEarningsAccountId);
+  const rows = await aggregateBalances(db, ctx.company.organizationId, ctx.company.id, scope, buckets);
+  const accounts = await companyAccounts(db, ctx);
   const known = new Set(accounts.map((a) => a.id));
   for (const key of Object.keys(rows) as K[]) {
     rows[key] = rows[key].filter((row) => known.has(row.accountId));
   }
   return { accounts, rows };
+}
+
+/** The company's accounts as the reports show them (its retained-earnings account marked). */
+function companyAccounts(db: Db, ctx: Context): Promise<ReportAccount[]> {
+  const { organizationId, id, retainedEarningsAccountId } = ctx.company;
+  return loadReportAccounts(db, organizationId, id, retainedEarningsAccountId);
 }
 
 /** Σ credit − Σ debit of the Revenue and Expense accounts' rows. */
@@ -189,12 +194,7 @@ export async function trialBalance(
     const translated = await translateViews(db, ctx.company, currency, [
       { asOfDate: q.asOfDate, yearStartDate },
     ]);
-    const accounts = await loadReportAccounts(
-      db,
-      ctx.company.organizationId,
-      ctx.company.id,
-      ctx.company.retainedEarningsAccountId,
-    );
+    const accounts = await companyAccounts(db, ctx);
     const f = translatedFigures(translated.views[0]!, accounts);
     const report = buildTrialBalance({
       ...ctx.header,
@@ -268,12 +268,7 @@ export async function balanceSheet(
       currency,
       dates.map((d) => ({ asOfDate: d, yearStartDate: yearStart(d) })),
     );
-    const accounts = await loadReportAccounts(
-      db,
-      ctx.company.organizationId,
-      ctx.company.id,
-      ctx.company.retainedEarningsAccountId,
-    );
+    const accounts = await companyAccounts(db, ctx);
     const [current, comparative] = translated.views.map((v) => translatedFigures(v, accounts));
     const figuresAt = (f: NonNullable<typeof current>): BalanceSheetDateFigures => ({
       balances: f.rows,
@@ -354,12 +349,7 @@ export async function incomeStatement(
     const periods = [{ asOfDate: q.periodEndDate, yearStartDate: q.periodStartDate }];
     if (comparative) periods.push({ asOfDate: comparative.end, yearStartDate: comparative.start });
     const translated = await translateViews(db, ctx.company, currency, periods, { activityOnly: true });
-    const accounts = await loadReportAccounts(
-      db,
-      ctx.company.organizationId,
-      ctx.company.id,
-      ctx.company.retainedEarningsAccountId,
-    );
+    const accounts = await companyAccounts(db, ctx);
     const [current, previous] = translated.views.map((v) => translatedFigures(v, accounts).rows);
     const report = buildIncomeStatement({
       ...ctx.header,
@@ -427,12 +417,7 @@ export async function cashFlow(
     // Translated as a consolidation run's cash-flow statement: flows at average rates, the effect of
     // rate changes on cash as its own line.
     const { translated, header } = await translatedPeriod(db, ctx, q, currency);
-    const accounts = await loadReportAccounts(
-      db,
-      ctx.company.organizationId,
-      ctx.company.id,
-      ctx.company.retainedEarningsAccountId,
-    );
+    const accounts = await companyAccounts(db, ctx);
     const report = translatedCashFlowStatement(header, translated.views, accounts);
     return { ...named(ctx, report), ...translated.facts };
   }

@@ -12,7 +12,7 @@ import { DomainError, invalid } from '../../domain/errors.ts';
 import { type OutboundPolicy, urlRefusal } from '../../domain/webhooks.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { diffChanges, recordAudit } from '../audit/service.ts';
+import { auditWrite, diffChanges } from '../audit/service.ts';
 import { type Dispatcher, endpointSummary } from './dispatcher.ts';
 import { errors } from '../../domain/error-catalogue.ts';
 
@@ -114,13 +114,13 @@ export async function createEndpoint(
         updatedAt: now,
       })
       .returning();
-    await recordAudit(tx, {
-      organizationId: input.organizationId,
-      userId: access.userId,
-      action: 'Create',
-      entityType: 'WebhookEndpoint',
-      entityId: row!.id,
-    });
+    await auditWrite(
+      tx,
+      access,
+      'WebhookEndpoint',
+      { organizationId: input.organizationId, id: row!.id },
+      'Create',
+    );
     return { ...endpointSummary(row!), secret: row!.secret };
   });
 }
@@ -153,13 +153,9 @@ export async function getEndpoint(db: Db, access: Access, organizationId: string
 
 export async function listEndpoints(db: Db, access: Access, organizationId: string, page: PageParams) {
   await access.authorize(organizationId, 'webhook:manage');
-  const { rows, total } = await pageOfRows(
-    db,
-    webhookEndpoints,
-    inOrg(webhookEndpoints, organizationId),
-    [webhookEndpoints.createdAt, webhookEndpoints.id],
-    page,
-  );
+  const where = inOrg(webhookEndpoints, organizationId);
+  const order = [webhookEndpoints.createdAt, webhookEndpoints.id];
+  const { rows, total } = await pageOfRows(db, webhookEndpoints, where, order, page);
   return paged('endpoints', rows.map(endpointSummary), total, page);
 }
 
@@ -201,14 +197,7 @@ export async function updateEndpoint(
       ...set,
       updatedAt: new Date(),
     });
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Update',
-      entityType: 'WebhookEndpoint',
-      entityId: endpointId,
-      changes,
-    });
+    await auditWrite(tx, access, 'WebhookEndpoint', { organizationId, id: endpointId }, 'Update', changes);
     return endpointSummary(updated);
   });
 }
@@ -228,13 +217,7 @@ export async function deleteEndpoint(
       .returning({ id: webhookEndpoints.id });
     if (!row) throw endpointNotFound(endpointId);
     await access.authorize(organizationId, 'webhook:manage');
-    await recordAudit(tx, {
-      organizationId,
-      userId: access.userId,
-      action: 'Delete',
-      entityType: 'WebhookEndpoint',
-      entityId: endpointId,
-    });
+    await auditWrite(tx, access, 'WebhookEndpoint', { organizationId, id: endpointId }, 'Delete');
   });
 }
 
@@ -247,13 +230,9 @@ export async function listDeliveries(
   page: PageParams,
 ) {
   await addressed(db, access, organizationId, endpointId);
-  const { rows, total } = await pageOfRows(
-    db,
-    webhookDeliveries,
-    inOrg(webhookDeliveries, organizationId, { endpointId, status }),
-    [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)],
-    page,
-  );
+  const where = inOrg(webhookDeliveries, organizationId, { endpointId, status });
+  const order = [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)];
+  const { rows, total } = await pageOfRows(db, webhookDeliveries, where, order, page);
   return paged('deliveries', rows.map(deliveryRecord), total, page);
 }
 
