@@ -48,22 +48,23 @@ const CategoryRule = Type.Object({
   category: StringEnum(ACCOUNT_CATEGORIES as readonly string[]),
 });
 
-const ImportBody = Type.Object({
+/** The options an import takes in its JSON body or, for a CSV upload, in its query string. */
+const ImportOptions = {
   organizationId: Type.Optional(Uuid),
   asOfDate: Type.Optional(IsoDate),
   mode: Type.Optional(Mode),
   dryRun: Type.Optional(Type.Boolean()),
   createMissingAccounts: Type.Optional(Type.Boolean()),
+};
+
+const ImportBody = Type.Object({
+  ...ImportOptions,
   categoryRules: Type.Optional(Type.Array(CategoryRule, { maxItems: 200 })),
   rows: Type.Array(Row, { maxItems: MAX_ROWS }),
 });
 
 const ImportQuery = Type.Object({
-  organizationId: Type.Optional(Uuid),
-  asOfDate: Type.Optional(IsoDate),
-  mode: Type.Optional(Mode),
-  dryRun: Type.Optional(Type.Boolean()),
-  createMissingAccounts: Type.Optional(Type.Boolean()),
+  ...ImportOptions,
   categoryRules: Type.Optional(
     Type.String({
       maxLength: 4000,
