@@ -16,6 +16,7 @@ import {
   type CashFlowCategory,
   categoryBelongsToType,
   isUsableRetainedEarningsAccount,
+  reportingFlagDefaults,
 } from '../../domain/accounts.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import type { Access } from '../../access/access.ts';
@@ -206,9 +207,7 @@ function newAccountFlags(input: CreateAccountInput) {
     isPostable: input.isPostable ?? true,
     isIntercompany: input.isIntercompany ?? false,
     intercompanyPartnerId: input.intercompanyPartnerId ?? null,
-    cashFlowCategory: input.cashFlowCategory ?? null,
-    isCashEquivalent: input.isCashEquivalent ?? false,
-    isNonMonetary: input.isNonMonetary ?? false,
+    ...reportingFlagDefaults(input),
   };
 }
 

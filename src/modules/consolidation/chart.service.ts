@@ -6,9 +6,14 @@
 import { and, asc, eq, or, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, type Queryable, type Tx } from '../../db/client.ts';
-import { countRows, firstRow, inOrg, pageOfRows, sameRow, updateRow } from '../../db/rows.ts';
+import { countRows, firstRow, inOrg, sameRow, updateRow } from '../../db/rows.ts';
 import { accounts, eliminationRules, groupAccountMappings, groupAccounts } from '../../db/schema/index.ts';
-import type { AccountCategory, AccountType, CashFlowCategory } from '../../domain/accounts.ts';
+import {
+  type AccountCategory,
+  type AccountType,
+  type CashFlowCategory,
+  reportingFlagDefaults,
+} from '../../domain/accounts.ts';
 import { type GroupAccountInput, type GroupChartInput } from '../../domain/consolidation/group-chart.ts';
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
 import type { Access } from '../../access/access.ts';
@@ -267,9 +272,7 @@ function normalized(b: GroupAccountInputBody): Required<GroupAccountInputBody> {
     name: b.name,
     accountType: b.accountType,
     accountCategory: b.accountCategory,
-    cashFlowCategory: b.cashFlowCategory ?? null,
-    isCashEquivalent: b.isCashEquivalent ?? false,
-    isNonMonetary: b.isNonMonetary ?? false,
+    ...reportingFlagDefaults(b),
   };
 }
 
