@@ -129,15 +129,8 @@ function alreadyExists(k: repo.RateKey): DomainError {
 // ---------------------------------------------------------------------------------------------------
 // Create, bulk create
 
-export interface CreateRateInput {
-  organizationId: string;
-  fromCurrency: string;
-  toCurrency: string;
-  rate: string;
-  effectiveDate: IsoDate;
-  rateType: RateType;
-  source: RateSource;
-}
+/** A rate as a request gives it: the stored rate but for the id and creator the service adds. */
+export type CreateRateInput = Omit<repo.NewRate, 'id' | 'createdBy'>;
 
 function newRate(input: CreateRateInput, userId: string): repo.NewRate {
   return { id: uuidv7(), ...input, createdBy: userId };
