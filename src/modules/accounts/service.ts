@@ -8,7 +8,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
-import { inOrg, pageOfRows, updateRow } from '../../db/rows.ts';
+import { inOrg, updateRow } from '../../db/rows.ts';
 import { accounts, eliminationRules, journalLines } from '../../db/schema/index.ts';
 import {
   type AccountCategory,
@@ -20,7 +20,8 @@ import {
 } from '../../domain/accounts.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import type { Access } from '../../access/access.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
+import type { PageParams } from '../../http/pagination.ts';
+import { pagedRows } from '../shared/lists.ts';
 import { auditWrite, type Changes, diffChanges } from '../audit/service.ts';
 import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/errors.ts';
 import { companyNotFound, requireCompany } from '../companies/lookup.ts';
@@ -154,12 +155,8 @@ export async function listAccounts(db: Db, access: Access, q: AccountListQuery, 
     parentAccountId: q.parentAccountId,
   });
   const order = [sql`length(${accounts.accountNumber})`, asc(accounts.accountNumber), asc(accounts.id)];
-  const { rows, total } = await pageOfRows(db, accounts, where, order, page);
-  return paged(
-    'accounts',
-    rows.map((r) => accountRecord(r, company.retainedEarningsAccountId)),
-    total,
-    page,
+  return pagedRows(db, accounts, where, order, page, 'accounts', (r) =>
+    accountRecord(r, company.retainedEarningsAccountId),
   );
 }
 

@@ -6,7 +6,7 @@ import { nameKey } from '../../domain/text.ts';
 import { and, asc, eq, ne } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
-import { countRows, inOrg, pageOfRows, requireRow, updateRow } from '../../db/rows.ts';
+import { countRows, inOrg, requireRow, updateRow } from '../../db/rows.ts';
 import { accounts, companies, fiscalYears } from '../../db/schema/index.ts';
 import { isUsableRetainedEarningsAccount } from '../../domain/accounts.ts';
 import { isJurisdictionCode } from '../../domain/codes.ts';
@@ -14,7 +14,8 @@ import { DomainError, type Issue, invalid, ValidationError } from '../../domain/
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
 import type { TemplateType } from '../../domain/templates/index.ts';
 import type { Access } from '../../access/access.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
+import type { PageParams } from '../../http/pagination.ts';
+import { pagedRows } from '../shared/lists.ts';
 import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/errors.ts';
 import { insertTemplateAccounts, templateAuditChanges } from '../charts/templates.ts';
 import { type AuditAction, auditWrite, diffChanges } from '../audit/service.ts';
@@ -196,8 +197,7 @@ export async function listCompanies(db: Db, access: Access, q: CompanyListQuery,
   await access.authorize(q.organizationId, 'company:read');
   const where = inOrg(companies, q.organizationId, { isActive: q.isActive, jurisdiction: q.jurisdiction });
   const order = [asc(companies.nameKey), asc(companies.id)];
-  const { rows, total } = await pageOfRows(db, companies, where, order, page);
-  return paged('companies', rows.map(companyRecord), total, page);
+  return pagedRows(db, companies, where, order, page, 'companies', companyRecord);
 }
 
 export async function getCompany(

@@ -13,7 +13,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
-import { inOrg, pageOfRows, requireRow, sameRow, updateRow } from '../../db/rows.ts';
+import { inOrg, requireRow, sameRow, updateRow } from '../../db/rows.ts';
 import { accounts, consolidationAdjustments, groupAccounts } from '../../db/schema/index.ts';
 import { minorUnits } from '../../domain/codes.ts';
 import type { AdjustmentInput } from '../../domain/consolidation/types.ts';
@@ -21,7 +21,8 @@ import { DomainError, invalid } from '../../domain/errors.ts';
 import { type Operation, segregationRefusal, transitionRefusal } from '../../domain/journal/workflow.ts';
 import { dec, fractionDigits, ZERO } from '../../domain/money.ts';
 import type { Access } from '../../access/access.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
+import type { PageParams } from '../../http/pagination.ts';
+import { pagedRows } from '../shared/lists.ts';
 import { auditWrite } from '../audit/service.ts';
 import { refused } from '../journal/checks.ts';
 import { organizationSettings } from '../organizations/service.ts';
@@ -261,12 +262,8 @@ export async function listAdjustments(
     asc(consolidationAdjustments.period),
     asc(consolidationAdjustments.id),
   ];
-  const { rows, total } = await pageOfRows(db, consolidationAdjustments, where, order, page);
-  return paged(
-    'adjustments',
-    rows.map((r) => record(r, group.reportingCurrency)),
-    total,
-    page,
+  return pagedRows(db, consolidationAdjustments, where, order, page, 'adjustments', (r) =>
+    record(r, group.reportingCurrency),
   );
 }
 

@@ -17,7 +17,8 @@ import {
 import { type GroupAccountInput, type GroupChartInput } from '../../domain/consolidation/group-chart.ts';
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
 import type { Access } from '../../access/access.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
+import type { PageParams } from '../../http/pagination.ts';
+import { pagedRows } from '../shared/lists.ts';
 import { auditWrite, recordAudit } from '../audit/service.ts';
 import { accountFlagIssues } from '../accounts/service.ts';
 import { type GroupRow, lockGroup } from './groups.repo.ts';
@@ -370,8 +371,7 @@ export async function listGroupAccounts(
   const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read');
   const where = inOrg(groupAccounts, group.organizationId, { groupId: group.id });
   const order = [sql`length(${groupAccounts.accountNumber})`, asc(groupAccounts.accountNumber)];
-  const { rows, total } = await pageOfRows(db, groupAccounts, where, order, page);
-  return paged('accounts', rows.map(groupAccountRecord), total, page);
+  return pagedRows(db, groupAccounts, where, order, page, 'accounts', groupAccountRecord);
 }
 
 export async function getGroupAccount(

@@ -22,6 +22,7 @@ import {
 } from '../../domain/fiscal-calendar.ts';
 import type { Access, Action } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
+import { pagedRows } from '../shared/lists.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
 import { auditWrite } from '../audit/service.ts';
 import { type CompanyRow, fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
@@ -356,20 +357,14 @@ export async function listReopenHistory(db: Db, access: Access, path: PeriodPath
   await access.authorize(organizationId, 'fiscal_period:read');
   const where = inOrg(periodReopenHistory, organizationId, { periodId: period.id });
   const order = [desc(periodReopenHistory.reopenedAt), asc(periodReopenHistory.id)];
-  const { rows, total } = await pageOfRows(db, periodReopenHistory, where, order, page);
-  return paged(
-    'history',
-    rows.map((r): PeriodReopenRecord => ({
-      id: r.id,
-      periodId: r.periodId,
-      reason: r.reason,
-      reopenedBy: r.reopenedBy,
-      reopenedAt: r.reopenedAt.toISOString(),
-      previousStatus: 'Closed',
-    })),
-    total,
-    page,
-  );
+  return pagedRows(db, periodReopenHistory, where, order, page, 'history', (r): PeriodReopenRecord => ({
+    id: r.id,
+    periodId: r.periodId,
+    reason: r.reason,
+    reopenedBy: r.reopenedBy,
+    reopenedAt: r.reopenedAt.toISOString(),
+    previousStatus: 'Closed',
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------------
