@@ -18,6 +18,7 @@ import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { auditWrite, type Changes, diffChanges } from '../audit/service.ts';
 import { companyNotFound, requireCompany } from '../companies/lookup.ts';
+import { listedOrganizations } from '../shared/lists.ts';
 import {
   type ConsolidationMethod,
   collateC,
@@ -240,13 +241,7 @@ export async function getGroup(
 }
 
 export async function listGroups(db: Db, access: Access, q: GroupListQuery, page: PageParams) {
-  let orgIds: string[];
-  if (q.organizationId !== undefined) {
-    await access.authorize(q.organizationId, 'consolidation:read');
-    orgIds = [q.organizationId];
-  } else {
-    orgIds = await access.memberOrganizationIds();
-  }
+  const orgIds = await listedOrganizations(access, q.organizationId, 'consolidation:read');
   if (orgIds.length === 0) return paged('groups', [] as GroupRecord[], 0, page);
   const conds = [inArray(consolidationGroups.organizationId, orgIds)];
   if (q.isActive !== undefined) conds.push(eq(consolidationGroups.isActive, q.isActive));

@@ -11,6 +11,7 @@ import { parsePattern } from '../../domain/selectors.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { type AuditInput, auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
+import { listedOrganizations } from '../shared/lists.ts';
 import { type GroupRow, groupNotFound, requireGroup } from './groups.repo.ts';
 import {
   type EliminationType,
@@ -386,13 +387,7 @@ async function listScope(
   organizationId: string | undefined,
   groupId: string | undefined,
 ): Promise<string[]> {
-  let orgIds: string[];
-  if (organizationId !== undefined) {
-    await access.authorize(organizationId, 'consolidation:read', RESOURCE);
-    orgIds = [organizationId];
-  } else {
-    orgIds = await access.memberOrganizationIds();
-  }
+  const orgIds = await listedOrganizations(access, organizationId, 'consolidation:read', RESOURCE);
   if (groupId !== undefined) {
     const found =
       orgIds.length === 0

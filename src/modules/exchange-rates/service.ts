@@ -23,6 +23,7 @@ import { type PageParams, paged } from '../../http/pagination.ts';
 import { recordAudit } from '../audit/service.ts';
 import { recordEvent } from '../events/record.ts';
 import { fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
+import { listedOrganizations } from '../shared/lists.ts';
 import * as repo from './repo.ts';
 import { organizationRateContext, resolveRateFor } from './resolution.ts';
 import { errors } from '../../domain/error-catalogue.ts';
@@ -262,13 +263,7 @@ export interface ListRatesQuery {
 
 /** GET /exchange-rates. The caller has checked startDate ≤ endDate (syntax step). */
 export async function listRates(db: Db, access: Access, q: ListRatesQuery, page: PageParams) {
-  let organizationIds: string[];
-  if (q.organizationId !== undefined) {
-    await access.authorize(q.organizationId, 'exchange_rate:read');
-    organizationIds = [q.organizationId];
-  } else {
-    organizationIds = await access.memberOrganizationIds();
-  }
+  const organizationIds = await listedOrganizations(access, q.organizationId, 'exchange_rate:read');
   const { rows, total } = await repo.listRates(db, { ...q, organizationIds }, page);
   return paged('rates', rows.map(exchangeRateRecord), total, page);
 }

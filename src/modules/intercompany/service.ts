@@ -16,6 +16,7 @@ import { type PageParams, paged } from '../../http/pagination.ts';
 import { auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
 import { recordEvent } from '../events/record.ts';
 import { companyInactive, companyNotFound, findCompany } from '../companies/lookup.ts';
+import { listedOrganizations } from '../shared/lists.ts';
 import { type Reconciliation, reconcileAll } from './reconciliation.ts';
 import type { IntercompanyRow, MatchingStatus, TransactionType } from './repo.ts';
 import * as repo from './repo.ts';
@@ -184,13 +185,7 @@ export interface ListQuery {
 }
 
 export async function listTransactions(db: Db, access: Access, q: ListQuery, page: PageParams) {
-  let organizationIds: string[];
-  if (q.organizationId !== undefined) {
-    await access.authorize(q.organizationId, 'intercompany:read');
-    organizationIds = [q.organizationId];
-  } else {
-    organizationIds = await access.memberOrganizationIds();
-  }
+  const organizationIds = await listedOrganizations(access, q.organizationId, 'intercompany:read');
   if (q.startDate !== undefined && q.endDate !== undefined && q.startDate > q.endDate) {
     throw new ValidationError([{ path: '/query/startDate', message: 'startDate must not be after endDate' }]);
   }
