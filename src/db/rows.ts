@@ -82,6 +82,16 @@ export async function requireRow<T extends TenantTable>(
   return row;
 }
 
+/** Whether any row lies under `where` (one id read at the most). */
+export async function anyRow(
+  db: Queryable,
+  table: PgTable & { id: PgColumn },
+  where: SQL | undefined,
+): Promise<boolean> {
+  const [row] = await db.select({ id: table.id }).from(table).where(where).limit(1);
+  return row !== undefined;
+}
+
 /** The number of rows under `where`. */
 export async function countRows(db: Queryable, table: PgTable, where: SQL | undefined): Promise<number> {
   const [total] = await db.select({ n: count() }).from(table).where(where);

@@ -6,7 +6,7 @@ import { nameKey } from '../../domain/text.ts';
 import { and, asc, eq, ne } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
-import { countRows, inOrg, requireRow, updateRow } from '../../db/rows.ts';
+import { anyRow, countRows, inOrg, requireRow, updateRow } from '../../db/rows.ts';
 import { accounts, companies, fiscalYears } from '../../db/schema/index.ts';
 import { isUsableRetainedEarningsAccount } from '../../domain/accounts.ts';
 import { isJurisdictionCode } from '../../domain/codes.ts';
@@ -373,16 +373,15 @@ async function checkCompanyUpdate(
   const organizationId = row.organizationId;
   const companyId = row.id;
   if (companyNameKey(after.name) !== row.nameKey) {
-    const [taken] = await tx
-      .select({ id: companies.id })
-      .from(companies)
-      .where(
-        and(
-          eq(companies.organizationId, organizationId),
-          eq(companies.nameKey, companyNameKey(after.name)),
-          ne(companies.id, companyId),
-        ),
-      );
+    const taken = await anyRow(
+      tx,
+      companies,
+      and(
+        eq(companies.organizationId, organizationId),
+        eq(companies.nameKey, companyNameKey(after.name)),
+        ne(companies.id, companyId),
+      ),
+    );
     if (taken) throw nameTaken(after.name, organizationId);
   }
   if (

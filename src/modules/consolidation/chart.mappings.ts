@@ -6,7 +6,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, type Queryable } from '../../db/client.ts';
-import { inOrg, requireRow } from '../../db/rows.ts';
+import { anyRow, inOrg, requireRow } from '../../db/rows.ts';
 import { accounts, companies, groupAccountMappings } from '../../db/schema/index.ts';
 import type { AccountType } from '../../domain/accounts.ts';
 import { compatible, MappingResolver } from '../../domain/consolidation/group-chart.ts';
@@ -102,11 +102,8 @@ export async function createMapping(
     } else if (body.companyId) {
       companyId = body.companyId.toLowerCase();
       if (!members.has(companyId)) {
-        const [c] = await tx
-          .select({ id: companies.id })
-          .from(companies)
-          .where(inOrg(companies, orgId, { id: companyId }));
-        if (!c) throw errors.CompanyNotFoundError('Company not found', { companyId });
+        if (!(await anyRow(tx, companies, inOrg(companies, orgId, { id: companyId }))))
+          throw errors.CompanyNotFoundError('Company not found', { companyId });
         throw invalid('/companyId', 'The company is not in the group');
       }
     }

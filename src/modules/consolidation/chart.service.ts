@@ -6,7 +6,7 @@
 import { and, asc, eq, or, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, type Queryable, type Tx } from '../../db/client.ts';
-import { countRows, firstRow, inOrg, sameRow, updateRow } from '../../db/rows.ts';
+import { anyRow, countRows, firstRow, inOrg, sameRow, updateRow } from '../../db/rows.ts';
 import { accounts, eliminationRules, groupAccountMappings, groupAccounts } from '../../db/schema/index.ts';
 import {
   type AccountCategory,
@@ -440,21 +440,18 @@ async function mappingCount(q: Queryable, orgId: string, groupAccountId: string)
 }
 
 /** Whether an elimination rule books to the group account (its debit or credit side). */
-async function namedByRule(q: Queryable, orgId: string, groupAccountId: string): Promise<boolean> {
-  const [rule] = await q
-    .select({ id: eliminationRules.id })
-    .from(eliminationRules)
-    .where(
-      and(
-        eq(eliminationRules.organizationId, orgId),
-        or(
-          eq(eliminationRules.debitGroupAccountId, groupAccountId),
-          eq(eliminationRules.creditGroupAccountId, groupAccountId),
-        ),
+function namedByRule(q: Queryable, orgId: string, groupAccountId: string): Promise<boolean> {
+  return anyRow(
+    q,
+    eliminationRules,
+    and(
+      eq(eliminationRules.organizationId, orgId),
+      or(
+        eq(eliminationRules.debitGroupAccountId, groupAccountId),
+        eq(eliminationRules.creditGroupAccountId, groupAccountId),
       ),
-    )
-    .limit(1);
-  return rule !== undefined;
+    ),
+  );
 }
 
 export async function deleteGroupAccount(

@@ -2,7 +2,7 @@
 import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
-import { inOrg, pageOfRows, sameRow, updateRow } from '../../db/rows.ts';
+import { anyRow, inOrg, pageOfRows, sameRow, updateRow } from '../../db/rows.ts';
 import {
   companies,
   consolidationGroups,
@@ -125,11 +125,7 @@ async function nameInUse(db: Db | Tx, organizationId: string, name: string, exce
     eq(consolidationGroups.nameKey, groupNameKey(name)),
   ];
   if (exceptId) conds.push(ne(consolidationGroups.id, exceptId));
-  const [row] = await db
-    .select({ id: consolidationGroups.id })
-    .from(consolidationGroups)
-    .where(and(...conds));
-  return row !== undefined;
+  return anyRow(db, consolidationGroups, and(...conds));
 }
 
 // ---------------------------------------------------------------------------------------------------
