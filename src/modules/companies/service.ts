@@ -10,7 +10,7 @@ import { anyRow, countRows, inOrg, requireRow, updateRow } from '../../db/rows.t
 import { accounts, companies, fiscalYears } from '../../db/schema/index.ts';
 import { isUsableRetainedEarningsAccount } from '../../domain/accounts.ts';
 import { isJurisdictionCode } from '../../domain/codes.ts';
-import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
+import { checkUnchanged, DomainError, invalid } from '../../domain/errors.ts';
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
 import type { TemplateType } from '../../domain/templates/index.ts';
 import type { Access } from '../../access/access.ts';
@@ -309,14 +309,13 @@ function unpostedError(companyId: string, unpostedEntryCount: number): DomainErr
 
 /** organizationId and functionalCurrency cannot change: sent with another value, a validation issue. */
 function checkImmutableCompany(input: UpdateCompanyInput, row: CompanyRow): void {
-  const issues: Issue[] = [];
-  if (input.organizationId !== undefined && input.organizationId !== row.organizationId) {
-    issues.push({ path: '/organizationId', message: 'organizationId is immutable' });
-  }
-  if (input.functionalCurrency !== undefined && input.functionalCurrency !== row.functionalCurrency) {
-    issues.push({ path: '/functionalCurrency', message: 'functionalCurrency is immutable' });
-  }
-  if (issues.length > 0) throw new ValidationError(issues);
+  checkUnchanged(
+    {
+      organizationId: { sent: input.organizationId, stored: row.organizationId },
+      functionalCurrency: { sent: input.functionalCurrency, stored: row.functionalCurrency },
+    },
+    (field) => `${field} is immutable`,
+  );
 }
 
 /** The record after the update: each field sent replaces the current one. */

@@ -12,7 +12,7 @@ import {
 } from '../../db/schema/index.ts';
 import { minorUnits } from '../../domain/codes.ts';
 import { isUnfinished, UNFINISHED_RUN_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
-import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
+import { checkUnchanged, DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
 import { dec, formatPercentage } from '../../domain/money.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
@@ -267,14 +267,13 @@ export async function updateGroup(
   input: UpdateGroupInput,
 ): Promise<GroupRecord> {
   const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
-  const immutable: Issue[] = [];
-  if (input.organizationId !== undefined && input.organizationId !== current.organizationId) {
-    immutable.push({ path: '/organizationId', message: 'organizationId cannot be changed' });
-  }
-  if (input.parentCompanyId !== undefined && input.parentCompanyId !== current.parentCompanyId) {
-    immutable.push({ path: '/parentCompanyId', message: 'parentCompanyId cannot be changed' });
-  }
-  if (immutable.length > 0) throw new ValidationError(immutable);
+  checkUnchanged(
+    {
+      organizationId: { sent: input.organizationId, stored: current.organizationId },
+      parentCompanyId: { sent: input.parentCompanyId, stored: current.parentCompanyId },
+    },
+    (field) => `${field} cannot be changed`,
+  );
   const orgId = current.organizationId;
   const name = input.name ?? current.name;
   try {

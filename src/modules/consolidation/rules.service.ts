@@ -5,7 +5,7 @@ import { type Db, inTransaction, queryRows, type Tx } from '../../db/client.ts';
 import { sameRow, updateRow } from '../../db/rows.ts';
 import { consolidationGroups, eliminationRules } from '../../db/schema/index.ts';
 import { MAX_TRIGGER_SELECTORS } from '../../domain/consolidation/rule-bounds.ts';
-import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
+import { checkUnchanged, DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
 import { dec } from '../../domain/money.ts';
 import { parsePattern } from '../../domain/selectors.ts';
 import type { Access } from '../../access/access.ts';
@@ -437,14 +437,13 @@ export async function updateRule(
 ): Promise<RuleRecord> {
   checkPatterns(input, 'update');
   const current = await authorizeRule(db, access, id, organizationId, 'consolidation:manage');
-  const immutable: Issue[] = [];
-  if (input.organizationId !== undefined && input.organizationId !== current.organizationId) {
-    immutable.push({ path: '/organizationId', message: 'organizationId cannot be changed' });
-  }
-  if (input.consolidationGroupId !== undefined && input.consolidationGroupId !== current.groupId) {
-    immutable.push({ path: '/consolidationGroupId', message: 'consolidationGroupId cannot be changed' });
-  }
-  if (immutable.length > 0) throw new ValidationError(immutable);
+  checkUnchanged(
+    {
+      organizationId: { sent: input.organizationId, stored: current.organizationId },
+      consolidationGroupId: { sent: input.consolidationGroupId, stored: current.groupId },
+    },
+    (field) => `${field} cannot be changed`,
+  );
   const { row, currency } = await inTransaction(db, async (tx) => {
     const { group, rule } = await lockRule(tx, current);
     const before = draftOf(rule);
