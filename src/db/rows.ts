@@ -3,7 +3,7 @@
  * columns (optionally locked), and one page of a filtered list with the count of the whole list. Each
  * condition starts with `organization_id`, so no read can leave its organization.
  */
-import { and, count, eq, getTableColumns, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, inArray, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable, PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { Queryable } from './client.ts';
 
@@ -66,6 +66,27 @@ export async function firstRow<T extends PgTable>(
     .where(where);
   const [row] = lock ? await q.for(lock) : await q;
   return (row as Row<T> | undefined) ?? null;
+}
+
+/**
+ * The rows of `organizationId` with these ids (each asked for once), locked with `lock` in id order:
+ * transactions that lock overlapping sets take their locks in the same order, so they never deadlock.
+ */
+export async function lockRowsById<T extends TenantTable & { id: PgColumn }>(
+  db: Queryable,
+  table: T,
+  organizationId: string,
+  ids: readonly string[],
+  lock: RowLock,
+): Promise<Row<T>[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select()
+    .from(table as PgTable)
+    .where(and(eq(table.organizationId, organizationId), inArray(table.id, [...new Set(ids)])))
+    .orderBy(asc(table.id))
+    .for(lock);
+  return rows as Row<T>[];
 }
 
 /** The row of `organizationId` matching `match`, or the error `notFound` makes (a 404). */

@@ -1,8 +1,8 @@
 /** Elimination rules. */
-import { and, asc, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, queryRows, type Tx } from '../../db/client.ts';
-import { sameRow, updateRow } from '../../db/rows.ts';
+import { lockRowsById, sameRow, updateRow } from '../../db/rows.ts';
 import { consolidationGroups, eliminationRules } from '../../db/schema/index.ts';
 import { MAX_TRIGGER_SELECTORS } from '../../domain/consolidation/rule-bounds.ts';
 import { checkUnchanged, DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
@@ -317,12 +317,7 @@ export async function bulkCreateRules(
   await access.authorize(orgId, 'consolidation:manage', RESOURCE);
   const { rows, currencies } = await inTransaction(db, async (tx) => {
     const groupIds = [...new Set(rules.map((r) => r.consolidationGroupId))].sort();
-    const locked = await tx
-      .select()
-      .from(consolidationGroups)
-      .where(and(eq(consolidationGroups.organizationId, orgId), inArray(consolidationGroups.id, groupIds)))
-      .orderBy(asc(consolidationGroups.id))
-      .for('update');
+    const locked = await lockRowsById(tx, consolidationGroups, orgId, groupIds, 'update');
     const groups = new Map(locked.map((g) => [g.id, g]));
     const companiesOf = new Map<string, Set<string>>();
     const drafts: RuleDraft[] = [];

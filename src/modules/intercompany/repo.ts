@@ -6,7 +6,7 @@
  */
 import { and, asc, desc, eq, gte, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
-import { firstRow, inOrg, pageOfRows, updateRow } from '../../db/rows.ts';
+import { firstRow, inOrg, lockRowsById, pageOfRows, updateRow } from '../../db/rows.ts';
 import { companies, intercompanyTransactions, journalEntries } from '../../db/schema/index.ts';
 import type { IsoDate } from '../../domain/dates.ts';
 import { type KeyColumn, keyset, type PageParams } from '../../http/pagination.ts';
@@ -265,18 +265,12 @@ export async function loadTransactionsForRun(db: Queryable, q: RunWindowQuery): 
 }
 
 /** The transactions `ids` of the organization, locked FOR UPDATE in id order (a run's final write). */
-export async function lockTransactions(
+export function lockTransactions(
   db: Queryable,
   organizationId: string,
   ids: readonly string[],
 ): Promise<IntercompanyRow[]> {
-  if (ids.length === 0) return [];
-  return db
-    .select()
-    .from(T)
-    .where(and(eq(T.organizationId, organizationId), inArray(T.id, [...new Set(ids)])))
-    .orderBy(asc(T.id))
-    .for('update');
+  return lockRowsById(db, T, organizationId, ids, 'update');
 }
 
 /**
