@@ -14,7 +14,7 @@ import { invalid } from '../../domain/errors.ts';
 import { parsePattern } from '../../domain/selectors.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { auditWrite, recordAudit } from '../audit/service.ts';
+import { auditWrite } from '../audit/service.ts';
 import { type GroupRow, loadMembers } from './groups.repo.ts';
 import { authorizeGroup, writeGroup } from './groups.service.ts';
 import {
@@ -118,18 +118,11 @@ export async function createMapping(
       pattern: accountId ? null : body.pattern!,
       createdAt: new Date(),
     });
-    await recordAudit(tx, {
-      organizationId: orgId,
-      userId: access.userId,
-      action: 'Create',
-      entityType: 'GroupAccountMapping',
-      entityId: id,
-      changes: {
-        groupAccountId: { from: null, to: target.id },
-        ...(accountId
-          ? { accountId: { from: null, to: accountId } }
-          : { pattern: { from: null, to: body.pattern } }),
-      },
+    await auditWrite(tx, access, 'GroupAccountMapping', { organizationId: orgId, id }, 'Create', {
+      groupAccountId: { from: null, to: target.id },
+      ...(accountId
+        ? { accountId: { from: null, to: accountId } }
+        : { pattern: { from: null, to: body.pattern } }),
     });
     const all = await loadMappings(tx, orgId, locked.id);
     return mappingRecord(all.find((m) => m.id === id)!);

@@ -19,7 +19,7 @@ import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
 import type { Access } from '../../access/access.ts';
 import type { PageParams } from '../../http/pagination.ts';
 import { pagedRows } from '../shared/lists.ts';
-import { auditWrite, recordAudit } from '../audit/service.ts';
+import { auditEntry, auditWrite, recordAudit } from '../audit/service.ts';
 import { accountFlagIssues } from '../accounts/service.ts';
 import { type GroupRow, lockGroup } from './groups.repo.ts';
 import { authorizeGroup, writeGroup } from './groups.service.ts';
@@ -309,14 +309,12 @@ async function insertAccounts(
   }
   await recordAudit(
     tx,
-    inserted.map((r) => ({
-      organizationId: group.organizationId,
-      userId: access.userId,
-      action: 'Create' as const,
-      entityType: 'GroupAccount' as const,
-      entityId: r.id,
-      changes: { accountNumber: { from: null, to: r.accountNumber }, groupId: { from: null, to: group.id } },
-    })),
+    inserted.map((r) =>
+      auditEntry(access, 'GroupAccount', r, 'Create', {
+        accountNumber: { from: null, to: r.accountNumber },
+        groupId: { from: null, to: group.id },
+      }),
+    ),
   );
   const order = new Map(rows.map((r, i) => [r.id, i]));
   return inserted.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map(groupAccountRecord);

@@ -10,7 +10,7 @@ import { dec } from '../../domain/money.ts';
 import { parsePattern } from '../../domain/selectors.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { type AuditInput, auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
+import { auditEntry, auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
 import { listedOrganizations } from '../shared/lists.ts';
 import { type GroupRow, groupNotFound, requireGroup } from './groups.repo.ts';
 import {
@@ -205,16 +205,6 @@ function draftFromCreate(input: CreateRuleInput): RuleDraft {
   };
 }
 
-function createAudit(access: Access, row: RuleRow): AuditInput {
-  return {
-    organizationId: row.organizationId,
-    userId: access.userId,
-    action: 'Create',
-    entityType: 'EliminationRule',
-    entityId: row.id,
-  };
-}
-
 function authorizeRule(
   db: Db,
   access: Access,
@@ -255,7 +245,7 @@ export async function createRule(db: Db, access: Access, input: CreateRuleInput)
       .insert(eliminationRules)
       .values({ id: uuidv7(), organizationId: orgId, groupId: group.id, ...canonical(draft) })
       .returning();
-    await recordAudit(tx, createAudit(access, row!));
+    await auditWrite(tx, access, 'EliminationRule', row!, 'Create');
     return { row: row!, currency: group.reportingCurrency };
   });
   return ruleRecord(row, currency);
@@ -351,7 +341,7 @@ export async function bulkCreateRules(
     const ordered = values.map((v) => byId.get(v.id)!);
     await recordAudit(
       tx,
-      ordered.map((r) => createAudit(access, r)),
+      ordered.map((r) => auditEntry(access, 'EliminationRule', r, 'Create')),
     );
     return {
       rows: ordered,

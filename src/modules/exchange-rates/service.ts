@@ -20,7 +20,7 @@ import {
 } from '../../domain/rates.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditEntry, recordAudit } from '../audit/service.ts';
 import { recordEvent } from '../events/record.ts';
 import { fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
 import { listedOrganizations } from '../shared/lists.ts';
@@ -142,13 +142,7 @@ async function insertAudited(db: Db, access: Access, rows: repo.NewRate[]): Prom
     const created = await repo.insertRates(tx, rows);
     await recordAudit(
       tx,
-      created.map((r) => ({
-        organizationId: r.organizationId,
-        userId: access.userId,
-        action: 'Create' as const,
-        entityType: 'ExchangeRate' as const,
-        entityId: r.id,
-      })),
+      created.map((r) => auditEntry(access, 'ExchangeRate', r, 'Create')),
     );
     // One event per request, a single rate or a bulk batch (all of one organization).
     const first = created[0];
@@ -287,22 +281,14 @@ export async function deleteRate(db: Db, access: Access, id: string, organizatio
     }
     const entryIds = await repo.detachRateFromUnpostedLines(tx, rate.organizationId, id);
     await repo.deleteRate(tx, rate.organizationId, id);
+    const { organizationId } = rate;
     await recordAudit(tx, [
-      {
-        organizationId: rate.organizationId,
-        userId: access.userId,
-        action: 'Delete',
-        entityType: 'ExchangeRate',
-        entityId: id,
-      },
-      ...entryIds.map((entryId) => ({
-        organizationId: rate.organizationId,
-        userId: access.userId,
-        action: 'Update' as const,
-        entityType: 'JournalEntry' as const,
-        entityId: entryId,
-        changes: { exchangeRateId: { from: id, to: null } },
-      })),
+      auditEntry(access, 'ExchangeRate', { organizationId, id }, 'Delete'),
+      ...entryIds.map((entryId) =>
+        auditEntry(access, 'JournalEntry', { organizationId, id: entryId }, 'Update', {
+          exchangeRateId: { from: id, to: null },
+        }),
+      ),
     ]);
   });
 }

@@ -13,7 +13,7 @@ import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts
 import { dec, type Money, money } from '../../domain/money.ts';
 import type { Access, Action } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
+import { auditWrite, diffChanges } from '../audit/service.ts';
 import { recordEvent } from '../events/record.ts';
 import { companyInactive, companyNotFound, findCompany } from '../companies/lookup.ts';
 import { listedOrganizations } from '../shared/lists.ts';
@@ -364,17 +364,17 @@ export async function updateTransaction(
       updatedAt: new Date(),
     });
     const afterRecord = baseRecord(updated);
-    await recordAudit(tx, {
-      organizationId: row.organizationId,
-      userId: access.userId,
-      action: 'Update',
-      entityType: 'IntercompanyTransaction',
-      entityId: row.id,
-      changes: diffChanges(
+    await auditWrite(
+      tx,
+      access,
+      'IntercompanyTransaction',
+      row,
+      'Update',
+      diffChanges(
         before as unknown as Record<string, unknown>,
         afterRecord as unknown as Record<string, unknown>,
       ),
-    });
+    );
     return toRecord(tx, updated);
   });
 }
@@ -471,17 +471,17 @@ export async function setMatchingStatus(
       varianceExplanation,
       updatedAt: new Date(),
     });
-    await recordAudit(tx, {
-      organizationId: row.organizationId,
-      userId: access.userId,
-      action: 'SetMatchingStatus',
-      entityType: 'IntercompanyTransaction',
-      entityId: row.id,
-      changes: diffChanges(
+    await auditWrite(
+      tx,
+      access,
+      'IntercompanyTransaction',
+      row,
+      'SetMatchingStatus',
+      diffChanges(
         before as unknown as Record<string, unknown>,
         baseRecord(updated) as unknown as Record<string, unknown>,
       ),
-    });
+    );
     const record = await toRecord(tx, updated);
     await recordEvent(tx, {
       organizationId: row.organizationId,

@@ -9,7 +9,7 @@ import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
 import { type Access, organizationNotFound, type Role } from '../../access/access.ts';
 import { type KeyColumn, keyset, type PageParams, paged } from '../../http/pagination.ts';
-import { auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
+import { auditEntry, auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
 import { errors } from '../../domain/error-catalogue.ts';
 
 export interface OrganizationSettings {
@@ -130,8 +130,8 @@ export async function createOrganization(
         .returning();
       await tx.insert(memberships).values({ organizationId: id, userId, role: 'owner' });
       await recordAudit(tx, [
-        { organizationId: id, userId, action: 'Create', entityType: 'Organization', entityId: id },
-        { organizationId: id, userId, action: 'AddMember', entityType: 'Membership', entityId: userId },
+        auditEntry({ userId }, 'Organization', { organizationId: id, id }, 'Create'),
+        auditEntry({ userId }, 'Membership', { organizationId: id, id: userId }, 'AddMember'),
       ]);
       return organizationRecord(row!);
     });
