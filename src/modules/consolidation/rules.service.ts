@@ -221,14 +221,19 @@ function authorizeRule(
   );
 }
 
+/** The rule read again and locked inside a write transaction (it may have gone since the check). */
+async function relockRule(tx: Tx, current: RuleRow): Promise<RuleRow & { currency: string }> {
+  const rule = await findRule(tx, current.id, current.organizationId, true);
+  if (!rule) throw ruleNotFound(current.id);
+  return rule;
+}
+
 /** Locks the group, then the rule (the lock order of every rule write that needs both). */
 async function lockRule(tx: Tx, current: RuleRow): Promise<{ group: GroupRow; rule: RuleRow }> {
   const group = await requireGroup(tx, current.organizationId, current.groupId, true).catch(() => {
     throw ruleNotFound(current.id);
   });
-  const rule = await findRule(tx, current.id, current.organizationId, true);
-  if (!rule) throw ruleNotFound(current.id);
-  return { group, rule };
+  return { group, rule: await relockRule(tx, current) };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -506,8 +511,7 @@ async function setRuleField(
 ): Promise<RuleRecord> {
   const current = await authorizeRule(db, access, id, organizationId, 'consolidation:manage');
   const row = await inTransaction(db, async (tx) => {
-    const rule = await findRule(tx, current.id, current.organizationId, true);
-    if (!rule) throw ruleNotFound(current.id);
+    const rule = await relockRule(tx, current);
     if (rule[field] === value) return rule;
     const updated = await updateRow(tx, eliminationRules, sameRow(eliminationRules, rule), {
       [field]: value,

@@ -1,8 +1,16 @@
 /** Organizations, members and the audit-log read. */
 import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction, pgErrorCode, queryRows, run, statement } from '../../db/client.ts';
-import { countRows, inOrg, pageOfRows } from '../../db/rows.ts';
+import {
+  type Db,
+  inTransaction,
+  pgErrorCode,
+  type Queryable,
+  queryRows,
+  run,
+  statement,
+} from '../../db/client.ts';
+import { countRows, firstRow, inOrg, pageOfRows, type RowLock } from '../../db/rows.ts';
 import { auditLog, companies, memberships, organizations, users } from '../../db/schema/index.ts';
 import { addDays } from '../../domain/dates.ts';
 import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
@@ -193,11 +201,16 @@ export async function listOrganizations(db: Db, userId: string, page: PageParams
   );
 }
 
+/** The organization, or 404 OrganizationNotFoundError; with `lock`, locked for the rest of the transaction. */
+async function requireOrganization(q: Queryable, id: string, lock?: RowLock) {
+  const row = await firstRow(q, organizations, eq(organizations.id, id), lock);
+  if (!row) throw organizationNotFound(id);
+  return row;
+}
+
 export async function getOrganization(db: Db, access: Access, id: string): Promise<OrganizationRecord> {
   await access.authorize(id, 'organization:read');
-  const [row] = await db.select().from(organizations).where(eq(organizations.id, id));
-  if (!row) throw organizationNotFound(id);
-  return organizationRecord(row);
+  return organizationRecord(await requireOrganization(db, id));
 }
 
 export async function updateOrganization(
@@ -211,9 +224,7 @@ export async function updateOrganization(
   if (issues.length > 0) throw new ValidationError(issues);
   try {
     return await inTransaction(db, async (tx) => {
-      const [row] = await tx.select().from(organizations).where(eq(organizations.id, id)).for('update');
-      if (!row) throw organizationNotFound(id);
-      const before = organizationRecord(row);
+      const before = organizationRecord(await requireOrganization(tx, id, 'update'));
       let settings = before.settings;
       if (input.settings === null) settings = { ...DEFAULT_SETTINGS };
       else if (input.settings) {
@@ -260,12 +271,7 @@ export async function updateOrganization(
 export async function deleteOrganization(db: Db, access: Access, id: string): Promise<void> {
   await access.authorize(id, 'organization:delete');
   await inTransaction(db, async (tx) => {
-    const [row] = await tx
-      .select({ id: organizations.id })
-      .from(organizations)
-      .where(eq(organizations.id, id))
-      .for('update');
-    if (!row) throw organizationNotFound(id);
+    await requireOrganization(tx, id, 'update');
     const companyCount = await countRows(tx, companies, inOrg(companies, id));
     if (companyCount > 0) {
       throw errors.OrganizationHasCompaniesError('The organization still has companies', {
