@@ -1,5 +1,5 @@
 /** Organizations, members and the audit-log read. */
-import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import {
   type Db,
@@ -10,13 +10,14 @@ import {
   run,
   statement,
 } from '../../db/client.ts';
-import { countRows, firstRow, inOrg, pageOfRows, type RowLock } from '../../db/rows.ts';
+import { countRows, firstRow, inOrg, type RowLock } from '../../db/rows.ts';
 import { auditLog, companies, memberships, organizations, users } from '../../db/schema/index.ts';
 import { addDays } from '../../domain/dates.ts';
 import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
 import { type Access, organizationNotFound, type Role } from '../../access/access.ts';
-import { type KeyColumn, keyset, type PageParams, paged } from '../../http/pagination.ts';
+import { type KeyColumn, type PageParams, paged } from '../../http/pagination.ts';
+import { keysetRows } from '../shared/lists.ts';
 import { auditEntry, auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
 import { errors } from '../../domain/error-catalogue.ts';
 
@@ -471,10 +472,14 @@ export async function listAudit(db: Db, access: Access, q: AuditQuery, page: Pag
   if (q.action) conds.push(eq(auditLog.action, q.action));
   if (q.fromDate) conds.push(gte(auditLog.createdAt, new Date(`${q.fromDate}T00:00:00.000Z`)));
   if (q.toDate) conds.push(lt(auditLog.createdAt, new Date(`${addDays(q.toDate, 1)}T00:00:00.000Z`)));
-  const ks = keyset<typeof auditLog.$inferSelect>(AUDIT_ORDER, page, (r) => [r.createdAt, r.id]);
-  const order = [desc(auditLog.createdAt), asc(auditLog.id)];
-  const { rows: read, total } = await pageOfRows(db, auditLog, and(...conds), order, ks);
-  const { rows, nextCursor } = ks.finish(read);
+  const { rows, total, nextCursor } = await keysetRows(
+    db,
+    auditLog,
+    and(...conds),
+    AUDIT_ORDER,
+    page,
+    (r) => [r.createdAt, r.id],
+  );
   const answer = paged(
     'entries',
     rows.map((r) => ({

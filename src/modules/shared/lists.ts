@@ -2,12 +2,12 @@
  * What list endpoints share: which organizations a list reads, and the answer of a list over one tenant
  * table (one page of its rows, each as its record, in the envelope every offset-paged list shares).
  */
-import type { SQL } from 'drizzle-orm';
+import { asc, desc, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Access, Action } from '../../access/access.ts';
 import type { Queryable } from '../../db/client.ts';
 import { pageOfRows } from '../../db/rows.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
+import { type KeyColumn, keyset, type KeyValue, type PageParams, paged } from '../../http/pagination.ts';
 
 /**
  * The page of the rows under `where` in `order`, each made into its record by `record`, as
@@ -24,6 +24,25 @@ export async function pagedRows<T extends PgTable, K extends string, R>(
 ) {
   const { rows, total } = await pageOfRows(db, table, where, order, page);
   return paged(key, rows.map(record), total, page);
+}
+
+/**
+ * One page of a cursor-paged list: the rows under `where` in the total order `columns` (after the page's
+ * cursor when it has one), the total of the whole list, and the cursor of the next page when one follows.
+ * The SQL order is the keyset's own, so a cursor always continues the order the page was read in.
+ */
+export async function keysetRows<T extends PgTable>(
+  db: Queryable,
+  table: T,
+  where: SQL | undefined,
+  columns: KeyColumn[],
+  page: PageParams,
+  keyOf: (row: T['$inferSelect']) => KeyValue[],
+): Promise<{ rows: T['$inferSelect'][]; total: number; nextCursor?: string }> {
+  const ks = keyset(columns, page, keyOf);
+  const order = columns.map((c) => (c.direction === 'asc' ? asc(c.column) : desc(c.column)));
+  const { rows, total } = await pageOfRows(db, table, where, order, ks);
+  return { ...ks.finish(rows), total };
 }
 
 /**
