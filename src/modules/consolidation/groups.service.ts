@@ -2,7 +2,7 @@
 import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
-import { anyRow, inOrg, pageOfRows, sameRow, updateRow } from '../../db/rows.ts';
+import { anyRow, inOrg, sameRow, updateRow } from '../../db/rows.ts';
 import {
   companies,
   consolidationGroups,
@@ -18,7 +18,7 @@ import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { auditWrite, type Changes, diffChanges } from '../audit/service.ts';
 import { companyNotFound, requireCompany } from '../companies/lookup.ts';
-import { listedOrganizations } from '../shared/lists.ts';
+import { listedOrganizations, pagedRecords } from '../shared/lists.ts';
 import {
   type ConsolidationMethod,
   collateC,
@@ -242,8 +242,9 @@ export async function listGroups(db: Db, access: Access, q: GroupListQuery, page
   const conds = [inArray(consolidationGroups.organizationId, orgIds)];
   if (q.isActive !== undefined) conds.push(eq(consolidationGroups.isActive, q.isActive));
   const order = [collateC(consolidationGroups.nameKey), asc(consolidationGroups.id)];
-  const { rows, total } = await pageOfRows(db, consolidationGroups, and(...conds), order, page);
-  return paged('groups', await groupRecords(db, rows), total, page);
+  return pagedRecords(db, consolidationGroups, and(...conds), order, page, 'groups', (rows) =>
+    groupRecords(db, rows),
+  );
 }
 
 function groupFields(row: GroupRow) {

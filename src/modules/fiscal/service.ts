@@ -22,7 +22,7 @@ import {
 } from '../../domain/fiscal-calendar.ts';
 import type { Access, Action } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { pagedRows } from '../shared/lists.ts';
+import { pagedRecords, pagedRows } from '../shared/lists.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
 import { auditWrite } from '../audit/service.ts';
 import { type CompanyRow, fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
@@ -140,9 +140,9 @@ export async function listFiscalYears(
   await access.authorize(organizationId, 'fiscal_period:read', 'FiscalYear');
   const where = inOrg(fiscalYears, organizationId, { companyId, status });
   const order = [desc(fiscalYears.year), asc(fiscalYears.id)];
-  const { rows, total } = await pageOfRows(db, fiscalYears, where, order, page);
-  const records = await loadFiscalYearRecords(db, organizationId, companyId, rows);
-  return paged('fiscalYears', records, total, page);
+  return pagedRecords(db, fiscalYears, where, order, page, 'fiscalYears', (rows) =>
+    loadFiscalYearRecords(db, organizationId, companyId, rows),
+  );
 }
 
 export async function getFiscalYear(
