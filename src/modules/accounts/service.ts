@@ -155,8 +155,8 @@ export async function listAccounts(db: Db, access: Access, q: AccountListQuery, 
     parentAccountId: q.parentAccountId,
   });
   const order = [sql`length(${accounts.accountNumber})`, asc(accounts.accountNumber), asc(accounts.id)];
-  return pagedRows(db, accounts, where, order, page, 'accounts', (r) =>
-    accountRecord(r, company.retainedEarningsAccountId),
+  return pagedRows(db, accounts, where, order, page, 'accounts', (rows) =>
+    rows.map((r) => accountRecord(r, company.retainedEarningsAccountId)),
   );
 }
 

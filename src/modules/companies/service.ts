@@ -197,7 +197,7 @@ export async function listCompanies(db: Db, access: Access, q: CompanyListQuery,
   await access.authorize(q.organizationId, 'company:read');
   const where = inOrg(companies, q.organizationId, { isActive: q.isActive, jurisdiction: q.jurisdiction });
   const order = [asc(companies.nameKey), asc(companies.id)];
-  return pagedRows(db, companies, where, order, page, 'companies', companyRecord);
+  return pagedRows(db, companies, where, order, page, 'companies', (rows) => rows.map(companyRecord));
 }
 
 export async function getCompany(

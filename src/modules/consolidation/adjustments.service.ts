@@ -274,8 +274,8 @@ export async function listAdjustments(
     asc(consolidationAdjustments.period),
     asc(consolidationAdjustments.id),
   ];
-  return pagedRows(db, consolidationAdjustments, where, order, page, 'adjustments', (r) =>
-    record(r, group.reportingCurrency),
+  return pagedRows(db, consolidationAdjustments, where, order, page, 'adjustments', (rows) =>
+    rows.map((r) => record(r, group.reportingCurrency)),
   );
 }
 

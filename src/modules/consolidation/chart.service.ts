@@ -369,7 +369,7 @@ export async function listGroupAccounts(
   const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read');
   const where = inOrg(groupAccounts, group.organizationId, { groupId: group.id });
   const order = [sql`length(${groupAccounts.accountNumber})`, asc(groupAccounts.accountNumber)];
-  return pagedRows(db, groupAccounts, where, order, page, 'accounts', groupAccountRecord);
+  return pagedRows(db, groupAccounts, where, order, page, 'accounts', (rows) => rows.map(groupAccountRecord));
 }
 
 export async function getGroupAccount(

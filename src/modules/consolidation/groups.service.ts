@@ -18,7 +18,7 @@ import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { auditWrite, type Changes, diffChanges } from '../audit/service.ts';
 import { companyNotFound, requireCompany } from '../companies/lookup.ts';
-import { listedOrganizations, pagedRecords } from '../shared/lists.ts';
+import { listedOrganizations, pagedRows } from '../shared/lists.ts';
 import {
   type ConsolidationMethod,
   collateC,
@@ -242,7 +242,7 @@ export async function listGroups(db: Db, access: Access, q: GroupListQuery, page
   const conds = [inArray(consolidationGroups.organizationId, orgIds)];
   if (q.isActive !== undefined) conds.push(eq(consolidationGroups.isActive, q.isActive));
   const order = [collateC(consolidationGroups.nameKey), asc(consolidationGroups.id)];
-  return pagedRecords(db, consolidationGroups, and(...conds), order, page, 'groups', (rows) =>
+  return pagedRows(db, consolidationGroups, and(...conds), order, page, 'groups', (rows) =>
     groupRecords(db, rows),
   );
 }

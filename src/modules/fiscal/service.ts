@@ -22,7 +22,7 @@ import {
 } from '../../domain/fiscal-calendar.ts';
 import type { Access, Action } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { pagedRecords, pagedRows } from '../shared/lists.ts';
+import { pagedRows } from '../shared/lists.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
 import { auditWrite } from '../audit/service.ts';
 import { type CompanyRow, fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
@@ -140,7 +140,7 @@ export async function listFiscalYears(
   await access.authorize(organizationId, 'fiscal_period:read', 'FiscalYear');
   const where = inOrg(fiscalYears, organizationId, { companyId, status });
   const order = [desc(fiscalYears.year), asc(fiscalYears.id)];
-  return pagedRecords(db, fiscalYears, where, order, page, 'fiscalYears', (rows) =>
+  return pagedRows(db, fiscalYears, where, order, page, 'fiscalYears', (rows) =>
     loadFiscalYearRecords(db, organizationId, companyId, rows),
   );
 }
@@ -357,14 +357,16 @@ export async function listReopenHistory(db: Db, access: Access, path: PeriodPath
   await access.authorize(organizationId, 'fiscal_period:read');
   const where = inOrg(periodReopenHistory, organizationId, { periodId: period.id });
   const order = [desc(periodReopenHistory.reopenedAt), asc(periodReopenHistory.id)];
-  return pagedRows(db, periodReopenHistory, where, order, page, 'history', (r): PeriodReopenRecord => ({
-    id: r.id,
-    periodId: r.periodId,
-    reason: r.reason,
-    reopenedBy: r.reopenedBy,
-    reopenedAt: r.reopenedAt.toISOString(),
-    previousStatus: 'Closed',
-  }));
+  return pagedRows(db, periodReopenHistory, where, order, page, 'history', (rows) =>
+    rows.map((r): PeriodReopenRecord => ({
+      id: r.id,
+      periodId: r.periodId,
+      reason: r.reason,
+      reopenedBy: r.reopenedBy,
+      reopenedAt: r.reopenedAt.toISOString(),
+      previousStatus: 'Closed',
+    })),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------

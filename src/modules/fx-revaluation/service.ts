@@ -30,7 +30,7 @@ import { type Decimal, formatRate, type Money, money, ZERO } from '../../domain/
 import { CLOSING_RATE_TYPES, type RateType } from '../../domain/rates.ts';
 import type { Access } from '../../access/access.ts';
 import type { PageParams } from '../../http/pagination.ts';
-import { pagedRecords } from '../shared/lists.ts';
+import { pagedRows } from '../shared/lists.ts';
 import { auditWrite } from '../audit/service.ts';
 import { type CompanyRow, companyInactive, findCompany } from '../companies/lookup.ts';
 import { loadRateBook, lockRatesForUse } from '../exchange-rates/service.ts';
@@ -527,7 +527,7 @@ export async function listRevaluations(db: Db, access: Access, path: CompanyPath
   await access.authorize(path.organizationId, 'fx_revaluation:read');
   const where = inOrg(fxRevaluations, path.organizationId, { companyId: path.companyId });
   const order = [desc(fxRevaluations.asOfDate), desc(fxRevaluations.id)];
-  return pagedRecords(db, fxRevaluations, where, order, page, 'revaluations', async (rows) => {
+  return pagedRows(db, fxRevaluations, where, order, page, 'revaluations', async (rows) => {
     const statuses = await entryStatuses(
       db,
       path.organizationId,

@@ -119,8 +119,8 @@ export function importRecord(r: typeof trialBalanceImports.$inferSelect, currenc
 export async function listImports(db: Db, company: CompanyRow, page: PageParams) {
   const where = inOrg(trialBalanceImports, company.organizationId, { companyId: company.id });
   const order = [desc(trialBalanceImports.createdAt), desc(trialBalanceImports.id)];
-  return pagedRows(db, trialBalanceImports, where, order, page, 'imports', (r) =>
-    importRecord(r, company.functionalCurrency),
+  return pagedRows(db, trialBalanceImports, where, order, page, 'imports', (rows) =>
+    rows.map((r) => importRecord(r, company.functionalCurrency)),
   );
 }
 

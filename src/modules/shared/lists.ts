@@ -9,36 +9,21 @@ import type { Queryable } from '../../db/client.ts';
 import { pageOfRows } from '../../db/rows.ts';
 import { type KeyColumn, keyset, type KeyValue, type PageParams, paged } from '../../http/pagination.ts';
 
-type Order = (PgColumn | SQL | SQL.Aliased)[];
-
 /**
  * The page of the rows under `where` in `order`, made into their records by `records` (which may read
  * what the page's rows need, once for the page), as `{<key>: records, total, limit, offset}`.
  */
-export async function pagedRecords<T extends PgTable, K extends string, R>(
+export async function pagedRows<T extends PgTable, K extends string, R>(
   db: Queryable,
   table: T,
   where: SQL | undefined,
-  order: Order,
+  order: (PgColumn | SQL | SQL.Aliased)[],
   page: PageParams,
   key: K,
   records: (rows: T['$inferSelect'][]) => R[] | Promise<R[]>,
 ) {
   const { rows, total } = await pageOfRows(db, table, where, order, page);
   return paged(key, await records(rows), total, page);
-}
-
-/** `pagedRecords` where each row is made into its record on its own, by `record`. */
-export function pagedRows<T extends PgTable, K extends string, R>(
-  db: Queryable,
-  table: T,
-  where: SQL | undefined,
-  order: Order,
-  page: PageParams,
-  key: K,
-  record: (row: T['$inferSelect']) => R,
-) {
-  return pagedRecords(db, table, where, order, page, key, (rows) => rows.map(record));
 }
 
 /**

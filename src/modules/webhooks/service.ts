@@ -156,7 +156,9 @@ export async function listEndpoints(db: Db, access: Access, organizationId: stri
   await access.authorize(organizationId, 'webhook:manage');
   const where = inOrg(webhookEndpoints, organizationId);
   const order = [webhookEndpoints.createdAt, webhookEndpoints.id];
-  return pagedRows(db, webhookEndpoints, where, order, page, 'endpoints', endpointSummary);
+  return pagedRows(db, webhookEndpoints, where, order, page, 'endpoints', (rows) =>
+    rows.map(endpointSummary),
+  );
 }
 
 export interface UpdateEndpointInput {
@@ -232,7 +234,9 @@ export async function listDeliveries(
   await addressed(db, access, organizationId, endpointId);
   const where = inOrg(webhookDeliveries, organizationId, { endpointId, status });
   const order = [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)];
-  return pagedRows(db, webhookDeliveries, where, order, page, 'deliveries', deliveryRecord);
+  return pagedRows(db, webhookDeliveries, where, order, page, 'deliveries', (rows) =>
+    rows.map(deliveryRecord),
+  );
 }
 
 /** POST …/deliveries/{id}/retry: the delivery is due again now, whatever its status. */
