@@ -1,7 +1,8 @@
 /**
  * The reads every module writes against its tenant tables: a row picked by its organization and key
- * columns (optionally locked), and one page of a filtered list with the count of the whole list. Each
- * condition starts with `organization_id`, so no read can leave its organization.
+ * columns (optionally locked), rows locked by their ids, whether any row matches, and one page of a
+ * filtered list with the count of the whole list. Each condition starts with `organization_id`, so no
+ * read can leave its organization.
  */
 import { and, asc, count, eq, getTableColumns, inArray, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable, PgUpdateSetSource } from 'drizzle-orm/pg-core';

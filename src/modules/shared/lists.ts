@@ -1,6 +1,6 @@
 /**
- * What list endpoints share: which organizations a list reads, and the answer of a list over one tenant
- * table (one page of its rows, each as its record, in the envelope every offset-paged list shares).
+ * What list endpoints share: one page of a tenant table's rows as the envelope every offset-paged list
+ * answers, one page of a cursor-paged list, and which organizations a list across organizations reads.
  */
 import { asc, desc, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
