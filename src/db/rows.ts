@@ -1,9 +1,10 @@
 /**
  * The reads every module writes against its tenant tables: a row picked by its organization and key
- * columns (optionally locked), and one page of a filtered list with the count of the whole list. Each
- * condition starts with `organization_id`, so no read can leave its organization.
+ * columns (optionally locked), rows locked by their ids, whether any row matches, and one page of a
+ * filtered list with the count of the whole list. Each condition starts with `organization_id`, so no
+ * read can leave its organization.
  */
-import { and, count, eq, getTableColumns, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, inArray, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable, PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { Queryable } from './client.ts';
 
@@ -68,6 +69,27 @@ export async function firstRow<T extends PgTable>(
   return (row as Row<T> | undefined) ?? null;
 }
 
+/**
+ * The rows of `organizationId` with these ids (each asked for once), locked with `lock` in id order:
+ * transactions that lock overlapping sets take their locks in the same order, so they never deadlock.
+ */
+export async function lockRowsById<T extends TenantTable & { id: PgColumn }>(
+  db: Queryable,
+  table: T,
+  organizationId: string,
+  ids: readonly string[],
+  lock: RowLock,
+): Promise<Row<T>[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select()
+    .from(table as PgTable)
+    .where(and(eq(table.organizationId, organizationId), inArray(table.id, [...new Set(ids)])))
+    .orderBy(asc(table.id))
+    .for(lock);
+  return rows as Row<T>[];
+}
+
 /** The row of `organizationId` matching `match`, or the error `notFound` makes (a 404). */
 export async function requireRow<T extends TenantTable>(
   db: Queryable,
@@ -80,6 +102,16 @@ export async function requireRow<T extends TenantTable>(
   const row = await firstRow(db, table, inOrg(table, organizationId, match), lock);
   if (!row) throw notFound();
   return row;
+}
+
+/** Whether any row lies under `where` (one id read at the most). */
+export async function anyRow(
+  db: Queryable,
+  table: PgTable & { id: PgColumn },
+  where: SQL | undefined,
+): Promise<boolean> {
+  const [row] = await db.select({ id: table.id }).from(table).where(where).limit(1);
+  return row !== undefined;
 }
 
 /** The number of rows under `where`. */

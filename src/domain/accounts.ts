@@ -67,6 +67,22 @@ export function defaultCashFlowCategory(category: AccountCategory): CashFlowCate
   }
 }
 
+/**
+ * What a new account reports when its request leaves it out: no cash-flow category, neither a cash
+ * equivalent nor non-monetary. A company's accounts and a group's accounts take the same defaults.
+ */
+export function reportingFlagDefaults(input: {
+  cashFlowCategory?: CashFlowCategory | null | undefined;
+  isCashEquivalent?: boolean | undefined;
+  isNonMonetary?: boolean | undefined;
+}): { cashFlowCategory: CashFlowCategory | null; isCashEquivalent: boolean; isNonMonetary: boolean } {
+  return {
+    cashFlowCategory: input.cashFlowCategory ?? null,
+    isCashEquivalent: input.isCashEquivalent ?? false,
+    isNonMonetary: input.isNonMonetary ?? false,
+  };
+}
+
 /** Signed natural amount: debit − credit for Asset/Expense, credit − debit for the others. */
 export function naturalSign(type: AccountType): 1 | -1 {
   return normalBalanceOf(type) === 'Debit' ? 1 : -1;

@@ -47,3 +47,17 @@ export class ValidationError extends DomainError {
 export function invalid(path: string, message: string): ValidationError {
   return new ValidationError([{ path, message }]);
 }
+
+/**
+ * Refuses an update that sends a field which cannot change with another value than the stored one: one
+ * issue per such field, at `/<field>`, worded by `message` (the wording each resource has always used).
+ */
+export function checkUnchanged(
+  fields: Record<string, { sent: unknown; stored: unknown }>,
+  message: (field: string) => string,
+): void {
+  const issues = Object.entries(fields)
+    .filter(([, { sent, stored }]) => sent !== undefined && sent !== stored)
+    .map(([field]) => ({ path: `/${field}`, message: message(field) }));
+  if (issues.length > 0) throw new ValidationError(issues);
+}

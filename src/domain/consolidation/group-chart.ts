@@ -21,6 +21,7 @@
  */
 import type { AccountType } from '../accounts.ts';
 import { type AccountPattern, matchesPattern, parsePattern } from '../selectors.ts';
+import { columnLedger } from './ledger.ts';
 import { scaledToString, toScaled } from './scaled.ts';
 import { cmpAccountNumber } from './setup.ts';
 import type {
@@ -206,19 +207,7 @@ function remapLedger(l: CompanyLedger, map: NumberMap): CompanyLedger {
       out.dates.push(cols.dates[i] ?? null);
       out.units.push(cols.units[i]!);
     }
-    let figures: LedgerFigure[] | null = null;
-    return {
-      companyId: l.companyId,
-      columns: out,
-      get figures(): LedgerFigure[] {
-        figures ??= out.units.map((u, i) => ({
-          accountNumber: out.accountNumbers[i]!,
-          date: out.dates[i] ?? null,
-          amount: scaledToString(u, out.scale),
-        }));
-        return figures;
-      },
-    };
+    return columnLedger(l.companyId, out);
   }
   const figures: LedgerFigure[] = [];
   for (const f of l.figures) {

@@ -8,7 +8,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
-import { inOrg, pageOfRows, updateRow } from '../../db/rows.ts';
+import { anyRow, inOrg, updateRow } from '../../db/rows.ts';
 import { accounts, eliminationRules, journalLines } from '../../db/schema/index.ts';
 import {
   type AccountCategory,
@@ -16,10 +16,12 @@ import {
   type CashFlowCategory,
   categoryBelongsToType,
   isUsableRetainedEarningsAccount,
+  reportingFlagDefaults,
 } from '../../domain/accounts.ts';
 import { type Issue, ValidationError } from '../../domain/errors.ts';
 import type { Access } from '../../access/access.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
+import type { PageParams } from '../../http/pagination.ts';
+import { pagedRows } from '../shared/lists.ts';
 import { auditWrite, type Changes, diffChanges } from '../audit/service.ts';
 import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/errors.ts';
 import { companyNotFound, requireCompany } from '../companies/lookup.ts';
@@ -153,12 +155,8 @@ export async function listAccounts(db: Db, access: Access, q: AccountListQuery, 
     parentAccountId: q.parentAccountId,
   });
   const order = [sql`length(${accounts.accountNumber})`, asc(accounts.accountNumber), asc(accounts.id)];
-  const { rows, total } = await pageOfRows(db, accounts, where, order, page);
-  return paged(
-    'accounts',
+  return pagedRows(db, accounts, where, order, page, 'accounts', (rows) =>
     rows.map((r) => accountRecord(r, company.retainedEarningsAccountId)),
-    total,
-    page,
   );
 }
 
@@ -206,9 +204,7 @@ function newAccountFlags(input: CreateAccountInput) {
     isPostable: input.isPostable ?? true,
     isIntercompany: input.isIntercompany ?? false,
     intercompanyPartnerId: input.intercompanyPartnerId ?? null,
-    cashFlowCategory: input.cashFlowCategory ?? null,
-    isCashEquivalent: input.isCashEquivalent ?? false,
-    isNonMonetary: input.isNonMonetary ?? false,
+    ...reportingFlagDefaults(input),
   };
 }
 
@@ -499,29 +495,15 @@ export async function deleteAccount(
     const { company } = await lockForWrite(tx, access, organizationId, accountId, 'share');
     if (company?.retainedEarningsAccountId === accountId)
       throw accountInUse(accountId, 'RetainedEarningsAccount');
-    const [child] = await tx
-      .select({ id: accounts.id })
-      .from(accounts)
-      .where(inOrg(accounts, organizationId, { parentAccountId: accountId }))
-      .limit(1);
-    if (child) throw accountInUse(accountId, 'ChildAccounts');
-    const [line] = await tx
-      .select({ id: journalLines.id })
-      .from(journalLines)
-      .where(inOrg(journalLines, organizationId, { accountId }))
-      .limit(1);
-    if (line) throw accountInUse(accountId, 'JournalEntryLines');
-    const [rule] = await tx
-      .select({ id: eliminationRules.id })
-      .from(eliminationRules)
-      .where(
-        and(
-          eq(eliminationRules.organizationId, organizationId),
-          sql`(${eliminationRules.debitAccountId} = ${accountId} or ${eliminationRules.creditAccountId} = ${accountId})`,
-        ),
-      )
-      .limit(1);
-    if (rule) throw accountInUse(accountId, 'EliminationRules');
+    if (await anyRow(tx, accounts, inOrg(accounts, organizationId, { parentAccountId: accountId })))
+      throw accountInUse(accountId, 'ChildAccounts');
+    if (await anyRow(tx, journalLines, inOrg(journalLines, organizationId, { accountId })))
+      throw accountInUse(accountId, 'JournalEntryLines');
+    const bookedByRule = and(
+      eq(eliminationRules.organizationId, organizationId),
+      sql`(${eliminationRules.debitAccountId} = ${accountId} or ${eliminationRules.creditAccountId} = ${accountId})`,
+    );
+    if (await anyRow(tx, eliminationRules, bookedByRule)) throw accountInUse(accountId, 'EliminationRules');
     await tx.delete(accounts).where(inOrg(accounts, organizationId, { id: accountId }));
     await auditWrite(tx, access, 'Account', { organizationId, id: accountId }, 'Delete');
   });

@@ -67,10 +67,25 @@ export async function recordAudit(tx: Queryable, entry: AuditInput | AuditInput[
   );
 }
 
-/**
- * Records that the caller did `action` on an entity (`entityType`, the row's organization and id) —
- * the one entry most writes leave.
- */
+/** The entry saying that the caller did `action` on an entity (`entityType`, the row's organization and id). */
+export function auditEntry(
+  caller: { userId: string },
+  entityType: AuditEntityType,
+  entity: { organizationId: string; id: string },
+  action: AuditAction,
+  changes?: Changes | null,
+): AuditInput {
+  return {
+    organizationId: entity.organizationId,
+    userId: caller.userId,
+    action,
+    entityType,
+    entityId: entity.id,
+    changes,
+  };
+}
+
+/** Records the one entry most writes leave: the caller did `action` on an entity (see `auditEntry`). */
 export function auditWrite(
   tx: Queryable,
   caller: { userId: string },
@@ -79,14 +94,7 @@ export function auditWrite(
   action: AuditAction,
   changes?: Changes | null,
 ): Promise<void> {
-  return recordAudit(tx, {
-    organizationId: entity.organizationId,
-    userId: caller.userId,
-    action,
-    entityType,
-    entityId: entity.id,
-    changes,
-  });
+  return recordAudit(tx, auditEntry(caller, entityType, entity, action, changes));
 }
 
 /**

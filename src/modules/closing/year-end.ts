@@ -23,7 +23,7 @@ import { CLOSING_ENTRY_TYPE, yearEndRef } from '../../domain/journal/rules.ts';
 import { type Money, money } from '../../domain/money.ts';
 import type { Access } from '../../access/access.ts';
 import { findAccount } from '../accounts/service.ts';
-import { auditWrite, recordAudit } from '../audit/service.ts';
+import { auditEntry, auditWrite, recordAudit } from '../audit/service.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
 import { type CompanyRow, findCompany, unpostedEntryCount } from '../companies/lookup.ts';
 import type { FiscalYearRow } from '../fiscal/ensure.ts';
@@ -166,23 +166,12 @@ export async function closeYear(db: Db, access: Access, path: YearPathParams): P
     const toClose = periods.filter((p) => p.status === 'Open');
     for (const p of toClose) await setFiscalStatus(tx, fiscalPeriods, p, change);
     const updated = await setFiscalStatus(tx, fiscalYears, year, change);
+    const closed = { status: { from: 'Open', to: 'Closed' } };
     await recordAudit(tx, [
-      {
-        organizationId,
-        userId: access.userId,
-        action: 'YearEndClose',
-        entityType: 'FiscalYear',
-        entityId: year.id,
-        changes: { status: { from: 'Open', to: 'Closed' } },
-      },
-      ...toClose.map((p) => ({
-        organizationId,
-        userId: access.userId,
-        action: 'Close' as const,
-        entityType: 'FiscalPeriod' as const,
-        entityId: p.id,
-        changes: { status: { from: 'Open', to: 'Closed' } },
-      })),
+      auditEntry(access, 'FiscalYear', { organizationId, id: year.id }, 'YearEndClose', closed),
+      ...toClose.map((p) =>
+        auditEntry(access, 'FiscalPeriod', { organizationId, id: p.id }, 'Close', closed),
+      ),
     ]);
     const result = {
       fiscalYearId: year.id,

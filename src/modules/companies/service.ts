@@ -6,15 +6,16 @@ import { nameKey } from '../../domain/text.ts';
 import { and, asc, eq, ne } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
-import { countRows, inOrg, pageOfRows, requireRow, updateRow } from '../../db/rows.ts';
+import { anyRow, countRows, inOrg, requireRow, updateRow } from '../../db/rows.ts';
 import { accounts, companies, fiscalYears } from '../../db/schema/index.ts';
 import { isUsableRetainedEarningsAccount } from '../../domain/accounts.ts';
 import { isJurisdictionCode } from '../../domain/codes.ts';
-import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
+import { checkUnchanged, DomainError, invalid } from '../../domain/errors.ts';
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
 import type { TemplateType } from '../../domain/templates/index.ts';
 import type { Access } from '../../access/access.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
+import type { PageParams } from '../../http/pagination.ts';
+import { pagedRows } from '../shared/lists.ts';
 import { accountNotFound, invalidRetainedEarningsAccount } from '../charts/errors.ts';
 import { insertTemplateAccounts, templateAuditChanges } from '../charts/templates.ts';
 import { type AuditAction, auditWrite, diffChanges } from '../audit/service.ts';
@@ -196,8 +197,7 @@ export async function listCompanies(db: Db, access: Access, q: CompanyListQuery,
   await access.authorize(q.organizationId, 'company:read');
   const where = inOrg(companies, q.organizationId, { isActive: q.isActive, jurisdiction: q.jurisdiction });
   const order = [asc(companies.nameKey), asc(companies.id)];
-  const { rows, total } = await pageOfRows(db, companies, where, order, page);
-  return paged('companies', rows.map(companyRecord), total, page);
+  return pagedRows(db, companies, where, order, page, 'companies', (rows) => rows.map(companyRecord));
 }
 
 export async function getCompany(
@@ -309,14 +309,13 @@ function unpostedError(companyId: string, unpostedEntryCount: number): DomainErr
 
 /** organizationId and functionalCurrency cannot change: sent with another value, a validation issue. */
 function checkImmutableCompany(input: UpdateCompanyInput, row: CompanyRow): void {
-  const issues: Issue[] = [];
-  if (input.organizationId !== undefined && input.organizationId !== row.organizationId) {
-    issues.push({ path: '/organizationId', message: 'organizationId is immutable' });
-  }
-  if (input.functionalCurrency !== undefined && input.functionalCurrency !== row.functionalCurrency) {
-    issues.push({ path: '/functionalCurrency', message: 'functionalCurrency is immutable' });
-  }
-  if (issues.length > 0) throw new ValidationError(issues);
+  checkUnchanged(
+    {
+      organizationId: { sent: input.organizationId, stored: row.organizationId },
+      functionalCurrency: { sent: input.functionalCurrency, stored: row.functionalCurrency },
+    },
+    (field) => `${field} is immutable`,
+  );
 }
 
 /** The record after the update: each field sent replaces the current one. */
@@ -373,16 +372,15 @@ async function checkCompanyUpdate(
   const organizationId = row.organizationId;
   const companyId = row.id;
   if (companyNameKey(after.name) !== row.nameKey) {
-    const [taken] = await tx
-      .select({ id: companies.id })
-      .from(companies)
-      .where(
-        and(
-          eq(companies.organizationId, organizationId),
-          eq(companies.nameKey, companyNameKey(after.name)),
-          ne(companies.id, companyId),
-        ),
-      );
+    const taken = await anyRow(
+      tx,
+      companies,
+      and(
+        eq(companies.organizationId, organizationId),
+        eq(companies.nameKey, companyNameKey(after.name)),
+        ne(companies.id, companyId),
+      ),
+    );
     if (taken) throw nameTaken(after.name, organizationId);
   }
   if (

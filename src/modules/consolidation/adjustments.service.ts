@@ -13,7 +13,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
-import { inOrg, pageOfRows, requireRow, sameRow, updateRow } from '../../db/rows.ts';
+import { inOrg, requireRow, sameRow, updateRow } from '../../db/rows.ts';
 import { accounts, consolidationAdjustments, groupAccounts } from '../../db/schema/index.ts';
 import { minorUnits } from '../../domain/codes.ts';
 import type { AdjustmentInput } from '../../domain/consolidation/types.ts';
@@ -21,8 +21,9 @@ import { DomainError, invalid } from '../../domain/errors.ts';
 import { type Operation, segregationRefusal, transitionRefusal } from '../../domain/journal/workflow.ts';
 import { dec, fractionDigits, ZERO } from '../../domain/money.ts';
 import type { Access } from '../../access/access.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
-import { auditWrite } from '../audit/service.ts';
+import type { PageParams } from '../../http/pagination.ts';
+import { pagedRows } from '../shared/lists.ts';
+import { auditWrite, type Changes } from '../audit/service.ts';
 import { refused } from '../journal/checks.ts';
 import { organizationSettings } from '../organizations/service.ts';
 import { type GroupRow, loadMembers } from './groups.repo.ts';
@@ -185,6 +186,28 @@ async function checkedLines(
   return out;
 }
 
+/**
+ * Writes a new adjustment, created by the caller at `now`, and audits its creation in the status it is
+ * created in (with `changes`, what else it was created with).
+ */
+async function insertAdjustment(
+  tx: Queryable,
+  access: Access,
+  now: Date,
+  values: Omit<typeof consolidationAdjustments.$inferInsert, 'createdBy' | 'createdAt' | 'updatedAt'>,
+  changes: Changes = {},
+): Promise<Row> {
+  const [row] = await tx
+    .insert(consolidationAdjustments)
+    .values({ ...values, createdBy: access.userId, createdAt: now, updatedAt: now })
+    .returning();
+  await auditWrite(tx, access, 'ConsolidationAdjustment', row!, 'Create', {
+    status: { from: null, to: row!.status },
+    ...changes,
+  });
+  return row!;
+}
+
 function checkPeriod(p: { year: number; period: number }): void {
   if (p.period < 1 || p.period > 13) throw invalid('/periodRef/period', 'period must be 1–13');
 }
@@ -200,28 +223,18 @@ export async function createAdjustment(
   checkPeriod(body.periodRef);
   return inTransaction(db, async (tx) => {
     const lines = await checkedLines(tx, group, body.lines);
-    const now = new Date();
-    const [row] = await tx
-      .insert(consolidationAdjustments)
-      .values({
-        id: uuidv7(),
-        organizationId: group.organizationId,
-        groupId: group.id,
-        year: body.periodRef.year,
-        period: body.periodRef.period,
-        description: body.description,
-        status: 'Draft',
-        recurring: body.recurring ?? false,
-        lines,
-        createdBy: access.userId,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    await auditWrite(tx, access, 'ConsolidationAdjustment', row!, 'Create', {
-      status: { from: null, to: 'Draft' },
+    const row = await insertAdjustment(tx, access, new Date(), {
+      id: uuidv7(),
+      organizationId: group.organizationId,
+      groupId: group.id,
+      year: body.periodRef.year,
+      period: body.periodRef.period,
+      description: body.description,
+      status: 'Draft',
+      recurring: body.recurring ?? false,
+      lines,
     });
-    return record(row!, group.reportingCurrency);
+    return record(row, group.reportingCurrency);
   });
 }
 
@@ -261,12 +274,8 @@ export async function listAdjustments(
     asc(consolidationAdjustments.period),
     asc(consolidationAdjustments.id),
   ];
-  const { rows, total } = await pageOfRows(db, consolidationAdjustments, where, order, page);
-  return paged(
-    'adjustments',
+  return pagedRows(db, consolidationAdjustments, where, order, page, 'adjustments', (rows) =>
     rows.map((r) => record(r, group.reportingCurrency)),
-    total,
-    page,
   );
 }
 
@@ -370,9 +379,11 @@ export async function actOnAdjustment(
         debit: l.credit,
         credit: l.debit,
       }));
-      const [reversal] = await tx
-        .insert(consolidationAdjustments)
-        .values({
+      await insertAdjustment(
+        tx,
+        access,
+        now,
+        {
           id: reversalId,
           organizationId: row.organizationId,
           groupId: row.groupId,
@@ -382,18 +393,12 @@ export async function actOnAdjustment(
           status: 'Posted',
           recurring: row.recurring,
           lines: swapped,
-          createdBy: access.userId,
           postedBy: access.userId,
           postedAt: now,
           reversalOfId: row.id,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      await auditWrite(tx, access, 'ConsolidationAdjustment', reversal!, 'Create', {
-        status: { from: null, to: 'Posted' },
-        reversalOfId: { from: null, to: row.id },
-      });
+        },
+        { reversalOfId: { from: null, to: row.id } },
+      );
     }
     const updated = await updateRow(tx, consolidationAdjustments, sameRow(consolidationAdjustments, row), {
       status: to,

@@ -6,7 +6,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, type Queryable } from '../../db/client.ts';
-import { inOrg, requireRow } from '../../db/rows.ts';
+import { anyRow, inOrg, requireRow } from '../../db/rows.ts';
 import { accounts, companies, groupAccountMappings } from '../../db/schema/index.ts';
 import type { AccountType } from '../../domain/accounts.ts';
 import { compatible, MappingResolver } from '../../domain/consolidation/group-chart.ts';
@@ -14,7 +14,7 @@ import { invalid } from '../../domain/errors.ts';
 import { parsePattern } from '../../domain/selectors.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { auditWrite, recordAudit } from '../audit/service.ts';
+import { auditWrite } from '../audit/service.ts';
 import { type GroupRow, loadMembers } from './groups.repo.ts';
 import { authorizeGroup, writeGroup } from './groups.service.ts';
 import {
@@ -102,11 +102,8 @@ export async function createMapping(
     } else if (body.companyId) {
       companyId = body.companyId.toLowerCase();
       if (!members.has(companyId)) {
-        const [c] = await tx
-          .select({ id: companies.id })
-          .from(companies)
-          .where(inOrg(companies, orgId, { id: companyId }));
-        if (!c) throw errors.CompanyNotFoundError('Company not found', { companyId });
+        if (!(await anyRow(tx, companies, inOrg(companies, orgId, { id: companyId }))))
+          throw errors.CompanyNotFoundError('Company not found', { companyId });
         throw invalid('/companyId', 'The company is not in the group');
       }
     }
@@ -121,18 +118,11 @@ export async function createMapping(
       pattern: accountId ? null : body.pattern!,
       createdAt: new Date(),
     });
-    await recordAudit(tx, {
-      organizationId: orgId,
-      userId: access.userId,
-      action: 'Create',
-      entityType: 'GroupAccountMapping',
-      entityId: id,
-      changes: {
-        groupAccountId: { from: null, to: target.id },
-        ...(accountId
-          ? { accountId: { from: null, to: accountId } }
-          : { pattern: { from: null, to: body.pattern } }),
-      },
+    await auditWrite(tx, access, 'GroupAccountMapping', { organizationId: orgId, id }, 'Create', {
+      groupAccountId: { from: null, to: target.id },
+      ...(accountId
+        ? { accountId: { from: null, to: accountId } }
+        : { pattern: { from: null, to: body.pattern } }),
     });
     const all = await loadMappings(tx, orgId, locked.id);
     return mappingRecord(all.find((m) => m.id === id)!);

@@ -6,14 +6,20 @@
 import { and, asc, eq, or, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, type Queryable, type Tx } from '../../db/client.ts';
-import { countRows, firstRow, inOrg, pageOfRows, sameRow, updateRow } from '../../db/rows.ts';
+import { anyRow, countRows, firstRow, inOrg, sameRow, updateRow } from '../../db/rows.ts';
 import { accounts, eliminationRules, groupAccountMappings, groupAccounts } from '../../db/schema/index.ts';
-import type { AccountCategory, AccountType, CashFlowCategory } from '../../domain/accounts.ts';
+import {
+  type AccountCategory,
+  type AccountType,
+  type CashFlowCategory,
+  reportingFlagDefaults,
+} from '../../domain/accounts.ts';
 import { type GroupAccountInput, type GroupChartInput } from '../../domain/consolidation/group-chart.ts';
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
 import type { Access } from '../../access/access.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
-import { auditWrite, recordAudit } from '../audit/service.ts';
+import type { PageParams } from '../../http/pagination.ts';
+import { pagedRows } from '../shared/lists.ts';
+import { auditEntry, auditWrite, recordAudit } from '../audit/service.ts';
 import { accountFlagIssues } from '../accounts/service.ts';
 import { type GroupRow, lockGroup } from './groups.repo.ts';
 import { authorizeGroup, writeGroup } from './groups.service.ts';
@@ -267,9 +273,7 @@ function normalized(b: GroupAccountInputBody): Required<GroupAccountInputBody> {
     name: b.name,
     accountType: b.accountType,
     accountCategory: b.accountCategory,
-    cashFlowCategory: b.cashFlowCategory ?? null,
-    isCashEquivalent: b.isCashEquivalent ?? false,
-    isNonMonetary: b.isNonMonetary ?? false,
+    ...reportingFlagDefaults(b),
   };
 }
 
@@ -305,14 +309,12 @@ async function insertAccounts(
   }
   await recordAudit(
     tx,
-    inserted.map((r) => ({
-      organizationId: group.organizationId,
-      userId: access.userId,
-      action: 'Create' as const,
-      entityType: 'GroupAccount' as const,
-      entityId: r.id,
-      changes: { accountNumber: { from: null, to: r.accountNumber }, groupId: { from: null, to: group.id } },
-    })),
+    inserted.map((r) =>
+      auditEntry(access, 'GroupAccount', r, 'Create', {
+        accountNumber: { from: null, to: r.accountNumber },
+        groupId: { from: null, to: group.id },
+      }),
+    ),
   );
   const order = new Map(rows.map((r, i) => [r.id, i]));
   return inserted.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map(groupAccountRecord);
@@ -367,8 +369,7 @@ export async function listGroupAccounts(
   const group = await authorizeGroup(db, access, groupId, organizationId, 'consolidation:read');
   const where = inOrg(groupAccounts, group.organizationId, { groupId: group.id });
   const order = [sql`length(${groupAccounts.accountNumber})`, asc(groupAccounts.accountNumber)];
-  const { rows, total } = await pageOfRows(db, groupAccounts, where, order, page);
-  return paged('accounts', rows.map(groupAccountRecord), total, page);
+  return pagedRows(db, groupAccounts, where, order, page, 'accounts', (rows) => rows.map(groupAccountRecord));
 }
 
 export async function getGroupAccount(
@@ -437,21 +438,18 @@ async function mappingCount(q: Queryable, orgId: string, groupAccountId: string)
 }
 
 /** Whether an elimination rule books to the group account (its debit or credit side). */
-async function namedByRule(q: Queryable, orgId: string, groupAccountId: string): Promise<boolean> {
-  const [rule] = await q
-    .select({ id: eliminationRules.id })
-    .from(eliminationRules)
-    .where(
-      and(
-        eq(eliminationRules.organizationId, orgId),
-        or(
-          eq(eliminationRules.debitGroupAccountId, groupAccountId),
-          eq(eliminationRules.creditGroupAccountId, groupAccountId),
-        ),
+function namedByRule(q: Queryable, orgId: string, groupAccountId: string): Promise<boolean> {
+  return anyRow(
+    q,
+    eliminationRules,
+    and(
+      eq(eliminationRules.organizationId, orgId),
+      or(
+        eq(eliminationRules.debitGroupAccountId, groupAccountId),
+        eq(eliminationRules.creditGroupAccountId, groupAccountId),
       ),
-    )
-    .limit(1);
-  return rule !== undefined;
+    ),
+  );
 }
 
 export async function deleteGroupAccount(

@@ -2,7 +2,7 @@
 import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, pgConstraint, pgErrorCode, type Tx } from '../../db/client.ts';
-import { inOrg, pageOfRows, sameRow, updateRow } from '../../db/rows.ts';
+import { anyRow, inOrg, sameRow, updateRow } from '../../db/rows.ts';
 import {
   companies,
   consolidationGroups,
@@ -12,12 +12,13 @@ import {
 } from '../../db/schema/index.ts';
 import { minorUnits } from '../../domain/codes.ts';
 import { isUnfinished, UNFINISHED_RUN_STATUSES } from '../../domain/consolidation/run-lifecycle.ts';
-import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
+import { checkUnchanged, DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
 import { dec, formatPercentage } from '../../domain/money.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { auditWrite, type Changes, diffChanges } from '../audit/service.ts';
 import { companyNotFound, requireCompany } from '../companies/lookup.ts';
+import { listedOrganizations, pagedRows } from '../shared/lists.ts';
 import {
   type ConsolidationMethod,
   collateC,
@@ -124,11 +125,7 @@ async function nameInUse(db: Db | Tx, organizationId: string, name: string, exce
     eq(consolidationGroups.nameKey, groupNameKey(name)),
   ];
   if (exceptId) conds.push(ne(consolidationGroups.id, exceptId));
-  const [row] = await db
-    .select({ id: consolidationGroups.id })
-    .from(consolidationGroups)
-    .where(and(...conds));
-  return row !== undefined;
+  return anyRow(db, consolidationGroups, and(...conds));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -240,19 +237,14 @@ export async function getGroup(
 }
 
 export async function listGroups(db: Db, access: Access, q: GroupListQuery, page: PageParams) {
-  let orgIds: string[];
-  if (q.organizationId !== undefined) {
-    await access.authorize(q.organizationId, 'consolidation:read');
-    orgIds = [q.organizationId];
-  } else {
-    orgIds = await access.memberOrganizationIds();
-  }
+  const orgIds = await listedOrganizations(access, q.organizationId, 'consolidation:read');
   if (orgIds.length === 0) return paged('groups', [] as GroupRecord[], 0, page);
   const conds = [inArray(consolidationGroups.organizationId, orgIds)];
   if (q.isActive !== undefined) conds.push(eq(consolidationGroups.isActive, q.isActive));
   const order = [collateC(consolidationGroups.nameKey), asc(consolidationGroups.id)];
-  const { rows, total } = await pageOfRows(db, consolidationGroups, and(...conds), order, page);
-  return paged('groups', await groupRecords(db, rows), total, page);
+  return pagedRows(db, consolidationGroups, and(...conds), order, page, 'groups', (rows) =>
+    groupRecords(db, rows),
+  );
 }
 
 function groupFields(row: GroupRow) {
@@ -276,14 +268,13 @@ export async function updateGroup(
   input: UpdateGroupInput,
 ): Promise<GroupRecord> {
   const current = await authorizeGroup(db, access, id, organizationId, 'consolidation:manage');
-  const immutable: Issue[] = [];
-  if (input.organizationId !== undefined && input.organizationId !== current.organizationId) {
-    immutable.push({ path: '/organizationId', message: 'organizationId cannot be changed' });
-  }
-  if (input.parentCompanyId !== undefined && input.parentCompanyId !== current.parentCompanyId) {
-    immutable.push({ path: '/parentCompanyId', message: 'parentCompanyId cannot be changed' });
-  }
-  if (immutable.length > 0) throw new ValidationError(immutable);
+  checkUnchanged(
+    {
+      organizationId: { sent: input.organizationId, stored: current.organizationId },
+      parentCompanyId: { sent: input.parentCompanyId, stored: current.parentCompanyId },
+    },
+    (field) => `${field} cannot be changed`,
+  );
   const orgId = current.organizationId;
   const name = input.name ?? current.name;
   try {

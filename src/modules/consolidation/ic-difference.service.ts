@@ -1,6 +1,6 @@
 /** The group's intercompany-difference setting: the account differences are booked on and the tolerance. */
 import { type Db } from '../../db/client.ts';
-import { inOrg, sameRow, updateRow } from '../../db/rows.ts';
+import { anyRow, inOrg, sameRow, updateRow } from '../../db/rows.ts';
 import { accounts, consolidationGroups } from '../../db/schema/index.ts';
 import { invalid } from '../../domain/errors.ts';
 import { minorUnits } from '../../domain/codes.ts';
@@ -61,12 +61,11 @@ export async function setIcDifferenceSetting(
       const known =
         chart.length > 0
           ? chart.some((a) => a.accountNumber === number)
-          : (
-              await tx
-                .select({ id: accounts.id })
-                .from(accounts)
-                .where(inOrg(accounts, orgId, { companyId: locked.parentCompanyId, accountNumber: number }))
-            ).length > 0;
+          : await anyRow(
+              tx,
+              accounts,
+              inOrg(accounts, orgId, { companyId: locked.parentCompanyId, accountNumber: number }),
+            );
       if (!known) {
         throw invalid(
           '/accountNumber',

@@ -1,16 +1,17 @@
 /** Elimination rules. */
-import { and, asc, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, queryRows, type Tx } from '../../db/client.ts';
-import { sameRow, updateRow } from '../../db/rows.ts';
+import { lockRowsById, sameRow, updateRow } from '../../db/rows.ts';
 import { consolidationGroups, eliminationRules } from '../../db/schema/index.ts';
 import { MAX_TRIGGER_SELECTORS } from '../../domain/consolidation/rule-bounds.ts';
-import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
+import { checkUnchanged, DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
 import { dec } from '../../domain/money.ts';
 import { parsePattern } from '../../domain/selectors.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { type AuditInput, auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
+import { auditEntry, auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
+import { listedOrganizations } from '../shared/lists.ts';
 import { type GroupRow, groupNotFound, requireGroup } from './groups.repo.ts';
 import {
   type EliminationType,
@@ -204,16 +205,6 @@ function draftFromCreate(input: CreateRuleInput): RuleDraft {
   };
 }
 
-function createAudit(access: Access, row: RuleRow): AuditInput {
-  return {
-    organizationId: row.organizationId,
-    userId: access.userId,
-    action: 'Create',
-    entityType: 'EliminationRule',
-    entityId: row.id,
-  };
-}
-
 function authorizeRule(
   db: Db,
   access: Access,
@@ -230,14 +221,19 @@ function authorizeRule(
   );
 }
 
+/** The rule read again and locked inside a write transaction (it may have gone since the check). */
+async function relockRule(tx: Tx, current: RuleRow): Promise<RuleRow & { currency: string }> {
+  const rule = await findRule(tx, current.id, current.organizationId, true);
+  if (!rule) throw ruleNotFound(current.id);
+  return rule;
+}
+
 /** Locks the group, then the rule (the lock order of every rule write that needs both). */
 async function lockRule(tx: Tx, current: RuleRow): Promise<{ group: GroupRow; rule: RuleRow }> {
   const group = await requireGroup(tx, current.organizationId, current.groupId, true).catch(() => {
     throw ruleNotFound(current.id);
   });
-  const rule = await findRule(tx, current.id, current.organizationId, true);
-  if (!rule) throw ruleNotFound(current.id);
-  return { group, rule };
+  return { group, rule: await relockRule(tx, current) };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -254,7 +250,7 @@ export async function createRule(db: Db, access: Access, input: CreateRuleInput)
       .insert(eliminationRules)
       .values({ id: uuidv7(), organizationId: orgId, groupId: group.id, ...canonical(draft) })
       .returning();
-    await recordAudit(tx, createAudit(access, row!));
+    await auditWrite(tx, access, 'EliminationRule', row!, 'Create');
     return { row: row!, currency: group.reportingCurrency };
   });
   return ruleRecord(row, currency);
@@ -316,12 +312,7 @@ export async function bulkCreateRules(
   await access.authorize(orgId, 'consolidation:manage', RESOURCE);
   const { rows, currencies } = await inTransaction(db, async (tx) => {
     const groupIds = [...new Set(rules.map((r) => r.consolidationGroupId))].sort();
-    const locked = await tx
-      .select()
-      .from(consolidationGroups)
-      .where(and(eq(consolidationGroups.organizationId, orgId), inArray(consolidationGroups.id, groupIds)))
-      .orderBy(asc(consolidationGroups.id))
-      .for('update');
+    const locked = await lockRowsById(tx, consolidationGroups, orgId, groupIds, 'update');
     const groups = new Map(locked.map((g) => [g.id, g]));
     const companiesOf = new Map<string, Set<string>>();
     const drafts: RuleDraft[] = [];
@@ -355,7 +346,7 @@ export async function bulkCreateRules(
     const ordered = values.map((v) => byId.get(v.id)!);
     await recordAudit(
       tx,
-      ordered.map((r) => createAudit(access, r)),
+      ordered.map((r) => auditEntry(access, 'EliminationRule', r, 'Create')),
     );
     return {
       rows: ordered,
@@ -386,13 +377,7 @@ async function listScope(
   organizationId: string | undefined,
   groupId: string | undefined,
 ): Promise<string[]> {
-  let orgIds: string[];
-  if (organizationId !== undefined) {
-    await access.authorize(organizationId, 'consolidation:read', RESOURCE);
-    orgIds = [organizationId];
-  } else {
-    orgIds = await access.memberOrganizationIds();
-  }
+  const orgIds = await listedOrganizations(access, organizationId, 'consolidation:read', RESOURCE);
   if (groupId !== undefined) {
     const found =
       orgIds.length === 0
@@ -442,14 +427,13 @@ export async function updateRule(
 ): Promise<RuleRecord> {
   checkPatterns(input, 'update');
   const current = await authorizeRule(db, access, id, organizationId, 'consolidation:manage');
-  const immutable: Issue[] = [];
-  if (input.organizationId !== undefined && input.organizationId !== current.organizationId) {
-    immutable.push({ path: '/organizationId', message: 'organizationId cannot be changed' });
-  }
-  if (input.consolidationGroupId !== undefined && input.consolidationGroupId !== current.groupId) {
-    immutable.push({ path: '/consolidationGroupId', message: 'consolidationGroupId cannot be changed' });
-  }
-  if (immutable.length > 0) throw new ValidationError(immutable);
+  checkUnchanged(
+    {
+      organizationId: { sent: input.organizationId, stored: current.organizationId },
+      consolidationGroupId: { sent: input.consolidationGroupId, stored: current.groupId },
+    },
+    (field) => `${field} cannot be changed`,
+  );
   const { row, currency } = await inTransaction(db, async (tx) => {
     const { group, rule } = await lockRule(tx, current);
     const before = draftOf(rule);
@@ -527,8 +511,7 @@ async function setRuleField(
 ): Promise<RuleRecord> {
   const current = await authorizeRule(db, access, id, organizationId, 'consolidation:manage');
   const row = await inTransaction(db, async (tx) => {
-    const rule = await findRule(tx, current.id, current.organizationId, true);
-    if (!rule) throw ruleNotFound(current.id);
+    const rule = await relockRule(tx, current);
     if (rule[field] === value) return rule;
     const updated = await updateRow(tx, eliminationRules, sameRow(eliminationRules, rule), {
       [field]: value,

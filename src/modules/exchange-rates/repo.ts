@@ -7,7 +7,7 @@
  */
 import { and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
-import { firstRow, inOrg, pageOfRows } from '../../db/rows.ts';
+import { firstRow, inOrg, lockRowsById, pageOfRows } from '../../db/rows.ts';
 import { exchangeRates } from '../../db/schema/index.ts';
 import type { IsoDate } from '../../domain/dates.ts';
 import type { CurrencyPair, DateCondition, RateSource, RateType, StoredRate } from '../../domain/rates.ts';
@@ -297,15 +297,7 @@ export async function lockRatesShared(
   organizationId: string,
   ids: readonly string[],
 ): Promise<string[]> {
-  if (ids.length === 0) return [];
-  const rows = await db
-    .select({ id: exchangeRates.id })
-    .from(exchangeRates)
-    .where(
-      and(eq(exchangeRates.organizationId, organizationId), inArray(exchangeRates.id, [...new Set(ids)])),
-    )
-    .orderBy(asc(exchangeRates.id))
-    .for('share');
+  const rows = await lockRowsById(db, exchangeRates, organizationId, ids, 'share');
   return rows.map((r) => r.id);
 }
 

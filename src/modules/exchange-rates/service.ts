@@ -20,9 +20,10 @@ import {
 } from '../../domain/rates.ts';
 import type { Access } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditEntry, recordAudit } from '../audit/service.ts';
 import { recordEvent } from '../events/record.ts';
 import { fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
+import { listedOrganizations } from '../shared/lists.ts';
 import * as repo from './repo.ts';
 import { organizationRateContext, resolveRateFor } from './resolution.ts';
 import { errors } from '../../domain/error-catalogue.ts';
@@ -129,15 +130,8 @@ function alreadyExists(k: repo.RateKey): DomainError {
 // ---------------------------------------------------------------------------------------------------
 // Create, bulk create
 
-export interface CreateRateInput {
-  organizationId: string;
-  fromCurrency: string;
-  toCurrency: string;
-  rate: string;
-  effectiveDate: IsoDate;
-  rateType: RateType;
-  source: RateSource;
-}
+/** A rate as a request gives it: the stored rate but for the id and creator the service adds. */
+export type CreateRateInput = Omit<repo.NewRate, 'id' | 'createdBy'>;
 
 function newRate(input: CreateRateInput, userId: string): repo.NewRate {
   return { id: uuidv7(), ...input, createdBy: userId };
@@ -148,13 +142,7 @@ async function insertAudited(db: Db, access: Access, rows: repo.NewRate[]): Prom
     const created = await repo.insertRates(tx, rows);
     await recordAudit(
       tx,
-      created.map((r) => ({
-        organizationId: r.organizationId,
-        userId: access.userId,
-        action: 'Create' as const,
-        entityType: 'ExchangeRate' as const,
-        entityId: r.id,
-      })),
+      created.map((r) => auditEntry(access, 'ExchangeRate', r, 'Create')),
     );
     // One event per request, a single rate or a bulk batch (all of one organization).
     const first = created[0];
@@ -269,13 +257,7 @@ export interface ListRatesQuery {
 
 /** GET /exchange-rates. The caller has checked startDate ≤ endDate (syntax step). */
 export async function listRates(db: Db, access: Access, q: ListRatesQuery, page: PageParams) {
-  let organizationIds: string[];
-  if (q.organizationId !== undefined) {
-    await access.authorize(q.organizationId, 'exchange_rate:read');
-    organizationIds = [q.organizationId];
-  } else {
-    organizationIds = await access.memberOrganizationIds();
-  }
+  const organizationIds = await listedOrganizations(access, q.organizationId, 'exchange_rate:read');
   const { rows, total } = await repo.listRates(db, { ...q, organizationIds }, page);
   return paged('rates', rows.map(exchangeRateRecord), total, page);
 }
@@ -299,22 +281,14 @@ export async function deleteRate(db: Db, access: Access, id: string, organizatio
     }
     const entryIds = await repo.detachRateFromUnpostedLines(tx, rate.organizationId, id);
     await repo.deleteRate(tx, rate.organizationId, id);
+    const { organizationId } = rate;
     await recordAudit(tx, [
-      {
-        organizationId: rate.organizationId,
-        userId: access.userId,
-        action: 'Delete',
-        entityType: 'ExchangeRate',
-        entityId: id,
-      },
-      ...entryIds.map((entryId) => ({
-        organizationId: rate.organizationId,
-        userId: access.userId,
-        action: 'Update' as const,
-        entityType: 'JournalEntry' as const,
-        entityId: entryId,
-        changes: { exchangeRateId: { from: id, to: null } },
-      })),
+      auditEntry(access, 'ExchangeRate', { organizationId, id }, 'Delete'),
+      ...entryIds.map((entryId) =>
+        auditEntry(access, 'JournalEntry', { organizationId, id: entryId }, 'Update', {
+          exchangeRateId: { from: id, to: null },
+        }),
+      ),
     ]);
   });
 }

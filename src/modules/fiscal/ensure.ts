@@ -15,7 +15,7 @@ import {
   fiscalYearStartDate,
   periodsOfYear,
 } from '../../domain/fiscal-calendar.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditWrite } from '../audit/service.ts';
 
 export type FiscalYearRow = typeof fiscalYears.$inferSelect;
 export type FiscalPeriodRow = typeof fiscalPeriods.$inferSelect;
@@ -69,13 +69,7 @@ export async function ensureFiscalYear(
         status: 'Open',
       })),
     );
-    await recordAudit(tx, {
-      organizationId: input.organizationId,
-      userId: input.userId,
-      action: 'Create',
-      entityType: 'FiscalYear',
-      entityId: id,
-    });
+    await auditWrite(tx, input, 'FiscalYear', { organizationId: input.organizationId, id }, 'Create');
     return { year: inserted[0]!, created: true };
   }
   const { organizationId, companyId, year } = input;

@@ -22,6 +22,7 @@ import {
 } from '../../domain/fiscal-calendar.ts';
 import type { Access, Action } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
+import { pagedRows } from '../shared/lists.ts';
 import { type EventInput, recordEvent } from '../events/record.ts';
 import { auditWrite } from '../audit/service.ts';
 import { type CompanyRow, fiscalYearEndOf, requireCompany } from '../companies/lookup.ts';
@@ -139,9 +140,9 @@ export async function listFiscalYears(
   await access.authorize(organizationId, 'fiscal_period:read', 'FiscalYear');
   const where = inOrg(fiscalYears, organizationId, { companyId, status });
   const order = [desc(fiscalYears.year), asc(fiscalYears.id)];
-  const { rows, total } = await pageOfRows(db, fiscalYears, where, order, page);
-  const records = await loadFiscalYearRecords(db, organizationId, companyId, rows);
-  return paged('fiscalYears', records, total, page);
+  return pagedRows(db, fiscalYears, where, order, page, 'fiscalYears', (rows) =>
+    loadFiscalYearRecords(db, organizationId, companyId, rows),
+  );
 }
 
 export async function getFiscalYear(
@@ -356,9 +357,7 @@ export async function listReopenHistory(db: Db, access: Access, path: PeriodPath
   await access.authorize(organizationId, 'fiscal_period:read');
   const where = inOrg(periodReopenHistory, organizationId, { periodId: period.id });
   const order = [desc(periodReopenHistory.reopenedAt), asc(periodReopenHistory.id)];
-  const { rows, total } = await pageOfRows(db, periodReopenHistory, where, order, page);
-  return paged(
-    'history',
+  return pagedRows(db, periodReopenHistory, where, order, page, 'history', (rows) =>
     rows.map((r): PeriodReopenRecord => ({
       id: r.id,
       periodId: r.periodId,
@@ -367,8 +366,6 @@ export async function listReopenHistory(db: Db, access: Access, path: PeriodPath
       reopenedAt: r.reopenedAt.toISOString(),
       previousStatus: 'Closed',
     })),
-    total,
-    page,
   );
 }
 

@@ -13,7 +13,7 @@
 import { desc, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable, queryRows, type Tx } from '../../db/client.ts';
-import { inOrg, pageOfRows, requireRow } from '../../db/rows.ts';
+import { inOrg, requireRow } from '../../db/rows.ts';
 import { fxRevaluations } from '../../db/schema/index.ts';
 import { addDays, type IsoDate, todayIn } from '../../domain/dates.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -29,7 +29,8 @@ import { UNPOSTED_STATUSES } from '../../domain/journal/workflow.ts';
 import { type Decimal, formatRate, type Money, money, ZERO } from '../../domain/money.ts';
 import { CLOSING_RATE_TYPES, type RateType } from '../../domain/rates.ts';
 import type { Access } from '../../access/access.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
+import type { PageParams } from '../../http/pagination.ts';
+import { pagedRows } from '../shared/lists.ts';
 import { auditWrite } from '../audit/service.ts';
 import { type CompanyRow, companyInactive, findCompany } from '../companies/lookup.ts';
 import { loadRateBook, lockRatesForUse } from '../exchange-rates/service.ts';
@@ -526,16 +527,16 @@ export async function listRevaluations(db: Db, access: Access, path: CompanyPath
   await access.authorize(path.organizationId, 'fx_revaluation:read');
   const where = inOrg(fxRevaluations, path.organizationId, { companyId: path.companyId });
   const order = [desc(fxRevaluations.asOfDate), desc(fxRevaluations.id)];
-  const { rows, total } = await pageOfRows(db, fxRevaluations, where, order, page);
-  const statuses = await entryStatuses(
-    db,
-    path.organizationId,
-    rows.flatMap((r) => (r.entryId ? [r.entryId] : [])),
-  );
-  const items = rows.map((r) =>
-    revaluationRecord(r, company.functionalCurrency, r.entryId ? (statuses.get(r.entryId) ?? null) : null),
-  );
-  return paged('revaluations', items, total, page);
+  return pagedRows(db, fxRevaluations, where, order, page, 'revaluations', async (rows) => {
+    const statuses = await entryStatuses(
+      db,
+      path.organizationId,
+      rows.flatMap((r) => (r.entryId ? [r.entryId] : [])),
+    );
+    return rows.map((r) =>
+      revaluationRecord(r, company.functionalCurrency, r.entryId ? (statuses.get(r.entryId) ?? null) : null),
+    );
+  });
 }
 
 /** GET …/fx-revaluations/{revaluationId} (viewer). */

@@ -4,12 +4,13 @@
  * Rows are read through the query builder (amounts as decimal strings, dates as `YYYY-MM-DD`,
  * timestamps as `Date`); the reconciliation aggregate is one raw query whose sums are cast to text.
  */
-import { and, asc, desc, eq, gte, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
-import { firstRow, inOrg, pageOfRows, updateRow } from '../../db/rows.ts';
+import { firstRow, inOrg, lockRowsById, updateRow } from '../../db/rows.ts';
 import { companies, intercompanyTransactions, journalEntries } from '../../db/schema/index.ts';
 import type { IsoDate } from '../../domain/dates.ts';
-import { type KeyColumn, keyset, type PageParams } from '../../http/pagination.ts';
+import { type KeyColumn, type PageParams } from '../../http/pagination.ts';
+import { keysetRows } from '../shared/lists.ts';
 
 export type IntercompanyRow = typeof intercompanyTransactions.$inferSelect;
 export type NewIntercompanyRow = typeof intercompanyTransactions.$inferInsert;
@@ -147,11 +148,11 @@ export async function listTransactions(
   page: PageParams,
 ): Promise<{ rows: IntercompanyRow[]; total: number; nextCursor?: string }> {
   if (filter.organizationIds.length === 0) return { rows: [], total: 0 };
-  const where = listWhere(filter);
-  const ks = keyset<IntercompanyRow>(LIST_ORDER, page, (r) => [r.transactionDate, r.createdAt, r.id]);
-  const order = [desc(T.transactionDate), desc(T.createdAt), asc(T.id)];
-  const { rows, total } = await pageOfRows(db, T, where, order, ks);
-  return { ...ks.finish(rows), total };
+  return keysetRows(db, T, listWhere(filter), LIST_ORDER, page, (r) => [
+    r.transactionDate,
+    r.createdAt,
+    r.id,
+  ]);
 }
 
 /** A linked side to reconcile: the entry, its company (the side's company) and the partner. */
@@ -265,18 +266,12 @@ export async function loadTransactionsForRun(db: Queryable, q: RunWindowQuery): 
 }
 
 /** The transactions `ids` of the organization, locked FOR UPDATE in id order (a run's final write). */
-export async function lockTransactions(
+export function lockTransactions(
   db: Queryable,
   organizationId: string,
   ids: readonly string[],
 ): Promise<IntercompanyRow[]> {
-  if (ids.length === 0) return [];
-  return db
-    .select()
-    .from(T)
-    .where(and(eq(T.organizationId, organizationId), inArray(T.id, [...new Set(ids)])))
-    .orderBy(asc(T.id))
-    .for('update');
+  return lockRowsById(db, T, organizationId, ids, 'update');
 }
 
 /**

@@ -13,9 +13,10 @@ import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts
 import { dec, type Money, money } from '../../domain/money.ts';
 import type { Access, Action } from '../../access/access.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
-import { auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
+import { auditWrite, diffChanges } from '../audit/service.ts';
 import { recordEvent } from '../events/record.ts';
 import { companyInactive, companyNotFound, findCompany } from '../companies/lookup.ts';
+import { listedOrganizations } from '../shared/lists.ts';
 import { type Reconciliation, reconcileAll } from './reconciliation.ts';
 import type { IntercompanyRow, MatchingStatus, TransactionType } from './repo.ts';
 import * as repo from './repo.ts';
@@ -184,13 +185,7 @@ export interface ListQuery {
 }
 
 export async function listTransactions(db: Db, access: Access, q: ListQuery, page: PageParams) {
-  let organizationIds: string[];
-  if (q.organizationId !== undefined) {
-    await access.authorize(q.organizationId, 'intercompany:read');
-    organizationIds = [q.organizationId];
-  } else {
-    organizationIds = await access.memberOrganizationIds();
-  }
+  const organizationIds = await listedOrganizations(access, q.organizationId, 'intercompany:read');
   if (q.startDate !== undefined && q.endDate !== undefined && q.startDate > q.endDate) {
     throw new ValidationError([{ path: '/query/startDate', message: 'startDate must not be after endDate' }]);
   }
@@ -369,17 +364,17 @@ export async function updateTransaction(
       updatedAt: new Date(),
     });
     const afterRecord = baseRecord(updated);
-    await recordAudit(tx, {
-      organizationId: row.organizationId,
-      userId: access.userId,
-      action: 'Update',
-      entityType: 'IntercompanyTransaction',
-      entityId: row.id,
-      changes: diffChanges(
+    await auditWrite(
+      tx,
+      access,
+      'IntercompanyTransaction',
+      row,
+      'Update',
+      diffChanges(
         before as unknown as Record<string, unknown>,
         afterRecord as unknown as Record<string, unknown>,
       ),
-    });
+    );
     return toRecord(tx, updated);
   });
 }
@@ -476,17 +471,17 @@ export async function setMatchingStatus(
       varianceExplanation,
       updatedAt: new Date(),
     });
-    await recordAudit(tx, {
-      organizationId: row.organizationId,
-      userId: access.userId,
-      action: 'SetMatchingStatus',
-      entityType: 'IntercompanyTransaction',
-      entityId: row.id,
-      changes: diffChanges(
+    await auditWrite(
+      tx,
+      access,
+      'IntercompanyTransaction',
+      row,
+      'SetMatchingStatus',
+      diffChanges(
         before as unknown as Record<string, unknown>,
         baseRecord(updated) as unknown as Record<string, unknown>,
       ),
-    });
+    );
     const record = await toRecord(tx, updated);
     await recordEvent(tx, {
       organizationId: row.organizationId,

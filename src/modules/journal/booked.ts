@@ -18,7 +18,7 @@ import {
   INITIAL_STATUS,
 } from '../../domain/journal/workflow.ts';
 import { type Decimal, dec } from '../../domain/money.ts';
-import { recordAudit } from '../audit/service.ts';
+import { auditEntry, recordAudit } from '../audit/service.ts';
 import { recordJournalEvents } from '../events/record.ts';
 import type { CompanyRow } from '../companies/lookup.ts';
 import { addEntryToBalances } from '../ledger/posting.ts';
@@ -187,18 +187,14 @@ export async function insertSystemEntry(
       rows,
     );
   }
+  const caller = { userId: args.userId };
   await recordAudit(tx, [
-    { organizationId, userId: args.userId, action: 'Create', entityType: 'JournalEntry', entityId: id },
+    auditEntry(caller, 'JournalEntry', { organizationId, id }, 'Create'),
     ...(posted
       ? [
-          {
-            organizationId,
-            userId: args.userId,
-            action: 'Post' as const,
-            entityType: 'JournalEntry' as const,
-            entityId: id,
-            changes: { status: { from: null, to: BOOKED_STATUS } },
-          },
+          auditEntry(caller, 'JournalEntry', { organizationId, id }, 'Post', {
+            status: { from: null, to: BOOKED_STATUS },
+          }),
         ]
       : []),
   ]);

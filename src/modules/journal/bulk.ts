@@ -30,7 +30,7 @@ import {
   transitionRefusal,
 } from '../../domain/journal/workflow.ts';
 import type { Access } from '../../access/access.ts';
-import { type AuditInput, recordAudit } from '../audit/service.ts';
+import { auditEntry, type AuditInput, recordAudit } from '../audit/service.ts';
 import type { CompanyRow } from '../companies/lookup.ts';
 import { recordJournalEvents } from '../events/record.ts';
 import { insertedLinesPostingCtes } from '../ledger/posting.ts';
@@ -180,21 +180,13 @@ async function writeEntries(
     await insertRows(tx, ofOrg, post ? { closingEntryType: CLOSING_ENTRY_TYPE } : undefined);
   }
   const audit: AuditInput[] = prepared.flatMap(({ row }) => {
-    const base = {
-      organizationId: row.organizationId,
-      userId: access.userId,
-      entityType: 'JournalEntry' as const,
-    };
-    const create: AuditInput = { ...base, action: 'Create', entityId: row.id };
+    const create = auditEntry(access, 'JournalEntry', row, 'Create');
     if (!post) return [create];
     return [
       create,
-      {
-        ...base,
-        action: 'Post',
-        entityId: row.id,
-        changes: { status: { from: INITIAL_STATUS, to: MOVES.post.to } },
-      },
+      auditEntry(access, 'JournalEntry', row, 'Post', {
+        status: { from: INITIAL_STATUS, to: MOVES.post.to },
+      }),
     ];
   });
   for (let i = 0; i < audit.length; i += 1000) await recordAudit(tx, audit.slice(i, i + 1000));

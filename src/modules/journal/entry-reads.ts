@@ -8,6 +8,7 @@ import { formatAmount, formatRate } from '../../domain/money.ts';
 import type { Access } from '../../access/access.ts';
 import { encodeCursor, type PageParams, paged } from '../../http/pagination.ts';
 import { companyNotFound } from '../companies/lookup.ts';
+import { listedOrganizations } from '../shared/lists.ts';
 import { entryNotFound, locateEntry } from './checks.ts';
 import { entryRecord, getEntryRecord, type JournalEntryRecord } from './records.ts';
 import type { EntryRow, LineRow } from './repo.ts';
@@ -36,13 +37,7 @@ async function listScope(db: Db, access: Access, q: ListEntriesQuery): Promise<s
   if (q.fromDate && q.toDate && q.fromDate > q.toDate) {
     throw new ValidationError([{ path: '/query/fromDate', message: 'fromDate must not be after toDate' }]);
   }
-  let organizationIds: string[];
-  if (q.organizationId !== undefined) {
-    await access.authorize(q.organizationId, 'journal_entry:read');
-    organizationIds = [q.organizationId];
-  } else {
-    organizationIds = await access.memberOrganizationIds();
-  }
+  const organizationIds = await listedOrganizations(access, q.organizationId, 'journal_entry:read');
   if (q.companyId !== undefined) {
     const found = await repo.functionalCurrencies(db, organizationIds, [q.companyId]);
     if (!found.has(q.companyId)) throw companyNotFound(q.companyId);

@@ -19,8 +19,9 @@ import {
   sql,
 } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
-import { firstRow, inOrg, pageOfRows, updateRow } from '../../db/rows.ts';
-import { type KeyColumn, keyset, type PageParams } from '../../http/pagination.ts';
+import { firstRow, inOrg, updateRow } from '../../db/rows.ts';
+import { type KeyColumn, type PageParams } from '../../http/pagination.ts';
+import { keysetRows } from '../shared/lists.ts';
 import {
   accounts,
   companies,
@@ -426,15 +427,11 @@ export async function listEntries(
   page: PageParams,
 ): Promise<{ rows: EntryRow[]; total: number; nextCursor?: string }> {
   if (f.organizationIds.length === 0) return { rows: [], total: 0 };
-  const where = listWhere(f);
-  const ks = keyset<EntryRow>(ENTRY_ORDER, page, (r) => [r.transactionDate, r.entryNumber, r.id]);
-  const order = [
-    desc(journalEntries.transactionDate),
-    desc(journalEntries.entryNumber),
-    asc(journalEntries.id),
-  ];
-  const { rows, total } = await pageOfRows(db, journalEntries, where, order, ks);
-  return { ...ks.finish(rows), total };
+  return keysetRows(db, journalEntries, listWhere(f), ENTRY_ORDER, page, (r) => [
+    r.transactionDate,
+    r.entryNumber,
+    r.id,
+  ]);
 }
 
 /** The lines of entries of several organizations: per organization, its entries' ids. */

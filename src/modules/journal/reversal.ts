@@ -16,7 +16,7 @@ import {
 } from '../../domain/journal/rules.ts';
 import { MOVES, REVERSAL_ENTRY_TYPE } from '../../domain/journal/workflow.ts';
 import type { Access } from '../../access/access.ts';
-import { type AuditInput, recordAudit } from '../audit/service.ts';
+import { auditEntry, recordAudit } from '../audit/service.ts';
 import { recordJournalEvents } from '../events/record.ts';
 import type { CompanyRow } from '../companies/lookup.ts';
 import { addEntryToBalances } from '../ledger/posting.ts';
@@ -134,21 +134,14 @@ export async function reverseEntryInTx(
     updatedAt: now,
   });
   await addEntryToBalances(tx, reversal, isClosingRelated(original.entryType));
-  const audits: AuditInput[] = [
-    { organizationId, userId: args.userId, action: 'Create', entityType: 'JournalEntry', entityId: id },
-    {
-      organizationId,
-      userId: args.userId,
-      action: 'Reverse',
-      entityType: 'JournalEntry',
-      entityId: original.id,
-      changes: {
-        status: { from: original.status, to: MOVES.reverse.to },
-        reversingEntryId: { from: null, to: id },
-      },
-    },
-  ];
-  await recordAudit(tx, audits);
+  const caller = { userId: args.userId };
+  await recordAudit(tx, [
+    auditEntry(caller, 'JournalEntry', { organizationId, id }, 'Create'),
+    auditEntry(caller, 'JournalEntry', { organizationId, id: original.id }, 'Reverse', {
+      status: { from: original.status, to: MOVES.reverse.to },
+      reversingEntryId: { from: null, to: id },
+    }),
+  ]);
   // The reversal is a new entry, created posted; the original is now reversed.
   await recordJournalEvents(tx, [
     { organizationId, entryId: id, type: 'JournalEntryCreated', actorId: args.userId },

@@ -5,7 +5,7 @@
  */
 import { desc } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { byId, firstRow, inOrg, pageOfRows } from '../../db/rows.ts';
+import { byId, firstRow, inOrg } from '../../db/rows.ts';
 import { companies, trialBalanceImports } from '../../db/schema/index.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { type Money, money } from '../../domain/money.ts';
@@ -16,7 +16,8 @@ import type {
   importDifferences,
 } from '../../domain/trial-balance-import.ts';
 import type { Access, Action } from '../../access/access.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
+import type { PageParams } from '../../http/pagination.ts';
+import { pagedRows } from '../shared/lists.ts';
 import { type CompanyRow, companyNotFound } from '../companies/lookup.ts';
 
 export interface ImportInput {
@@ -118,12 +119,8 @@ export function importRecord(r: typeof trialBalanceImports.$inferSelect, currenc
 export async function listImports(db: Db, company: CompanyRow, page: PageParams) {
   const where = inOrg(trialBalanceImports, company.organizationId, { companyId: company.id });
   const order = [desc(trialBalanceImports.createdAt), desc(trialBalanceImports.id)];
-  const { rows, total } = await pageOfRows(db, trialBalanceImports, where, order, page);
-  return paged(
-    'imports',
+  return pagedRows(db, trialBalanceImports, where, order, page, 'imports', (rows) =>
     rows.map((r) => importRecord(r, company.functionalCurrency)),
-    total,
-    page,
   );
 }
 

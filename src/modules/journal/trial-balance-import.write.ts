@@ -15,7 +15,7 @@ import { DEFAULT_SOURCE_MODULE, MOVES } from '../../domain/journal/workflow.ts';
 import { type Decimal, ZERO } from '../../domain/money.ts';
 import { balancedChunks, compareAccountNumber } from '../../domain/trial-balance-import.ts';
 import type { Access } from '../../access/access.ts';
-import { type AuditInput, recordAudit } from '../audit/service.ts';
+import { auditEntry, type AuditInput, recordAudit } from '../audit/service.ts';
 import type { CompanyRow } from '../companies/lookup.ts';
 import { recordJournalEvents } from '../events/record.ts';
 import { insertRows } from './bulk.ts';
@@ -124,13 +124,9 @@ async function createAccounts(tx: Queryable, w: ImportWrite, now: Date): Promise
           as a(id, account_number, name, account_type, account_category)`,
     );
   }
-  return toCreate.map((_, k) => ({
-    organizationId: company.organizationId,
-    userId: w.access.userId,
-    action: 'Create',
-    entityType: 'Account',
-    entityId: createdIds[k]!,
-  }));
+  return toCreate.map((_, k) =>
+    auditEntry(w.access, 'Account', { organizationId: company.organizationId, id: createdIds[k]! }, 'Create'),
+  );
 }
 
 type Chunk = { key: string; amount: Decimal }[];
@@ -232,22 +228,10 @@ function lineRow(
 
 /** The audit rows of an entry written posted: its creation and its posting. */
 function postedEntryAudit(company: CompanyRow, userId: string, entryId: string): AuditInput[] {
+  const entry = { organizationId: company.organizationId, id: entryId };
   return [
-    {
-      organizationId: company.organizationId,
-      userId,
-      action: 'Create',
-      entityType: 'JournalEntry',
-      entityId: entryId,
-    },
-    {
-      organizationId: company.organizationId,
-      userId,
-      action: 'Post',
-      entityType: 'JournalEntry',
-      entityId: entryId,
-      changes: { status: { from: null, to: MOVES.post.to } },
-    },
+    auditEntry({ userId }, 'JournalEntry', entry, 'Create'),
+    auditEntry({ userId }, 'JournalEntry', entry, 'Post', { status: { from: null, to: MOVES.post.to } }),
   ];
 }
 

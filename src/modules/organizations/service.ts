@@ -1,15 +1,24 @@
 /** Organizations, members and the audit-log read. */
-import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, inTransaction, pgErrorCode, queryRows, run, statement } from '../../db/client.ts';
-import { countRows, inOrg, pageOfRows } from '../../db/rows.ts';
+import {
+  type Db,
+  inTransaction,
+  pgErrorCode,
+  type Queryable,
+  queryRows,
+  run,
+  statement,
+} from '../../db/client.ts';
+import { countRows, firstRow, inOrg, type RowLock } from '../../db/rows.ts';
 import { auditLog, companies, memberships, organizations, users } from '../../db/schema/index.ts';
 import { addDays } from '../../domain/dates.ts';
 import { DomainError, type Issue, ValidationError } from '../../domain/errors.ts';
 import type { FiscalYearEnd } from '../../domain/fiscal-calendar.ts';
 import { type Access, organizationNotFound, type Role } from '../../access/access.ts';
-import { type KeyColumn, keyset, type PageParams, paged } from '../../http/pagination.ts';
-import { auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
+import { type KeyColumn, type PageParams, paged } from '../../http/pagination.ts';
+import { keysetRows } from '../shared/lists.ts';
+import { auditEntry, auditWrite, diffChanges, recordAudit } from '../audit/service.ts';
 import { errors } from '../../domain/error-catalogue.ts';
 
 export interface OrganizationSettings {
@@ -130,8 +139,8 @@ export async function createOrganization(
         .returning();
       await tx.insert(memberships).values({ organizationId: id, userId, role: 'owner' });
       await recordAudit(tx, [
-        { organizationId: id, userId, action: 'Create', entityType: 'Organization', entityId: id },
-        { organizationId: id, userId, action: 'AddMember', entityType: 'Membership', entityId: userId },
+        auditEntry({ userId }, 'Organization', { organizationId: id, id }, 'Create'),
+        auditEntry({ userId }, 'Membership', { organizationId: id, id: userId }, 'AddMember'),
       ]);
       return organizationRecord(row!);
     });
@@ -193,11 +202,16 @@ export async function listOrganizations(db: Db, userId: string, page: PageParams
   );
 }
 
+/** The organization, or 404 OrganizationNotFoundError; with `lock`, locked for the rest of the transaction. */
+async function requireOrganization(q: Queryable, id: string, lock?: RowLock) {
+  const row = await firstRow(q, organizations, eq(organizations.id, id), lock);
+  if (!row) throw organizationNotFound(id);
+  return row;
+}
+
 export async function getOrganization(db: Db, access: Access, id: string): Promise<OrganizationRecord> {
   await access.authorize(id, 'organization:read');
-  const [row] = await db.select().from(organizations).where(eq(organizations.id, id));
-  if (!row) throw organizationNotFound(id);
-  return organizationRecord(row);
+  return organizationRecord(await requireOrganization(db, id));
 }
 
 export async function updateOrganization(
@@ -211,9 +225,7 @@ export async function updateOrganization(
   if (issues.length > 0) throw new ValidationError(issues);
   try {
     return await inTransaction(db, async (tx) => {
-      const [row] = await tx.select().from(organizations).where(eq(organizations.id, id)).for('update');
-      if (!row) throw organizationNotFound(id);
-      const before = organizationRecord(row);
+      const before = organizationRecord(await requireOrganization(tx, id, 'update'));
       let settings = before.settings;
       if (input.settings === null) settings = { ...DEFAULT_SETTINGS };
       else if (input.settings) {
@@ -260,12 +272,7 @@ export async function updateOrganization(
 export async function deleteOrganization(db: Db, access: Access, id: string): Promise<void> {
   await access.authorize(id, 'organization:delete');
   await inTransaction(db, async (tx) => {
-    const [row] = await tx
-      .select({ id: organizations.id })
-      .from(organizations)
-      .where(eq(organizations.id, id))
-      .for('update');
-    if (!row) throw organizationNotFound(id);
+    await requireOrganization(tx, id, 'update');
     const companyCount = await countRows(tx, companies, inOrg(companies, id));
     if (companyCount > 0) {
       throw errors.OrganizationHasCompaniesError('The organization still has companies', {
@@ -465,10 +472,14 @@ export async function listAudit(db: Db, access: Access, q: AuditQuery, page: Pag
   if (q.action) conds.push(eq(auditLog.action, q.action));
   if (q.fromDate) conds.push(gte(auditLog.createdAt, new Date(`${q.fromDate}T00:00:00.000Z`)));
   if (q.toDate) conds.push(lt(auditLog.createdAt, new Date(`${addDays(q.toDate, 1)}T00:00:00.000Z`)));
-  const ks = keyset<typeof auditLog.$inferSelect>(AUDIT_ORDER, page, (r) => [r.createdAt, r.id]);
-  const order = [desc(auditLog.createdAt), asc(auditLog.id)];
-  const { rows: read, total } = await pageOfRows(db, auditLog, and(...conds), order, ks);
-  const { rows, nextCursor } = ks.finish(read);
+  const { rows, total, nextCursor } = await keysetRows(
+    db,
+    auditLog,
+    and(...conds),
+    AUDIT_ORDER,
+    page,
+    (r) => [r.createdAt, r.id],
+  );
   const answer = paged(
     'entries',
     rows.map((r) => ({

@@ -129,6 +129,29 @@ function otherCurrency(ctx: Context, currency: string | null | undefined): strin
     : currency;
 }
 
+/** How one report is built: in the company's functional currency, and translated into another one. */
+interface ReportBuilders<Q, R> {
+  functional(db: Db, ctx: Context, q: Q): Promise<R>;
+  translated(db: Db, ctx: Context, q: Q, currency: string): Promise<{ report: R; facts: TranslationFacts }>;
+}
+
+/**
+ * A company report's service: steps 7–10 (`enter`), then the report in the functional currency, or,
+ * when the query asks for another currency, translated with the translation's facts after its fields;
+ * either way named after the company.
+ */
+function companyReport<Q extends ReportScope & { currency?: string | null }, R extends { companyId: string }>(
+  build: ReportBuilders<Q, R>,
+): (db: Db, access: Access, q: Q) => Promise<Translated<R>> {
+  return async (db, access, q) => {
+    const ctx = await enter(db, access, q);
+    const currency = otherCurrency(ctx, q.currency);
+    if (currency === null) return named(ctx, await build.functional(db, ctx, q));
+    const { report, facts } = await build.translated(db, ctx, q, currency);
+    return { ...named(ctx, report), ...facts };
+  };
+}
+
 /**
  * Runs the report's single aggregation, then loads the chart of accounts. Accounts that were ever
  * used are never deleted, so loading them after the balances covers every account with figures even
@@ -180,14 +203,8 @@ export interface TrialBalanceQuery extends ReportScope {
   currency?: string | null;
 }
 
-export async function trialBalance(
-  db: Db,
-  access: Access,
-  q: TrialBalanceQuery,
-): Promise<Translated<TrialBalanceReport>> {
-  const ctx = await enter(db, access, q);
-  const currency = otherCurrency(ctx, q.currency);
-  if (currency !== null) {
+export const trialBalance = companyReport<TrialBalanceQuery, TrialBalanceReport>({
+  async translated(db, ctx, q, currency) {
     if (q.periodStartDate !== null) functionalOnly(ctx.company, 'trial-balance', currency);
     const fye = fiscalYearEndOf(ctx.company);
     const yearStartDate = fiscalYearStartDate(fye, fiscalYearOf(fye, q.asOfDate));
@@ -221,24 +238,23 @@ export async function trialBalance(
         },
       ],
     });
-    return { ...named(ctx, report), ...translated.facts };
-  }
-  const conditions = [onOrBefore(q.asOfDate)];
-  if (q.periodStartDate !== null) conditions.push(within(q.periodStartDate, q.asOfDate));
-  if (q.excludeClosingEntries) conditions.push(notClosing);
-  const { accounts, rows } = await figures(db, ctx, all(...conditions), { inScope: all() });
-  return named(
-    ctx,
-    buildTrialBalance({
+    return { report, facts: translated.facts };
+  },
+  async functional(db, ctx, q) {
+    const conditions = [onOrBefore(q.asOfDate)];
+    if (q.periodStartDate !== null) conditions.push(within(q.periodStartDate, q.asOfDate));
+    if (q.excludeClosingEntries) conditions.push(notClosing);
+    const { accounts, rows } = await figures(db, ctx, all(...conditions), { inScope: all() });
+    return buildTrialBalance({
       ...ctx.header,
       asOfDate: q.asOfDate,
       periodStartDate: q.periodStartDate,
       accounts,
       figures: rows.inScope,
       excludeZeroBalances: q.excludeZeroBalances,
-    }),
-  );
-}
+    });
+  },
+});
 
 // ---------------------------------------------------------------------------------------------------
 
@@ -250,18 +266,18 @@ export interface BalanceSheetQuery extends ReportScope {
   currency?: string | null;
 }
 
-export async function balanceSheet(
-  db: Db,
-  access: Access,
-  q: BalanceSheetQuery,
-): Promise<Translated<BalanceSheetReport>> {
-  const ctx = await enter(db, access, q);
+/** The start of the fiscal year of each date, and the balance sheet's dates (with its comparative one). */
+function balanceSheetDates(ctx: Context, q: BalanceSheetQuery) {
   const fye = fiscalYearEndOf(ctx.company);
   const yearStart = (d: string) => fiscalYearStartDate(fye, fiscalYearOf(fye, d));
   const dates = q.comparativeDate === null ? [q.asOfDate] : [q.asOfDate, q.comparativeDate];
-  const currency = otherCurrency(ctx, q.currency);
-  if (currency !== null) {
-    // Translated: every balance at the rates a consolidation run uses for this date.
+  return { yearStart, dates };
+}
+
+export const balanceSheet = companyReport<BalanceSheetQuery, BalanceSheetReport>({
+  // Translated: every balance at the rates a consolidation run uses for this date.
+  async translated(db, ctx, q, currency) {
+    const { yearStart, dates } = balanceSheetDates(ctx, q);
     const translated = await translateViews(
       db,
       ctx.company,
@@ -289,28 +305,28 @@ export async function balanceSheet(
         comparative: comparative?.translationAdjustment ?? null,
       },
     });
-    return { ...named(ctx, report), ...translated.facts };
-  }
-  // Per date: balances at the date, and balances before the start of its fiscal year (for the split
-  // of unclosed earnings into current-year and prior-year). Closing entries included.
-  const buckets: Record<string, Condition> = {};
-  dates.forEach((d, i) => {
-    buckets[`at${i}`] = onOrBefore(d);
-    buckets[`pre${i}`] = before(yearStart(d));
-  });
-  const { accounts, rows } = await figures(db, ctx, onOrBefore(dates.reduce(maxDate)), buckets);
-  const at = (i: number): BalanceSheetDateFigures => {
-    const atDate = rows[`at${i}`] ?? [];
-    const prior = earnings(rows[`pre${i}`] ?? [], accounts);
-    return {
-      balances: atDate,
-      currentYearEarnings: earnings(atDate, accounts).minus(prior),
-      priorUnclosedEarnings: prior,
+    return { report, facts: translated.facts };
+  },
+  async functional(db, ctx, q) {
+    const { yearStart, dates } = balanceSheetDates(ctx, q);
+    // Per date: balances at the date, and balances before the start of its fiscal year (for the split
+    // of unclosed earnings into current-year and prior-year). Closing entries included.
+    const buckets: Record<string, Condition> = {};
+    dates.forEach((d, i) => {
+      buckets[`at${i}`] = onOrBefore(d);
+      buckets[`pre${i}`] = before(yearStart(d));
+    });
+    const { accounts, rows } = await figures(db, ctx, onOrBefore(dates.reduce(maxDate)), buckets);
+    const at = (i: number): BalanceSheetDateFigures => {
+      const atDate = rows[`at${i}`] ?? [];
+      const prior = earnings(rows[`pre${i}`] ?? [], accounts);
+      return {
+        balances: atDate,
+        currentYearEarnings: earnings(atDate, accounts).minus(prior),
+        priorUnclosedEarnings: prior,
+      };
     };
-  };
-  return named(
-    ctx,
-    buildBalanceSheet({
+    return buildBalanceSheet({
       ...ctx.header,
       asOfDate: q.asOfDate,
       comparativeDate: q.comparativeDate,
@@ -318,9 +334,9 @@ export async function balanceSheet(
       comparative: q.comparativeDate === null ? null : at(1),
       accounts,
       includeZeroBalances: q.includeZeroBalances,
-    }),
-  );
-}
+    });
+  },
+});
 
 // ---------------------------------------------------------------------------------------------------
 
@@ -333,19 +349,17 @@ export interface IncomeStatementQuery extends ReportScope {
   currency?: string | null;
 }
 
-export async function incomeStatement(
-  db: Db,
-  access: Access,
-  q: IncomeStatementQuery,
-): Promise<Translated<IncomeStatementReport>> {
-  const ctx = await enter(db, access, q);
-  const comparative =
-    q.comparativeStartDate !== null && q.comparativeEndDate !== null
-      ? { start: q.comparativeStartDate, end: q.comparativeEndDate }
-      : null;
-  const currency = otherCurrency(ctx, q.currency);
-  if (currency !== null) {
-    // Translated: each period's revenue and expenses at its average rate, as a run translates them.
+/** The comparative period of an income statement, when the query gives both its dates. */
+function comparativePeriod(q: IncomeStatementQuery): { start: string; end: string } | null {
+  return q.comparativeStartDate !== null && q.comparativeEndDate !== null
+    ? { start: q.comparativeStartDate, end: q.comparativeEndDate }
+    : null;
+}
+
+export const incomeStatement = companyReport<IncomeStatementQuery, IncomeStatementReport>({
+  // Translated: each period's revenue and expenses at its average rate, as a run translates them.
+  async translated(db, ctx, q, currency) {
+    const comparative = comparativePeriod(q);
     const periods = [{ asOfDate: q.periodEndDate, yearStartDate: q.periodStartDate }];
     if (comparative) periods.push({ asOfDate: comparative.end, yearStartDate: comparative.start });
     const translated = await translateViews(db, ctx.company, currency, periods, { activityOnly: true });
@@ -362,16 +376,16 @@ export async function incomeStatement(
       activity: current ?? [],
       comparativeActivity: comparative ? (previous ?? []) : null,
     });
-    return { ...named(ctx, report), ...translated.facts };
-  }
-  const current = within(q.periodStartDate, q.periodEndDate);
-  const buckets: Record<string, Condition> = { current };
-  if (comparative) buckets.comparative = within(comparative.start, comparative.end);
-  const scope = all(notClosing, any(...Object.values(buckets)));
-  const { accounts, rows } = await figures(db, ctx, scope, buckets);
-  return named(
-    ctx,
-    buildIncomeStatement({
+    return { report, facts: translated.facts };
+  },
+  async functional(db, ctx, q) {
+    const comparative = comparativePeriod(q);
+    const current = within(q.periodStartDate, q.periodEndDate);
+    const buckets: Record<string, Condition> = { current };
+    if (comparative) buckets.comparative = within(comparative.start, comparative.end);
+    const scope = all(notClosing, any(...Object.values(buckets)));
+    const { accounts, rows } = await figures(db, ctx, scope, buckets);
+    return buildIncomeStatement({
       ...ctx.header,
       periodStartDate: q.periodStartDate,
       periodEndDate: q.periodEndDate,
@@ -380,9 +394,9 @@ export async function incomeStatement(
       accounts,
       activity: rows.current ?? [],
       comparativeActivity: comparative ? (rows.comparative ?? []) : null,
-    }),
-  );
-}
+    });
+  },
+});
 
 // ---------------------------------------------------------------------------------------------------
 
@@ -406,30 +420,25 @@ async function translatedPeriod(db: Db, ctx: Context, q: PeriodQuery, currency: 
   return { translated, header };
 }
 
-export async function cashFlow(
-  db: Db,
-  access: Access,
-  q: PeriodQuery,
-): Promise<Translated<CashFlowStatementReport>> {
-  const ctx = await enter(db, access, q);
-  const currency = otherCurrency(ctx, q.currency);
-  if (currency !== null) {
-    // Translated as a consolidation run's cash-flow statement: flows at average rates, the effect of
-    // rate changes on cash as its own line.
+export const cashFlow = companyReport<PeriodQuery, CashFlowStatementReport>({
+  // Translated as a consolidation run's cash-flow statement: flows at average rates, the effect of
+  // rate changes on cash as its own line.
+  async translated(db, ctx, q, currency) {
     const { translated, header } = await translatedPeriod(db, ctx, q, currency);
     const accounts = await companyAccounts(db, ctx);
-    const report = translatedCashFlowStatement(header, translated.views, accounts);
-    return { ...named(ctx, report), ...translated.facts };
-  }
+    return {
+      report: translatedCashFlowStatement(header, translated.views, accounts),
+      facts: translated.facts,
+    };
+  },
   // Everything excludes closing-related entries.
-  const { accounts, rows } = await figures(db, ctx, all(notClosing, onOrBefore(q.periodEndDate)), {
-    activity: within(q.periodStartDate, q.periodEndDate),
-    beginning: onOrBefore(addDays(q.periodStartDate, -1)),
-    ending: all(),
-  });
-  return named(
-    ctx,
-    buildCashFlowStatement({
+  async functional(db, ctx, q) {
+    const { accounts, rows } = await figures(db, ctx, all(notClosing, onOrBefore(q.periodEndDate)), {
+      activity: within(q.periodStartDate, q.periodEndDate),
+      beginning: onOrBefore(addDays(q.periodStartDate, -1)),
+      ending: all(),
+    });
+    return buildCashFlowStatement({
       ...ctx.header,
       periodStartDate: q.periodStartDate,
       periodEndDate: q.periodEndDate,
@@ -437,32 +446,25 @@ export async function cashFlow(
       activity: rows.activity,
       beginningBalances: rows.beginning,
       endingBalances: rows.ending,
-    }),
-  );
-}
+    });
+  },
+});
 
-export async function equityStatement(
-  db: Db,
-  access: Access,
-  q: PeriodQuery,
-): Promise<Translated<EquityStatementReport>> {
-  const ctx = await enter(db, access, q);
-  const currency = otherCurrency(ctx, q.currency);
-  if (currency !== null) {
-    // Translated as a consolidation run's equity statement: the translation adjustment in accumulated
-    // OCI, its change of the period as other comprehensive income.
+export const equityStatement = companyReport<PeriodQuery, EquityStatementReport>({
+  // Translated as a consolidation run's equity statement: the translation adjustment in accumulated
+  // OCI, its change of the period as other comprehensive income.
+  async translated(db, ctx, q, currency) {
     const { translated, header } = await translatedPeriod(db, ctx, q, currency);
-    return { ...named(ctx, translatedEquityStatement(header, translated.views)), ...translated.facts };
-  }
+    return { report: translatedEquityStatement(header, translated.views), facts: translated.facts };
+  },
   // Opening and closing balances include closing entries; movements exclude them.
-  const { accounts, rows } = await figures(db, ctx, onOrBefore(q.periodEndDate), {
-    opening: onOrBefore(addDays(q.periodStartDate, -1)),
-    closing: all(),
-    activity: all(notClosing, within(q.periodStartDate, q.periodEndDate)),
-  });
-  return named(
-    ctx,
-    buildEquityStatement({
+  async functional(db, ctx, q) {
+    const { accounts, rows } = await figures(db, ctx, onOrBefore(q.periodEndDate), {
+      opening: onOrBefore(addDays(q.periodStartDate, -1)),
+      closing: all(),
+      activity: all(notClosing, within(q.periodStartDate, q.periodEndDate)),
+    });
+    return buildEquityStatement({
       ...ctx.header,
       periodStartDate: q.periodStartDate,
       periodEndDate: q.periodEndDate,
@@ -470,6 +472,6 @@ export async function equityStatement(
       openingBalances: rows.opening,
       closingBalances: rows.closing,
       activity: rows.activity,
-    }),
-  );
-}
+    });
+  },
+});

@@ -6,12 +6,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { desc } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
-import { firstRow, inOrg, pageOfRows, sameRow, updateRow } from '../../db/rows.ts';
+import { firstRow, inOrg, sameRow, updateRow } from '../../db/rows.ts';
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
 import { DomainError, invalid } from '../../domain/errors.ts';
 import { type OutboundPolicy, urlRefusal } from '../../domain/webhooks.ts';
 import type { Access } from '../../access/access.ts';
-import { type PageParams, paged } from '../../http/pagination.ts';
+import type { PageParams } from '../../http/pagination.ts';
+import { pagedRows } from '../shared/lists.ts';
 import { auditWrite, diffChanges } from '../audit/service.ts';
 import { type Dispatcher, endpointSummary } from './dispatcher.ts';
 import { errors } from '../../domain/error-catalogue.ts';
@@ -155,8 +156,9 @@ export async function listEndpoints(db: Db, access: Access, organizationId: stri
   await access.authorize(organizationId, 'webhook:manage');
   const where = inOrg(webhookEndpoints, organizationId);
   const order = [webhookEndpoints.createdAt, webhookEndpoints.id];
-  const { rows, total } = await pageOfRows(db, webhookEndpoints, where, order, page);
-  return paged('endpoints', rows.map(endpointSummary), total, page);
+  return pagedRows(db, webhookEndpoints, where, order, page, 'endpoints', (rows) =>
+    rows.map(endpointSummary),
+  );
 }
 
 export interface UpdateEndpointInput {
@@ -232,8 +234,9 @@ export async function listDeliveries(
   await addressed(db, access, organizationId, endpointId);
   const where = inOrg(webhookDeliveries, organizationId, { endpointId, status });
   const order = [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)];
-  const { rows, total } = await pageOfRows(db, webhookDeliveries, where, order, page);
-  return paged('deliveries', rows.map(deliveryRecord), total, page);
+  return pagedRows(db, webhookDeliveries, where, order, page, 'deliveries', (rows) =>
+    rows.map(deliveryRecord),
+  );
 }
 
 /** POST …/deliveries/{id}/retry: the delivery is due again now, whatever its status. */
