@@ -37,6 +37,7 @@ import {
   type RunStatus,
   UNFINISHED_RUN_STATUSES,
 } from '../../domain/consolidation/run-lifecycle.ts';
+import { listedOrganizations } from '../shared/lists.ts';
 import { findGroup, type GroupRow, groupNotFound, loadMembers, memberState } from './groups.repo.ts';
 import { percentagesOf, treeOf } from './holdings.ts';
 import { loadGroupRules } from './rules.repo.ts';
@@ -423,13 +424,7 @@ export interface RunListQuery {
 }
 
 export async function listRuns(db: Db, access: Access, q: RunListQuery, page: PageParams) {
-  let orgIds: string[];
-  if (q.organizationId !== undefined) {
-    await access.authorize(q.organizationId, 'consolidation:read', RESOURCE);
-    orgIds = [q.organizationId];
-  } else {
-    orgIds = await access.memberOrganizationIds();
-  }
+  const orgIds = await listedOrganizations(access, q.organizationId, 'consolidation:read', RESOURCE);
   if (q.groupId !== undefined) {
     const groupId = q.groupId.toLowerCase();
     const group = await findGroup(db, groupId, q.organizationId);
