@@ -89,8 +89,12 @@ export type QueryRunner = (text: string, values: unknown[]) => Promise<{ rows: u
 /**
  * How long a request whose COMMIT was cut off waits to learn whether it happened: the server that
  * took over is asked for the transaction's commit token until it answers or this much time has passed.
+ * Failover managers commonly take tens of seconds to promote a standby (they first wait out the old
+ * primary's lease), and a commit not resolved in time stays in doubt for good (its key `committed`
+ * without a response): waiting longer costs this one request's latency, while its client's retries are
+ * told it is in progress and then get its stored answer.
  */
-export const COMMIT_RESOLUTION_MS = 10_000;
+export const COMMIT_RESOLUTION_MS = 30_000;
 const RESOLUTION_RETRY_MS = 250;
 
 /**
