@@ -566,7 +566,11 @@ async function main(): Promise<void> {
   log(`primary ${a.name} on ${a.port}, synchronous standby ${b.name} on ${b.port} (PostgreSQL ${VERSION})`);
 
   // At `warn` the server logs each commit it resolved after a lost connection (counted at the end).
-  const server = await startServer({ DATABASE_URL: databaseUrl(a, b), DB_POOL_SIZE: '10', LOG_LEVEL: 'warn' });
+  const server = await startServer({
+    DATABASE_URL: databaseUrl(a, b),
+    DB_POOL_SIZE: '10',
+    LOG_LEVEL: 'warn',
+  });
   const totals = {
     acknowledged: 0,
     replayed: 0,
