@@ -7,6 +7,7 @@
  * another organization.
  */
 import {
+  bigint,
   boolean,
   index,
   integer,
@@ -97,6 +98,25 @@ export const accounts = pgTable(
     uniqueIndex('accounts_number_uq').on(t.organizationId, t.companyId, t.accountNumber),
     index('accounts_id_idx').on(t.id),
     index('accounts_parent_idx').on(t.organizationId, t.parentAccountId),
+  ],
+);
+
+/**
+ * Per company, the version of its chart of accounts: raised by triggers on `accounts` in every
+ * transaction that inserts, changes or deletes one of its accounts (migration 0016), so that whoever
+ * reads the version in a snapshot knows whether a chart read before, at that version, is still the
+ * chart. No row: the chart has not changed since the triggers exist (version 0).
+ */
+export const accountChartVersions = pgTable(
+  'account_chart_versions',
+  {
+    organizationId: orgId(),
+    companyId: uuid('company_id').notNull(),
+    version: bigint('version', { mode: 'bigint' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.companyId] }),
+    sameOrgRef(t.organizationId, t.companyId, companies),
   ],
 );
 

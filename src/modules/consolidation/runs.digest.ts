@@ -45,9 +45,20 @@ const ACCOUNT_FIELD_ORDER: Record<keyof AccountInfo, true> = {
 };
 const ACCOUNT_FIELDS = Object.keys(ACCOUNT_FIELD_ORDER) as (keyof AccountInfo)[];
 
+/**
+ * The texts of the charts hashed so far, by chart: a run's loader hands out the same frozen list for a
+ * company's chart as long as that chart does not change (runs.chart.ts), so its text is made once.
+ */
+const accountsTexts = new WeakMap<readonly AccountInfo[], string>();
+
 function accountsText(accounts: readonly AccountInfo[]): string {
-  const sorted = [...accounts].sort((a, b) => byText(a.accountNumber, b.accountNumber));
-  return JSON.stringify(sorted.map((a) => ACCOUNT_FIELDS.map((f) => a[f])));
+  let text = accountsTexts.get(accounts);
+  if (text === undefined) {
+    const sorted = [...accounts].sort((a, b) => byText(a.accountNumber, b.accountNumber));
+    text = JSON.stringify(sorted.map((a) => ACCOUNT_FIELDS.map((f) => a[f])));
+    if (Object.isFrozen(accounts)) accountsTexts.set(accounts, text);
+  }
+  return text;
 }
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -25,7 +25,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Db, type Queryable, queryRows, readInSnapshot } from '../../db/client.ts';
-import { companies } from '../../db/schema/index.ts';
+import { accountChartVersions, companies } from '../../db/schema/index.ts';
 import {
   type CompanyInput,
   type ConsolidationInput,
@@ -66,7 +66,7 @@ import {
   type ViewFigures,
 } from './runs.figures.ts';
 import { memberCuts, queryCuts, readCuts } from './runs.cuts.ts';
-import { loadChart } from './runs.chart.ts';
+import { type ChartCache, chartCacheOf, loadChart } from './runs.chart.ts';
 const ALL_MATCHING_STATUSES: readonly MatchingStatus[] = [
   'Unmatched',
   'PartiallyMatched',
@@ -76,7 +76,8 @@ const ALL_MATCHING_STATUSES: readonly MatchingStatus[] = [
 
 /** Loads the engine input of the run in one consistent snapshot. */
 export function loadRunInput(db: Db, run: RunRow): Promise<ConsolidationInput> {
-  return readInSnapshot(db, (tx, companion) => loadInSnapshot(tx, companion, run));
+  const charts = chartCacheOf(db);
+  return readInSnapshot(db, (tx, companion) => loadInSnapshot(tx, companion, run, charts));
 }
 
 export interface CompanyRow {
@@ -111,6 +112,8 @@ interface RunContext {
   cuts: { companyId: string; cutDate: string }[];
   /** every ledger cut of the members (they split the historical figures too) */
   allCuts: { companyId: string; cutDate: string }[];
+  /** the charts this process keeps, and each company's chart version in the snapshot */
+  charts: { cache: ChartCache; versions: Map<string, string> };
 }
 
 type ViewDates = { asOfDate: string; yearStartDate: string; flows: boolean };
@@ -149,22 +152,23 @@ async function loadInSnapshot(
   tx: Queryable,
   companion: Queryable | null,
   run: RunRow,
+  charts: ChartCache,
 ): Promise<ConsolidationInput> {
   // The first statement fixes the snapshot; every later one sees the same database state.
-  const ctx = await runContext(tx, run);
+  const ctx = await runContext(tx, run, charts);
   await tx.execute(SNAPSHOT_SETTINGS);
   const reads = await readBothChains(tx, companion, ctx);
   return assembleInput(ctx, reads);
 }
 
 /** The run's companies (the snapshot's first statement) and what follows from them. */
-async function runContext(tx: Queryable, run: RunRow): Promise<RunContext> {
+async function runContext(tx: Queryable, run: RunRow, cache: ChartCache): Promise<RunContext> {
   const orgId = run.organizationId;
   const members = storedMembers(run);
   const ids = members.map((m) => m.companyId);
   const parentMember = members.find((m) => m.role === 'Parent');
   if (!parentMember) throw new Error('The run has no parent company');
-  const companyRows: CompanyRow[] = await tx
+  const rows = await tx
     .select({
       id: companies.id,
       name: companies.name,
@@ -173,9 +177,19 @@ async function runContext(tx: Queryable, run: RunRow): Promise<RunContext> {
       retainedEarningsAccountId: companies.retainedEarningsAccountId,
       fiscalYearEndMonth: companies.fiscalYearEndMonth,
       fiscalYearEndDay: companies.fiscalYearEndDay,
+      chartVersion: sql<string>`coalesce(${accountChartVersions.version}, 0)::text`,
     })
     .from(companies)
+    .leftJoin(
+      accountChartVersions,
+      and(
+        eq(accountChartVersions.organizationId, companies.organizationId),
+        eq(accountChartVersions.companyId, companies.id),
+      ),
+    )
     .where(and(eq(companies.organizationId, orgId), inArray(companies.id, ids)));
+  const versions = new Map(rows.map((r) => [r.id, r.chartVersion]));
+  const companyRows: CompanyRow[] = rows.map(({ chartVersion: _version, ...c }) => c);
   const companyById = new Map(companyRows.map((c) => [c.id, c]));
   for (const id of ids)
     if (!companyById.has(id)) throw new Error(`Company ${id} of the run no longer exists`);
@@ -196,6 +210,7 @@ async function runContext(tx: Queryable, run: RunRow): Promise<RunContext> {
     exclusions: periodThirteenExclusions(companyRows, run),
     cuts: allCuts.filter((c) => c.cutDate <= run.asOfDate),
     allCuts,
+    charts: { cache, versions },
   };
 }
 
@@ -320,7 +335,7 @@ async function otherChain(
 ) {
   const { orgId, ids, run } = ctx;
   if (onCompanion) await q.execute(SNAPSHOT_SETTINGS);
-  const chart = await loadChart(q, orgId, ids, new Set(ctx.foreignIds));
+  const chart = await loadChart(q, orgId, ids, new Set(ctx.foreignIds), ctx.charts);
   shareChart(chart);
   const periodRows = await queryRows<{ company_id: string; status: string }>(
     q,
