@@ -49,6 +49,33 @@ export async function createCompany(
   return { id: res.body.id, name, accounts };
 }
 
+/** Creates a fully consolidated group of `parent` whose members are held 100 %; returns its id. */
+export async function createWholeGroup(
+  t: TestContext,
+  owner: TestUser,
+  organizationId: string,
+  parent: CompanyFixture,
+  members: CompanyFixture[],
+): Promise<string> {
+  const res = await t.post('/api/v1/consolidation/groups', {
+    token: owner.token,
+    body: {
+      organizationId,
+      name: uniq('Group'),
+      reportingCurrency: 'USD',
+      consolidationMethod: 'FullConsolidation',
+      parentCompanyId: parent.id,
+      members: members.map((m) => ({
+        companyId: m.id,
+        ownershipPercentage: 100,
+        consolidationMethod: 'FullConsolidation',
+      })),
+    },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id;
+}
+
 /** A journal line by the fixture's account number: debit or credit, amount. */
 export type LineSpec = [accountNumber: string, side: 'D' | 'C', value: string];
 

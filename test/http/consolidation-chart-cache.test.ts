@@ -9,8 +9,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction, queryRows } from '../../src/db/client.ts';
 import { ChartCache, chartCacheOf } from '../../src/modules/consolidation/runs.chart.ts';
-import { createTestContext, type TestContext, type TestUser, uniq } from '../helpers/app.ts';
-import { type CompanyFixture, createCompany, postEntry } from '../helpers/consolidation.ts';
+import { createTestContext, type TestContext, type TestUser } from '../helpers/app.ts';
+import { type CompanyFixture, createCompany, createWholeGroup, postEntry } from '../helpers/consolidation.ts';
 
 let t: TestContext;
 let owner: TestUser;
@@ -74,19 +74,7 @@ beforeAll(async () => {
   orgId = (await t.org(owner, { settings: { requireApproval: false } })).id;
   parent = await createCompany(t, owner, orgId);
   sub = await createCompany(t, owner, orgId, { functionalCurrency: 'USD' });
-  const res = await t.post('/api/v1/consolidation/groups', {
-    token: owner.token,
-    body: {
-      organizationId: orgId,
-      name: uniq('Group'),
-      reportingCurrency: 'USD',
-      consolidationMethod: 'FullConsolidation',
-      parentCompanyId: parent.id,
-      members: [{ companyId: sub.id, ownershipPercentage: 100, consolidationMethod: 'FullConsolidation' }],
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  groupId = res.body.id;
+  groupId = await createWholeGroup(t, owner, orgId, parent, [sub]);
   await postEntry(t, owner, orgId, parent, 'USD', '2026-03-10', [
     ['1010', 'D', '500.00'],
     ['3000', 'C', '500.00'],

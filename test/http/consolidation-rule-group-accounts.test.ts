@@ -11,7 +11,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, type TestUser, uniq } from '../helpers/app.ts';
-import { type CompanyFixture, createCompany, type LineSpec, postEntry } from '../helpers/consolidation.ts';
+import {
+  type CompanyFixture,
+  createCompany,
+  createWholeGroup,
+  type LineSpec,
+  postEntry,
+} from '../helpers/consolidation.ts';
 
 const RULES = '/api/v1/elimination-rules';
 const base = (id: string) => `/api/v1/consolidation/groups/${id}`;
@@ -57,25 +63,8 @@ const MAPPINGS: Array<[string, string]> = [
   ['5000', '50000'],
 ];
 
-async function group(organizationId: string, parent: CompanyFixture, members: CompanyFixture[]) {
-  const res = await t.post('/api/v1/consolidation/groups', {
-    token: owner.token,
-    body: {
-      organizationId,
-      name: uniq('Group'),
-      reportingCurrency: 'USD',
-      consolidationMethod: 'FullConsolidation',
-      parentCompanyId: parent.id,
-      members: members.map((m) => ({
-        companyId: m.id,
-        ownershipPercentage: '100',
-        consolidationMethod: 'FullConsolidation',
-      })),
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id as string;
-}
+const group = (organizationId: string, parent: CompanyFixture, members: CompanyFixture[]) =>
+  createWholeGroup(t, owner, organizationId, parent, members);
 
 async function groupAccount(groupId: string, row: (typeof GROUP_CHART)[number]) {
   const [accountNumber, name, accountType, accountCategory, isCashEquivalent] = row;

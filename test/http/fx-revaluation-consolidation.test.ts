@@ -11,8 +11,13 @@
  * Figures computed by hand from the rates above.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, type TestUser, uniq } from '../helpers/app.ts';
-import { type CompanyFixture, createCompany, addEurUsdRate } from '../helpers/consolidation.ts';
+import { createTestContext, type TestContext, type TestUser } from '../helpers/app.ts';
+import {
+  type CompanyFixture,
+  createCompany,
+  createWholeGroup,
+  addEurUsdRate,
+} from '../helpers/consolidation.ts';
 
 let t: TestContext;
 let owner: TestUser;
@@ -67,19 +72,7 @@ describe('a revalued foreign-currency intercompany loan in a consolidation run',
       { accountId: sub.accounts['1010'], debitAmount: { value: '1000.00', currency: 'EUR' } },
       { accountId: sub.accounts['2400'], creditAmount: { value: '1000.00', currency: 'EUR' } },
     ]);
-    const g = await t.post('/api/v1/consolidation/groups', {
-      token: owner.token,
-      body: {
-        organizationId: org.id,
-        name: uniq('Group'),
-        reportingCurrency: 'USD',
-        consolidationMethod: 'FullConsolidation',
-        parentCompanyId: parent.id,
-        members: [{ companyId: sub.id, ownershipPercentage: 100, consolidationMethod: 'FullConsolidation' }],
-      },
-    });
-    expect(g.status, JSON.stringify(g.body)).toBe(201);
-    groupId = g.body.id;
+    groupId = await createWholeGroup(t, owner, org.id, parent, [sub]);
     const rule = await t.post('/api/v1/elimination-rules', {
       token: owner.token,
       body: {
