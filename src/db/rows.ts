@@ -46,6 +46,18 @@ export function byId<T extends TenantTable & { id: PgColumn }>(
     : inOrg(table, organizationId, { id } as ColumnValues<T>);
 }
 
+/**
+ * The join condition of a reference that stays in its organization: the row whose organization is
+ * `organizationId` and whose id is `column`'s value, in `target`.
+ */
+export function sameOrgJoin(
+  organizationId: PgColumn,
+  column: PgColumn,
+  target: { organizationId: PgColumn; id: PgColumn },
+): SQL {
+  return and(eq(target.organizationId, organizationId), eq(target.id, column))!;
+}
+
 /** The condition that picks this row again (a row read before: its organization and id). */
 export function sameRow<T extends TenantTable & { id: PgColumn }>(
   table: T,

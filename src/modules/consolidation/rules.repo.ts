@@ -4,7 +4,7 @@
  */
 import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { byId, countRows, firstRow, inOrg } from '../../db/rows.ts';
+import { byId, countRows, firstRow, inOrg, sameOrgJoin } from '../../db/rows.ts';
 import { accounts, consolidationGroups, eliminationRules, groupAccounts } from '../../db/schema/index.ts';
 import type { EliminationRuleInput, EliminationType } from '../../domain/consolidation/types.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -158,10 +158,7 @@ export async function listRuleRecords(
       .from(eliminationRules)
       .innerJoin(
         consolidationGroups,
-        and(
-          eq(consolidationGroups.organizationId, eliminationRules.organizationId),
-          eq(consolidationGroups.id, eliminationRules.groupId),
-        ),
+        sameOrgJoin(eliminationRules.organizationId, eliminationRules.groupId, consolidationGroups),
       )
       .where(where)
       .orderBy(...RULE_ORDER)

@@ -25,6 +25,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Db, type Queryable, queryRows, readInSnapshot } from '../../db/client.ts';
+import { sameOrgJoin } from '../../db/rows.ts';
 import { accountChartVersions, companies } from '../../db/schema/index.ts';
 import {
   type CompanyInput,
@@ -182,10 +183,7 @@ async function runContext(tx: Queryable, run: RunRow, cache: ChartCache): Promis
     .from(companies)
     .leftJoin(
       accountChartVersions,
-      and(
-        eq(accountChartVersions.organizationId, companies.organizationId),
-        eq(accountChartVersions.companyId, companies.id),
-      ),
+      sameOrgJoin(accountChartVersions.organizationId, accountChartVersions.companyId, companies),
     )
     .where(and(eq(companies.organizationId, orgId), inArray(companies.id, ids)));
   const versions = new Map(rows.map((r) => [r.id, r.chartVersion]));

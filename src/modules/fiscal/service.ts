@@ -10,7 +10,7 @@
 import { and, asc, desc, eq } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, inTransaction, type Queryable } from '../../db/client.ts';
-import { inOrg, pageOfRows, requireRow } from '../../db/rows.ts';
+import { inOrg, pageOfRows, requireRow, sameOrgJoin } from '../../db/rows.ts';
 import { fiscalPeriods, fiscalYears, periodReopenHistory } from '../../db/schema/index.ts';
 import { addDays } from '../../domain/dates.ts';
 import { DomainError, type Issue, invalid, ValidationError } from '../../domain/errors.ts';
@@ -402,8 +402,7 @@ export async function periodStatus(
     .innerJoin(
       fiscalPeriods,
       and(
-        eq(fiscalPeriods.organizationId, fiscalYears.organizationId),
-        eq(fiscalPeriods.fiscalYearId, fiscalYears.id),
+        sameOrgJoin(fiscalPeriods.organizationId, fiscalPeriods.fiscalYearId, fiscalYears),
         eq(fiscalPeriods.periodNumber, period),
       ),
     )
