@@ -114,7 +114,7 @@ export interface FigureAccount {
   companyId: string;
   number: string;
   cls: FigureClass;
-  /** 0, 1, 2 … in the order of the run's accounts (keys of merged figures) */
+  /** a number no other account of the run has (the key of its merged figures) */
   ordinal: number;
 }
 
