@@ -102,7 +102,12 @@ export async function loadChart(
 ): Promise<{ byCompany: Map<string, AccountInfo[]>; figures: FigureAccounts }> {
   const charts = new Map<string, CompanyChart>();
   const versionOf = (id: string) => kept?.versions.get(id) ?? '0';
-  const toRead = kept ? ids.filter((id) => !keep(charts, id, kept.cache.get(id, versionOf(id)))) : ids;
+  const toRead: string[] = [];
+  for (const id of ids) {
+    const chart = kept?.cache.get(id, versionOf(id));
+    if (chart) charts.set(id, chart);
+    else toRead.push(id);
+  }
   if (toRead.length > 0) {
     const rows = await queryRows<{ company_id: string; text: string }>(
       tx,
@@ -132,24 +137,18 @@ export async function loadChart(
   return { byCompany, figures: { byId } };
 }
 
-function keep(charts: Map<string, CompanyChart>, id: string, chart: CompanyChart | undefined): boolean {
-  if (chart === undefined) return false;
-  charts.set(id, chart);
-  return true;
-}
-
 /**
  * The enumerations' texts, one string each: kept charts hold them for as long as they are kept, and a
  * piece cut from a company's text would keep the whole text alive.
  */
 const enumerationTexts = new Map<string, string>();
-function oneOf(text: string): string {
-  let kept = enumerationTexts.get(text);
-  if (kept === undefined) {
-    kept = text;
-    enumerationTexts.set(text, kept);
-  }
-  return kept;
+
+/** The one string `texts` holds for `text`'s value (`text` itself the first time). */
+function oneOf(texts: Map<string, string>, text: string): string {
+  const kept = texts.get(text);
+  if (kept !== undefined) return kept;
+  texts.set(text, text);
+  return text;
 }
 
 /**
@@ -157,12 +156,6 @@ function oneOf(text: string): string {
  * recur across the companies read together (`shared`: charts made from one template) are one string.
  */
 function parseChart(text: string, shared: Map<string, string>): CompanyChart {
-  const sharedText = (t: string) => {
-    const kept = shared.get(t);
-    if (kept !== undefined) return kept;
-    shared.set(t, t);
-    return t;
-  };
   const accounts: AccountInfo[] = [];
   const ids: string[] = [];
   for (let i = 0; i < text.length;) {
@@ -179,12 +172,13 @@ function parseChart(text: string, shared: Map<string, string>): CompanyChart {
     ids.push(text.slice(i, c1));
     accounts.push(
       Object.freeze({
-        accountNumber: sharedText(text.slice(c1 + 1, c2)),
-        name: sharedText(quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1)),
-        accountType: oneOf(text.slice(c2 + 1, c3)) as AccountType,
-        accountCategory: oneOf(text.slice(c3 + 1, c4)) as AccountCategory,
+        accountNumber: oneOf(shared, text.slice(c1 + 1, c2)),
+        name: oneOf(shared, quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1)),
+        accountType: oneOf(enumerationTexts, text.slice(c2 + 1, c3)) as AccountType,
+        accountCategory: oneOf(enumerationTexts, text.slice(c3 + 1, c4)) as AccountCategory,
         isCashEquivalent: text.charCodeAt(c4 + 1) === 49,
-        cashFlowCategory: c6 === c5 + 1 ? null : (oneOf(text.slice(c5 + 1, c6)) as CashFlowCategory),
+        cashFlowCategory:
+          c6 === c5 + 1 ? null : (oneOf(enumerationTexts, text.slice(c5 + 1, c6)) as CashFlowCategory),
         isNonMonetary: text.charCodeAt(c6 + 1) === 49,
       }),
     );
