@@ -49,6 +49,40 @@ export async function createCompany(
   return { id: res.body.id, name, accounts };
 }
 
+/** A member of a group to create: its company, the stake held, its method (default full). */
+export interface MemberSpec {
+  co: CompanyFixture;
+  ownership: number;
+  method?: string;
+}
+
+/** Creates a USD group of `parent` with `members` (throws unless it answers 201); returns the group. */
+export async function createGroup(
+  t: TestContext,
+  user: TestUser,
+  organizationId: string,
+  parent: CompanyFixture,
+  members: MemberSpec[],
+): Promise<any> {
+  const res = await t.post('/api/v1/consolidation/groups', {
+    token: user.token,
+    body: {
+      organizationId,
+      name: uniq('Group'),
+      reportingCurrency: 'USD',
+      consolidationMethod: 'FullConsolidation',
+      parentCompanyId: parent.id,
+      members: members.map((m) => ({
+        companyId: m.co.id,
+        ownershipPercentage: m.ownership,
+        consolidationMethod: m.method ?? 'FullConsolidation',
+      })),
+    },
+  });
+  if (res.status !== 201) throw new Error(`create group: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
 /** Creates a fully consolidated group of `parent` whose members are held 100 %; returns its id. */
 export async function createWholeGroup(
   t: TestContext,
@@ -57,23 +91,14 @@ export async function createWholeGroup(
   parent: CompanyFixture,
   members: CompanyFixture[],
 ): Promise<string> {
-  const res = await t.post('/api/v1/consolidation/groups', {
-    token: owner.token,
-    body: {
-      organizationId,
-      name: uniq('Group'),
-      reportingCurrency: 'USD',
-      consolidationMethod: 'FullConsolidation',
-      parentCompanyId: parent.id,
-      members: members.map((m) => ({
-        companyId: m.id,
-        ownershipPercentage: 100,
-        consolidationMethod: 'FullConsolidation',
-      })),
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
+  const group = await createGroup(
+    t,
+    owner,
+    organizationId,
+    parent,
+    members.map((co) => ({ co, ownership: 100 })),
+  );
+  return group.id as string;
 }
 
 /** A journal line by the fixture's account number: debit or credit, amount. */

@@ -9,7 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, type TestUser, uniq } from '../helpers/app.ts';
-import { type CompanyFixture, createCompany } from '../helpers/consolidation.ts';
+import {
+  type CompanyFixture,
+  createCompany,
+  createGroup,
+  type MemberSpec,
+} from '../helpers/consolidation.ts';
 import { insertRun } from '../helpers/consolidation-db.ts';
 
 let t: TestContext;
@@ -135,29 +140,13 @@ async function matchedIc(
   return res.body.id;
 }
 
-async function group(
+function group(
   parent: CompanyFixture,
-  members: Array<{ co: CompanyFixture; ownership: number; method?: string }>,
+  members: MemberSpec[],
   organizationId = org.id,
   user: TestUser = owner,
 ): Promise<any> {
-  const res = await t.post('/api/v1/consolidation/groups', {
-    token: user.token,
-    body: {
-      organizationId,
-      name: uniq('Group'),
-      reportingCurrency: 'USD',
-      consolidationMethod: 'FullConsolidation',
-      parentCompanyId: parent.id,
-      members: members.map((m) => ({
-        companyId: m.co.id,
-        ownershipPercentage: m.ownership,
-        consolidationMethod: m.method ?? 'FullConsolidation',
-      })),
-    },
-  });
-  if (res.status !== 201) throw new Error(`create group: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
+  return createGroup(t, user, organizationId, parent, members);
 }
 
 interface RuleSpec {
