@@ -20,8 +20,9 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { openDatabase } from '../src/db/client.ts';
+import { type Db, openDatabase, queryRows } from '../src/db/client.ts';
 import { bulkFloorPglite, bulkFloorPostgres, type FloorTarget, floorPglite, floorPostgres } from './floor.ts';
 import { type FxDataset, generateFxCompany } from './fx.ts';
 import { checkBalances, type Dataset, generateDataset } from './generate.ts';
@@ -63,6 +64,27 @@ const smallLines = 10_000;
 const bigLines = Number(option('big-lines') ?? (quick ? 100_000 : 1_000_000));
 const ownershipLines = Number(option('ownership-lines') ?? (quick ? 50_000 : 200_000));
 const OWNERSHIP_COMPANIES = 200;
+const OWNERSHIP_SCENARIO = `consolidation run ${OWNERSHIP_COMPANIES} companies, 3 tiers, acquisitions`;
+
+/** What a group's consolidation run reads: its monthly balance rows and the accounts they are of. */
+interface BalanceVolume {
+  monthRows: number;
+  accounts: number;
+}
+
+async function balanceVolume(db: Db, ds: Dataset): Promise<BalanceVolume> {
+  const [row] = await queryRows<{ month_rows: number; accounts: number }>(
+    db,
+    sql`select count(*)::int as month_rows, count(distinct account_id)::int as accounts
+        from account_month_balances
+        where organization_id = ${ds.organizationId}
+          and company_id in (${sql.join(
+            ds.companyIds.map((id) => sql`${id}::uuid`),
+            sql`, `,
+          )})`,
+  );
+  return { monthRows: row!.month_rows, accounts: row!.accounts };
+}
 const only = option('only')?.split(',');
 const coldRuns = quick ? 1 : 3;
 /** Another checkout to start the server from (before/after comparisons); default this one. */
@@ -918,6 +940,8 @@ async function main(): Promise<void> {
   const target = await prepareTarget();
   const results: Measurement[] = [];
   const datasets: Record<string, Omit<Dataset, 'tokens'>> = {};
+  /** the balances each consolidation run reads, by the run's scenario */
+  const volumes = new Map<string, BalanceVolume>();
   let small: Dataset;
   let big: Dataset;
   let owned: Dataset | null = null;
@@ -967,6 +991,12 @@ async function main(): Promise<void> {
           },
           log,
         );
+      }
+      if (wants('consolidation')) {
+        const bigName = bigLines >= 1_000_000 ? `${bigLines / 1_000_000}M` : `${bigLines / 1000}k`;
+        volumes.set('consolidation run 10k lines', await balanceVolume(database.db, small));
+        volumes.set(`consolidation run ${bigName} lines`, await balanceVolume(database.db, big));
+        if (owned) volumes.set(OWNERSHIP_SCENARIO, await balanceVolume(database.db, owned));
       }
     } finally {
       await database.close();
@@ -1088,8 +1118,9 @@ async function main(): Promise<void> {
         if (chartError) charted.note = `group chart not created: ${chartError}`;
         results.push(charted);
         if (owned) {
-          const label = `${OWNERSHIP_COMPANIES} companies, 3 tiers, acquisitions`;
-          results.push(await consolidationRuns(server, owned, label));
+          results.push(
+            await consolidationRuns(server, owned, OWNERSHIP_SCENARIO.replace('consolidation run ', '')),
+          );
         }
       }
     } finally {
@@ -1187,7 +1218,7 @@ async function main(): Promise<void> {
         note: 'plain driver, multi-row INSERTs of the same headers, lines and audit rows in one transaction; req/s = lines/s, p50 = best ms',
       });
     }
-    report(results, datasets);
+    report(results, datasets, volumes);
   } finally {
     await target.cleanup();
   }
@@ -1355,7 +1386,11 @@ async function journalExport(server: Server, ds: Dataset, label: string): Promis
   );
 }
 
-function report(results: Measurement[], datasets: Record<string, Omit<Dataset, 'tokens'>>): void {
+function report(
+  results: Measurement[],
+  datasets: Record<string, Omit<Dataset, 'tokens'>>,
+  volumes: ReadonlyMap<string, BalanceVolume>,
+): void {
   const find = (scenario: string, connections: number | null = null) =>
     results.find((m) => m.scenario === scenario && (connections === null || m.connections === connections));
   const ratios: Record<string, number | null> = {};
@@ -1418,6 +1453,20 @@ function report(results: Measurement[], datasets: Record<string, Omit<Dataset, '
         owned.p50 / OWNERSHIP_COMPANIES / (m.p50 / 50),
         2,
       );
+      // The same comparison per unit of what the runs read: the groups differ in data per company
+      // (the ownership scenario has 300 accounts per company and 20 times the lines).
+      const a = volumes.get(owned.scenario);
+      const b = volumes.get(m.scenario);
+      if (a && b) {
+        ratios[`ownership run per account with balances / 50-company run (${label})`] = round(
+          owned.p50 / a.accounts / (m.p50 / b.accounts),
+          2,
+        );
+        ratios[`ownership run per month row of balances / 50-company run (${label})`] = round(
+          owned.p50 / a.monthRows / (m.p50 / b.monthRows),
+          2,
+        );
+      }
     }
   }
 
