@@ -14,7 +14,7 @@ import { minDate } from '../../domain/dates.ts';
 import { fiscalYearOf, periodOf, periodRange, periodsOfYear } from '../../domain/fiscal-calendar.ts';
 import { HISTORICAL_RATE_TYPES } from '../../domain/rates.ts';
 import { loadRateBook } from '../exchange-rates/service.ts';
-import { accountClasses, queryFigures, readFigures, type FigureScope } from './runs.figures.ts';
+import { queryFigures, readFigures, type FigureScope } from './runs.figures.ts';
 import { loadChart } from './runs.chart.ts';
 import { type CompanyRow, fyeOf, rateProvider } from './runs.loader.ts';
 
@@ -70,7 +70,6 @@ export function loadCompanyTranslationInputs(
           book.rates.filter((r) => HISTORICAL_RATE_TYPES.includes(r.rateType)).map((r) => r.effectiveDate),
         ),
       ].sort();
-      const classes = await accountClasses(tx, orgId, ids, ids);
       const chart = await loadChart(tx, orgId, ids, new Set(ids));
       const rates = rateProvider(book);
       const company = soleParent(c, chart);
@@ -89,7 +88,7 @@ export function loadCompanyTranslationInputs(
           flows: v.flows ?? false,
           withinViewDates: true,
         };
-        const texts = await queryFigures(tx, figureScope, [], classes);
+        const texts = await queryFigures(tx, figureScope, []);
         const figures = readFigures(texts, figureScope, chart.figures);
         const from = minDate(figures.earliestPeriodDate ?? v.yearStartDate, v.yearStartDate);
         const groupPeriods = groupPeriodsBetween(fye, from, v.asOfDate);

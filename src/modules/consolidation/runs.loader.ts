@@ -57,11 +57,9 @@ import { loadGroupChartInput } from './chart.service.ts';
 import { loadRuleInputs } from './rules.repo.ts';
 import { type RunRow, type StoredRunMember, storedMembers, storedOptions } from './runs.repo.ts';
 import {
-  accountClasses,
   idList,
   queryFigures,
   readFigures,
-  type AccountClasses,
   type AdjustmentExclusion,
   type FigureScope,
   type ViewFigures,
@@ -118,9 +116,9 @@ interface RunContext {
 }
 
 type ViewDates = { asOfDate: string; yearStartDate: string; flows: boolean };
-type Shared = { rateChangeDates: string[]; earliestDate: string; classes: AccountClasses };
+type Shared = { rateChangeDates: string[]; earliestDate: string };
 
-const scopeOf = (ctx: RunContext, view: ViewDates, shared: Omit<Shared, 'classes'>): FigureScope => ({
+const scopeOf = (ctx: RunContext, view: ViewDates, shared: Shared): FigureScope => ({
   organizationId: ctx.orgId,
   ids: ctx.ids,
   foreignIds: ctx.foreignIds,
@@ -317,10 +315,9 @@ async function figureChain(q: Queryable, ctx: RunContext, share: (shared: Shared
       ...ctx.allCuts.map((c) => c.cutDate),
     ]),
   ].sort();
-  const classes = await accountClasses(q, orgId, ids, ctx.foreignIds);
-  share({ rateChangeDates, earliestDate, classes });
+  share({ rateChangeDates, earliestDate });
   const closingScope = scopeOf(ctx, closingDates(ctx), { rateChangeDates, earliestDate });
-  const closingTexts = await queryFigures(q, closingScope, ctx.exclusions, classes);
+  const closingTexts = await queryFigures(q, closingScope, ctx.exclusions);
   return { icRows, book, closingTexts, closingScope };
 }
 
@@ -353,9 +350,8 @@ async function otherChain(
   const rules = await loadRuleInputs(q, orgId, run.groupId);
   const group = await groupExtras(q, orgId, run);
   const cutLedgers = readCuts(await queryCuts(q, orgId, ctx.cuts), ctx.cuts, chart.figures.byId);
-  const { classes, ...openingShared } = await shared;
-  const scope = scopeOf(ctx, openingDates(ctx), openingShared);
-  const opening = readFigures(await queryFigures(q, scope, [], classes), scope, chart.figures);
+  const scope = scopeOf(ctx, openingDates(ctx), await shared);
+  const opening = readFigures(await queryFigures(q, scope, []), scope, chart.figures);
   return { chart, periodRows, unpostedRows, rules, cutLedgers, opening, ...group };
 }
 /**
