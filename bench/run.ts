@@ -23,6 +23,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { type Db, openDatabase, queryRows } from '../src/db/client.ts';
+import { idList } from '../src/modules/consolidation/runs.figures.ts';
 import { bulkFloorPglite, bulkFloorPostgres, type FloorTarget, floorPglite, floorPostgres } from './floor.ts';
 import { type FxDataset, generateFxCompany } from './fx.ts';
 import { checkBalances, type Dataset, generateDataset } from './generate.ts';
@@ -64,7 +65,6 @@ const smallLines = 10_000;
 const bigLines = Number(option('big-lines') ?? (quick ? 100_000 : 1_000_000));
 const ownershipLines = Number(option('ownership-lines') ?? (quick ? 50_000 : 200_000));
 const OWNERSHIP_COMPANIES = 200;
-const OWNERSHIP_SCENARIO = `consolidation run ${OWNERSHIP_COMPANIES} companies, 3 tiers, acquisitions`;
 
 /** What a group's consolidation run reads: its monthly balance rows and the accounts they are of. */
 interface BalanceVolume {
@@ -78,10 +78,7 @@ async function balanceVolume(db: Db, ds: Dataset): Promise<BalanceVolume> {
     sql`select count(*)::int as month_rows, count(distinct account_id)::int as accounts
         from account_month_balances
         where organization_id = ${ds.organizationId}
-          and company_id in (${sql.join(
-            ds.companyIds.map((id) => sql`${id}::uuid`),
-            sql`, `,
-          )})`,
+          and company_id in (${idList(ds.companyIds)})`,
   );
   return { monthRows: row!.month_rows, accounts: row!.accounts };
 }
@@ -940,8 +937,9 @@ async function main(): Promise<void> {
   const target = await prepareTarget();
   const results: Measurement[] = [];
   const datasets: Record<string, Omit<Dataset, 'tokens'>> = {};
-  /** the balances each consolidation run reads, by the run's scenario */
-  const volumes = new Map<string, BalanceVolume>();
+  /** the balances each group's consolidation run reads, by dataset; and by measured run */
+  const datasetVolumes = new Map<Dataset, BalanceVolume>();
+  const volumes = new Map<Measurement, BalanceVolume>();
   let small: Dataset;
   let big: Dataset;
   let owned: Dataset | null = null;
@@ -993,10 +991,8 @@ async function main(): Promise<void> {
         );
       }
       if (wants('consolidation')) {
-        const bigName = bigLines >= 1_000_000 ? `${bigLines / 1_000_000}M` : `${bigLines / 1000}k`;
-        volumes.set('consolidation run 10k lines', await balanceVolume(database.db, small));
-        volumes.set(`consolidation run ${bigName} lines`, await balanceVolume(database.db, big));
-        if (owned) volumes.set(OWNERSHIP_SCENARIO, await balanceVolume(database.db, owned));
+        for (const ds of [small, big, ...(owned ? [owned] : [])])
+          datasetVolumes.set(ds, await balanceVolume(database.db, ds));
       }
     } finally {
       await database.close();
@@ -1110,17 +1106,22 @@ async function main(): Promise<void> {
       if (wants('health during')) results.push(await healthDuringHeavyRun(server, small));
       if (wants('contributions')) results.push(...(await lineContributionsScenario(server, small)));
       if (wants('consolidation')) {
-        results.push(await consolidationRuns(server, small, '10k lines'));
-        results.push(await consolidationRuns(server, big, `${bigLabel} lines`));
+        const runsOf = async (ds: Dataset, label: string) => {
+          const m = await consolidationRuns(server, ds, label);
+          const volume = datasetVolumes.get(ds);
+          if (volume) volumes.set(m, volume);
+          return m;
+        };
+        results.push(await runsOf(small, '10k lines'));
+        results.push(await runsOf(big, `${bigLabel} lines`));
         // The same run with a group chart and pattern mappings (aggregation by group account).
         const chartError = await addGroupChart(server, big);
         const charted = await consolidationRuns(server, big, `${bigLabel} lines, group chart`);
         if (chartError) charted.note = `group chart not created: ${chartError}`;
         results.push(charted);
         if (owned) {
-          results.push(
-            await consolidationRuns(server, owned, OWNERSHIP_SCENARIO.replace('consolidation run ', '')),
-          );
+          const label = `${OWNERSHIP_COMPANIES} companies, 3 tiers, acquisitions`;
+          results.push(await runsOf(owned, label));
         }
       }
     } finally {
@@ -1389,7 +1390,7 @@ async function journalExport(server: Server, ds: Dataset, label: string): Promis
 function report(
   results: Measurement[],
   datasets: Record<string, Omit<Dataset, 'tokens'>>,
-  volumes: ReadonlyMap<string, BalanceVolume>,
+  volumes: ReadonlyMap<Measurement, BalanceVolume>,
 ): void {
   const find = (scenario: string, connections: number | null = null) =>
     results.find((m) => m.scenario === scenario && (connections === null || m.connections === connections));
@@ -1455,8 +1456,8 @@ function report(
       );
       // The same comparison per unit of what the runs read: the groups differ in data per company
       // (the ownership scenario has 300 accounts per company and 20 times the lines).
-      const a = volumes.get(owned.scenario);
-      const b = volumes.get(m.scenario);
+      const a = volumes.get(owned);
+      const b = volumes.get(m);
       if (a && b) {
         ratios[`ownership run per account with balances / 50-company run (${label})`] = round(
           owned.p50 / a.accounts / (m.p50 / b.accounts),

@@ -315,8 +315,9 @@ async function figureChain(q: Queryable, ctx: RunContext, share: (shared: Shared
       ...ctx.allCuts.map((c) => c.cutDate),
     ]),
   ].sort();
-  share({ rateChangeDates, earliestDate });
-  const closingScope = scopeOf(ctx, closingDates(ctx), { rateChangeDates, earliestDate });
+  const shared = { rateChangeDates, earliestDate };
+  share(shared);
+  const closingScope = scopeOf(ctx, closingDates(ctx), shared);
   const closingTexts = await queryFigures(q, closingScope, ctx.exclusions);
   return { icRows, book, closingTexts, closingScope };
 }
