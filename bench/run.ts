@@ -23,7 +23,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { type Db, openDatabase, queryRows } from '../src/db/client.ts';
-import { idList } from '../src/modules/consolidation/runs.figures.ts';
+import { anyOf } from '../src/modules/consolidation/runs.figures.ts';
 import { bulkFloorPglite, bulkFloorPostgres, type FloorTarget, floorPglite, floorPostgres } from './floor.ts';
 import { type FxDataset, generateFxCompany } from './fx.ts';
 import { checkBalances, type Dataset, generateDataset } from './generate.ts';
@@ -78,7 +78,7 @@ async function balanceVolume(db: Db, ds: Dataset): Promise<BalanceVolume> {
     sql`select count(*)::int as month_rows, count(distinct account_id)::int as accounts
         from account_month_balances
         where organization_id = ${ds.organizationId}
-          and company_id in (${idList(ds.companyIds)})`,
+          and company_id = any(${anyOf(ds.companyIds)})`,
   );
   return { monthRows: row!.month_rows, accounts: row!.accounts };
 }

@@ -15,7 +15,7 @@ import { perDatabase } from '../../db/combiner.ts';
 import { type Queryable, queryRows } from '../../db/client.ts';
 import type { AccountCategory, AccountType, CashFlowCategory } from '../../domain/accounts.ts';
 import type { AccountInfo } from '../../domain/consolidation/index.ts';
-import { type FigureAccount, type FigureAccounts, type FigureClass, idList } from './runs.figures.ts';
+import { type FigureAccount, type FigureAccounts, type FigureClass, anyOf } from './runs.figures.ts';
 
 /** One company's chart as read: the engine's accounts and, per account, what classifies its figures. */
 interface CompanyChart {
@@ -115,7 +115,7 @@ export async function loadChart(
             string_agg(id::text || ',' || account_number || ',' || account_type || ',' || account_category
               || ',' || is_cash_equivalent::int || ',' || coalesce(cash_flow_category, '')
               || ',' || is_non_monetary::int || ',' || to_json(name)::text, E'\n') as text
-          from accounts where organization_id = ${organizationId} and company_id in (${idList(toRead)})
+          from accounts where organization_id = ${organizationId} and company_id = any(${anyOf(toRead)})
           group by company_id`,
     );
     const texts = new Map(rows.map((r) => [r.company_id, r.text]));

@@ -57,7 +57,7 @@ import { loadGroupChartInput } from './chart.service.ts';
 import { loadRuleInputs } from './rules.repo.ts';
 import { type RunRow, type StoredRunMember, storedMembers, storedOptions } from './runs.repo.ts';
 import {
-  idList,
+  anyOf,
   queryFigures,
   readFigures,
   type AdjustmentExclusion,
@@ -287,7 +287,7 @@ async function figureChain(q: Queryable, ctx: RunContext, share: (shared: Shared
   const [earliestRow] = await queryRows<{ d: string | null }>(
     q,
     sql`select min(start_date)::text as d from fiscal_years
-        where organization_id = ${orgId} and company_id in (${idList(ids)})`,
+        where organization_id = ${orgId} and company_id = any(${anyOf(ids)})`,
   );
   const earliestDate = minDate(earliestRow?.d ?? ctx.openingYearStart, ctx.openingYearStart);
   const icRows = await loadTransactionsForRun(q, {
@@ -336,14 +336,14 @@ async function otherChain(
   const periodRows = await queryRows<{ company_id: string; status: string }>(
     q,
     sql`select company_id::text as company_id, status from fiscal_periods
-        where organization_id = ${orgId} and company_id in (${idList(ids)})
+        where organization_id = ${orgId} and company_id = any(${anyOf(ids)})
           and period_number between 1 and 12
           and start_date <= ${run.asOfDate}::date and end_date >= ${run.asOfDate}::date`,
   );
   const unpostedRows = await queryRows<{ company_id: string; n: number }>(
     q,
     sql`select company_id::text as company_id, count(*)::int as n from journal_entries
-        where organization_id = ${orgId} and company_id in (${idList(ids)})
+        where organization_id = ${orgId} and company_id = any(${anyOf(ids)})
           and status in ('Draft', 'PendingApproval', 'Approved')
           and transaction_date <= ${run.asOfDate}::date
         group by company_id`,
