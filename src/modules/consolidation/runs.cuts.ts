@@ -7,9 +7,7 @@ import { sql } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
 import { holdingOf, ledgerCuts, ownershipTree } from '../../domain/consolidation/ownership.ts';
 import type { CutLedger } from '../../domain/consolidation/types.ts';
-import { scaledToString } from '../../domain/consolidation/scaled.ts';
 import { type StoredRunMember } from './runs.repo.ts';
-import { AMOUNT_SCALE, units } from './runs.figures.ts';
 
 /** The (company, cut date) pairs of the run: every member's ledger cuts (ownership.ts). */
 export function memberCuts(members: readonly StoredRunMember[]): { companyId: string; cutDate: string }[] {
@@ -45,7 +43,7 @@ export async function queryCuts(
   return queryRows<CutRow>(
     q,
     sql`select c.company_id::text as company_id, c.cut::text as cut,
-          string_agg(x.account_id::text || ',' || ${units(sql`x.amount`)}, ';') as text
+          string_agg(x.account_id::text || ',' || x.amount::text, ';') as text
         from (values ${pairs}) c(company_id, cut)
         cross join lateral (
           select u.account_id, sum(u.amount) as amount
@@ -82,10 +80,9 @@ export function readCuts(
     const figures = text
       ? text.split(';').map((part) => {
           const [accountId, amount] = part.split(',') as [string, string];
-          return {
-            accountNumber: accounts.get(accountId)?.number ?? '',
-            amount: scaledToString(BigInt(amount), AMOUNT_SCALE),
-          };
+          // Sums of NUMERIC(28, 8) amounts: PostgreSQL writes them with their 8 decimals, as
+          // exact decimal texts the engine reads directly.
+          return { accountNumber: accounts.get(accountId)?.number ?? '', amount };
         })
       : [];
     return { companyId, cutDate, figures };
