@@ -396,18 +396,22 @@ export async function insertLineContributions(
   run: Pick<RunRow, 'organizationId' | 'id'>,
   views: { view: 'closing' | 'opening'; lines: readonly StoredLineContributions[] }[],
 ): Promise<void> {
-  // One parameter: a JSON array of [view, lineId, accountNumber, data] (JSON.stringify escapes the
-  // stored texts natively, far cheaper than an array literal's escaping of megabytes of JSON).
-  const rows: [string, string, string, string][] = [];
+  // Each text is a parameter of its own: the driver sends parameters as they are, so megabytes of
+  // stored text need no escaping on the way (a JSON or array-literal parameter costs its escaping
+  // here and its parsing on the server). At most INSERT_BATCH rows a statement keep far below the
+  // protocol's 65,535 parameters.
+  const rows: SQL[] = [];
   for (const { view, lines } of views) {
-    for (const l of lines) rows.push([view, l.lineId, l.accountNumber, l.data]);
+    for (const l of lines) rows.push(sql`(${view}, ${l.lineId}, ${l.accountNumber}, ${l.data})`);
   }
-  if (rows.length === 0) return;
-  await db.execute(sql`
-    insert into consolidation_line_contributions (organization_id, run_id, view, line_id, account_number, data)
-    select ${run.organizationId}, ${run.id}, e->>0, e->>1, e->>2, e->>3
-    from json_array_elements(${JSON.stringify(rows)}::json) as e`);
+  for (let from = 0; from < rows.length; from += INSERT_BATCH) {
+    await db.execute(sql`
+      insert into consolidation_line_contributions (organization_id, run_id, view, line_id, account_number, data)
+      select ${run.organizationId}::uuid, ${run.id}::uuid, v.view, v.line_id, v.account_number, v.data
+      from (values ${sql.join(rows.slice(from, from + INSERT_BATCH), sql`, `)}) v(view, line_id, account_number, data)`);
+  }
 }
+const INSERT_BATCH = 10_000;
 
 /** The run's members as its stored contributions name them (by their index in the run's members). */
 export function contributionsDirectory(run: Pick<RunRow, 'members'>): CompanyDirectory {
