@@ -9,6 +9,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { DEFAULT_RETRY_POLICY } from './domain/webhooks.ts';
+import { capHeapGrowth } from './runtime/heap-growth.ts';
 import { findConsoleDir } from './http/console.ts';
 
 /**
@@ -17,8 +18,9 @@ import { findConsoleDir } from './http/console.ts';
  * about 35 MB reach 260–290 MB resident. A fixed growth of 50 % over the live size (with the young
  * generation capped by `npm start`'s `--max-semi-space-size`) keeps it under 200 MB, for about 10 % of a
  * consolidation run's time and nothing measurable in request throughput (docs/performance.md, "Memory").
+ * Very large consolidation runs relax it while they execute (see `runtime/heap-growth.ts`).
  */
-v8.setFlagsFromString('--heap-growing-percent=50');
+capHeapGrowth(50);
 
 async function start(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
