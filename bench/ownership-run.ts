@@ -162,7 +162,9 @@ async function main(): Promise<void> {
     const h = createHash('sha256');
     const run = (
       await raw.query(
-        `select eliminations, totals, acquisition_analysis, input_digest, elimination_entries
+        // as jsonb (keys in jsonb's order), whatever type the columns are stored as
+        `select eliminations, totals, acquisition_analysis::jsonb as acquisition_analysis, input_digest,
+          elimination_entries::jsonb as elimination_entries
        from consolidation_runs where id = $1`,
         [runId],
       )

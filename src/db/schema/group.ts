@@ -4,6 +4,7 @@ import {
   foreignKey,
   index,
   integer,
+  json,
   jsonb,
   numeric,
   type PgColumn,
@@ -210,7 +211,7 @@ export const consolidationRuns = pgTable(
     eliminations: jsonb('eliminations').notNull().default([]),
     exchangeRatesUsed: jsonb('exchange_rates_used').notNull().default([]),
     /** one analysis per member with acquisition data (completed runs) */
-    acquisitionAnalysis: jsonb('acquisition_analysis').notNull().default([]),
+    acquisitionAnalysis: json('acquisition_analysis').notNull().default([]),
     totals: jsonb('totals'),
     initiatedBy: uuid('initiated_by').notNull(),
     /** The authenticated user who started the run (audit of background status changes). */
@@ -223,7 +224,7 @@ export const consolidationRuns = pgTable(
     /** SHA-256 of the run's inputs (figures, rates used, structure, rules, group chart); completed runs */
     inputDigest: text('input_digest'),
     /** the closing view's eliminations as balanced journal entries (completed runs) */
-    eliminationEntries: jsonb('elimination_entries').notNull().default([]),
+    eliminationEntries: json('elimination_entries').notNull().default([]),
     /** ids of the top-side adjustments a completed run included */
     adjustmentIds: jsonb('adjustment_ids').notNull().default([]),
     /** The process that executes the run (Pending or InProgress): `host:pid:random`. */
