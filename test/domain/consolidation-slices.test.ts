@@ -3,9 +3,11 @@
  * `runConsolidation` gives, and no slice is long; the input digest in slices is the digest.
  */
 import { performance } from 'node:perf_hooks';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createConsolidationExecution, runConsolidation } from '../../src/domain/consolidation/engine.ts';
-import { inputDigest, inputDigestInSlices } from '../../src/modules/consolidation/runs.digest.ts';
+import { scaledToString, toScaled } from '../../src/domain/consolidation/scaled.ts';
+import { amountText, inputDigest, inputDigestInSlices } from '../../src/modules/consolidation/runs.digest.ts';
 import { heavyInput } from '../helpers/heavy-rules.ts';
 
 describe('consolidation in slices', () => {
@@ -51,5 +53,29 @@ describe('consolidation in slices', () => {
       expect(next.value).toBe(inputDigest(input, used));
       expect(inputDigest(input, used)).toBe(before);
     }
+  });
+});
+
+describe('input digest: amounts', () => {
+  it('writes every decimal text with 12 fraction digits, the plain ones by appending zeros', () => {
+    // The generic way: exact units at 12 decimals, written back.
+    const generic = (v: string) => {
+      const units = toScaled(v, 12);
+      return units === null ? v : scaledToString(units, 12);
+    };
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }),
+        fc.integer({ min: 0, max: 14 }),
+        fc.boolean(),
+        (units, scale, padded) => {
+          let text = scaledToString(units, scale);
+          if (padded && !text.includes('.')) text += '.0';
+          expect(amountText(text)).toBe(generic(text));
+        },
+      ),
+    );
+    for (const odd of ['-0.00000000', '-0.0', '00.5', '1e-3', '-.5', '7', '-0', '0.1234567890123'])
+      expect(amountText(odd)).toBe(generic(odd));
   });
 });

@@ -77,14 +77,20 @@ export function readCuts(
   const byKey = new Map(rows.map((r) => [`${r.company_id}|${r.cut}`, r.text]));
   return cuts.map(({ companyId, cutDate }) => {
     const text = byKey.get(`${companyId}|${cutDate}`) ?? '';
-    const figures = text
-      ? text.split(';').map((part) => {
-          const [accountId, amount] = part.split(',') as [string, string];
-          // Sums of NUMERIC(28, 8) amounts: PostgreSQL writes them with their 8 decimals, as
-          // exact decimal texts the engine reads directly.
-          return { accountNumber: accounts.get(accountId)?.number ?? '', amount };
-        })
-      : [];
+    // `account,amount;…`, read in place (a large run's cuts hold tens of thousands of figures).
+    // Sums of NUMERIC(28, 8) amounts: PostgreSQL writes them with their 8 decimals, as exact
+    // decimal texts the engine reads directly.
+    const figures: CutLedger['figures'] = [];
+    for (let i = 0; i < text.length;) {
+      const comma = text.indexOf(',', i);
+      let end = text.indexOf(';', comma + 1);
+      if (end < 0) end = text.length;
+      figures.push({
+        accountNumber: accounts.get(text.slice(i, comma))?.number ?? '',
+        amount: text.slice(comma + 1, end),
+      });
+      i = end + 1;
+    }
     return { companyId, cutDate, figures };
   });
 }

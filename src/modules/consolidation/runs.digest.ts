@@ -16,6 +16,9 @@ import type {
 import { scaledToString, toScaled } from '../../domain/consolidation/scaled.ts';
 
 const DIGEST_SCALE = 12;
+const PLAIN = /^-?(?:0|[1-9][0-9]*)\.([0-9]+)$/;
+const NEGATIVE_ZERO = /^-0\.0*$/;
+const ZEROS = '0'.repeat(DIGEST_SCALE);
 
 /** JSON with object keys sorted (arrays keep their order). */
 function canonical(v: unknown): string {
@@ -63,7 +66,17 @@ function accountsText(accounts: readonly AccountInfo[]): string {
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-function amountText(v: unknown): string {
+/**
+ * A decimal text as written with DIGEST_SCALE fraction digits. Texts already plain (no exponent, no
+ * superfluous zero before the point, not a negative zero) with fewer digits only need zeros appended:
+ * the tens of thousands of cut figures a large run reads come so from PostgreSQL.
+ */
+export function amountText(v: unknown): string {
+  if (typeof v === 'string') {
+    const m = PLAIN.exec(v);
+    if (m && m[1]!.length <= DIGEST_SCALE && !NEGATIVE_ZERO.test(v))
+      return v + ZEROS.slice(0, DIGEST_SCALE - m[1]!.length);
+  }
   const s = toScaled(String(v), DIGEST_SCALE);
   return s === null ? String(v) : scaledToString(s, DIGEST_SCALE);
 }
