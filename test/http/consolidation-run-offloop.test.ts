@@ -208,9 +208,12 @@ describe('a heavy consolidation run', () => {
     // without slicing, one waited for the whole Eliminate step, seconds).
     const longest = delay.max / 1e6;
     console.log(
-      `health probes ${health.length}, max ${Math.max(...health).toFixed(0)} ms; event-loop delay max ${longest.toFixed(0)} ms`,
+      `health probes ${health.length} over ${run.totalDurationMs} ms, max ${Math.max(...health).toFixed(0)} ms; event-loop delay max ${longest.toFixed(0)} ms`,
     );
-    expect(health.length).toBeGreaterThan(10);
+    // A probe is answered between the run's slices, about every 45 ms here (its 5 ms wait, two
+    // requests, a slice of the run): at least one per 100 ms of the run's execution (a count fixed in
+    // advance fails once the run gets faster).
+    expect(health.length).toBeGreaterThanOrEqual(Math.max(3, Math.floor(run.totalDurationMs / 100)));
     expect(Math.max(...health)).toBeLessThan(1000);
     expect(longest).toBeLessThan(1000);
     // Every rule's last condition holds: each eliminates min(|S|, |T|) of its matched balances.
