@@ -42,7 +42,6 @@ import {
   statusOf,
   type StepRecord,
   type StoredTrialBalance,
-  storedMembers,
   storedSteps,
   touchRun,
   updateRun,
@@ -114,7 +113,8 @@ export async function executeRun(
   const progress = { current: -1 };
   let startedAt: Date | null = null;
   // A very large run lets the heap grow as V8 sees fit while it executes (see `runtime/heap-growth.ts`).
-  const release = storedMembers(run).length >= LARGE_RUN_MEMBERS ? relaxHeapGrowth() : null;
+  const members = Array.isArray(run.members) ? run.members.length : 0;
+  const release = members >= LARGE_RUN_MEMBERS ? relaxHeapGrowth() : null;
   try {
     startedAt = new Date();
     const begun = await beginRun(db, run, startedAt, leaseMs);
