@@ -6,6 +6,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type Queryable, queryRows } from '../../db/client.ts';
+import { isUuid } from '../../http/schemas.ts';
 
 import { type CompanyLedger, columnLedger, type LedgerColumns } from '../../domain/consolidation/index.ts';
 
@@ -36,10 +37,9 @@ function classedAccounts(scope: FigureScope): SQL {
  * treats it as it treats an `in (…)` list (a hashed lookup for long lists, index conditions).
  */
 export function anyOf(ids: readonly string[]): SQL {
-  for (const id of ids) if (!UUID.test(id)) throw new Error(`Not a uuid: ${id}`);
+  for (const id of ids) if (!isUuid(id)) throw new Error(`Not a uuid: ${id}`);
   return sql`${`{${ids.join(',')}}`}::uuid[]`;
 }
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface FigureScope {
   organizationId: string;
@@ -176,9 +176,9 @@ export async function queryFigures(
   exclusions: readonly AdjustmentExclusion[],
 ): Promise<FigureTexts> {
   if (scope.ids.length === 0) return new Map();
-  const { tailRows } = figureRows(scope, exclusions);
+  const { rowsOf, tailRows } = figureRows(scope, exclusions);
   const day = sql`(s.day - date '${sql.raw(EPOCH)}')::text`;
-  const branches = companyChunks(scope).map((chunk) => chunkBranch(chunk, exclusions, day));
+  const branches = companyChunks(scope).map((chunk) => chunkBranch(chunk, rowsOf(chunk.ids), day));
   const parts = await queryRows<{ part: number; text: string | null }>(
     q,
     sql`${sql.join(branches, sql` union all `)}
@@ -226,8 +226,7 @@ export const figureBranching = { fromCompanies: 20 };
  * the rows once (instead of once per part) matters: making the text of 150,000 figures is most of
  * the work.
  */
-function chunkBranch(chunk: FigureScope, exclusions: readonly AdjustmentExclusion[], day: SQL): SQL {
-  const { rows } = figureRows(chunk, exclusions);
+function chunkBranch(chunk: FigureScope, rows: SQL, day: SQL): SQL {
   // With every company in the reporting currency, every account is summed (buckets 0 and 1).
   const foreign = chunk.foreignIds.length > 0;
   // Monetary accounts of companies not in G: this year's movements per group period (closing view).
@@ -252,15 +251,16 @@ function chunkBranch(chunk: FigureScope, exclusions: readonly AdjustmentExclusio
 }
 
 /**
- * The row sources of the figure statement (see `queryFigures`): `rows`, the monthly roll-up outside
- * the split months plus the daily rows of those months, as `s(account_id, day, amount)`; `tailRows`,
- * the daily tail rows of the historical accounts (null when there are none).
+ * The row sources of the figure statement (see `queryFigures`): `rowsOf(ids)`, the monthly roll-up
+ * of those companies outside the split months plus their daily rows of those months, as
+ * `s(account_id, day, amount)` (the split months are the scope's, whichever of its companies a branch
+ * reads); `tailRows`, the daily tail rows of the historical accounts (null when there are none).
  */
 function figureRows(
   scope: FigureScope,
   exclusions: readonly AdjustmentExclusion[],
-): { rows: SQL; tailRows: SQL | null } {
-  const { organizationId, ids, groupFye } = scope;
+): { rowsOf: (ids: readonly string[]) => SQL; tailRows: SQL | null } {
+  const { organizationId, groupFye } = scope;
   const monthOf = (date: string) => `${date.slice(0, 8)}01`;
   const cuts = [
     addDays(scope.asOfDate, 1),
@@ -305,22 +305,24 @@ function figureRows(
     );
 
   // Monthly roll-up: every month outside the split ones, less the excluded adjustment rows.
-  const monthly = [
-    sql`mb.organization_id = ${organizationId}`,
-    sql`mb.company_id = any(${anyOf(ids)})`,
-    sql`not mb.is_closing`,
-    sql`mb.month_start <= ${scope.asOfDate}::date`,
-  ];
-  if (splitMonths.length > 0) monthly.push(sql`mb.month_start not in (${dateList(splitMonths)})`);
-  if (exclusions.length > 0) {
-    const excluded = exclusions.map(
-      (e) => sql`(mb.company_id = any(${anyOf(e.companyIds)}) and mb.month_start >= ${e.fromDate}::date)`,
-    );
-    monthly.push(sql`not (mb.is_adjustment and (${sql.join(excluded, sql` or `)}))`);
-  }
-  const monthRows = sql`select mb.account_id, mb.month_start as day, mb.debit_total - mb.credit_total as amount
+  const monthRows = (ids: readonly string[]) => {
+    const monthly = [
+      sql`mb.organization_id = ${organizationId}`,
+      sql`mb.company_id = any(${anyOf(ids)})`,
+      sql`not mb.is_closing`,
+      sql`mb.month_start <= ${scope.asOfDate}::date`,
+    ];
+    if (splitMonths.length > 0) monthly.push(sql`mb.month_start not in (${dateList(splitMonths)})`);
+    if (exclusions.length > 0) {
+      const excluded = exclusions.map(
+        (e) => sql`(mb.company_id = any(${anyOf(e.companyIds)}) and mb.month_start >= ${e.fromDate}::date)`,
+      );
+      monthly.push(sql`not (mb.is_adjustment and (${sql.join(excluded, sql` or `)}))`);
+    }
+    return sql`select mb.account_id, mb.month_start as day, mb.debit_total - mb.credit_total as amount
       from account_month_balances mb where ${sql.join(monthly, sql` and `)}`;
-  const splitRows =
+  };
+  const splitRows = (ids: readonly string[]) =>
     splitMonths.length > 0
       ? sql`select ab.account_id, ab.balance_date, ab.debit_total - ab.credit_total
           from account_balances ab
@@ -341,8 +343,9 @@ function figureRows(
       parts.filter((x): x is SQL => x !== null),
       sql` union all `,
     );
-  const rows = sql`(${union([monthRows, splitRows])}) s(account_id, day, amount)`;
-  return { rows, tailRows };
+  const rowsOf = (ids: readonly string[]) =>
+    sql`(${union([monthRows(ids), splitRows(ids)])}) s(account_id, day, amount)`;
+  return { rowsOf, tailRows };
 }
 
 /** The ledgers of a view from the answer of `queryFigures` (see there). */
