@@ -142,7 +142,7 @@ export type PackedLine2 = [
 
 export type PackedLine = PackedLine1 | PackedLine2;
 
-/** Codes of the stored form, for writers that pack without the API form (contributions.ts). */
+/** Codes of the stored form, for writers that pack without the API form (contributions-stored.ts). */
 export const SOURCE_CODES = {
   Account: 0,
   PriorYearResults: 1,

@@ -6,12 +6,8 @@
  */
 import { dec, formatPercentage, ZERO } from '../money.ts';
 import { acquisitionIssues } from './acquisition.ts';
-import {
-  type LineContributions,
-  lineContributions,
-  type StoredLineContributions,
-  storedLineContributionsInSlices,
-} from './contributions.ts';
+import { type LineContributions, lineContributions } from './contributions.ts';
+import { type StoredLineContributions, storedLineContributionsInSlices } from './contributions-stored.ts';
 import type { CompanyDirectory } from './contributions-codec.ts';
 import { applyGroupChart, ruleGroupAccountIssues } from './group-chart.ts';
 import {

@@ -6,4 +6,12 @@ export * from './statements.ts';
 export * from './statements-equity.ts';
 export * from './types.ts';
 export * from './group-chart.ts';
-export * from './contributions.ts';
+export {
+  type AdjustmentContribution,
+  type CompanyContribution,
+  type ContributionItem,
+  contributionsAddUp,
+  type EliminationContribution,
+  type LineContributions,
+  lineContributions,
+} from './contributions.ts';

@@ -17,7 +17,7 @@ import {
   type IntercompanyTransactionInput,
   STEP_TYPES,
 } from '../../domain/consolidation/index.ts';
-import type { StoredLineContributions } from '../../domain/consolidation/contributions.ts';
+import type { StoredLineContributions } from '../../domain/consolidation/contributions-stored.ts';
 import { dec } from '../../domain/money.ts';
 import { relaxHeapGrowth } from '../../runtime/heap-growth.ts';
 import { recordAudit } from '../audit/service.ts';

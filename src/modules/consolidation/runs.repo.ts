@@ -10,7 +10,8 @@ import {
   consolidationRuns,
   consolidationTrialBalances,
 } from '../../db/schema/index.ts';
-import type { LineContributions, StoredLineContributions } from '../../domain/consolidation/contributions.ts';
+import type { LineContributions } from '../../domain/consolidation/contributions.ts';
+import type { StoredLineContributions } from '../../domain/consolidation/contributions-stored.ts';
 import {
   CompanyDirectory,
   type PackedLine,
