@@ -82,7 +82,8 @@ export function longFunctions(file: string, text: string, limit: number): LongFu
   return found;
 }
 
-function lineCount(text: string): number {
+/** Lines of a text (a final newline ends the last line, it does not start one). */
+export function lineCount(text: string): number {
   const lines = text.split('\n').length;
   return text.endsWith('\n') ? lines - 1 : lines;
 }
