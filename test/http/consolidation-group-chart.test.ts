@@ -794,4 +794,12 @@ describe('top-side adjustments', () => {
     const list = await get(adj(), { year: '2025', status: 'Posted' });
     expect(list.adjustments.map((a: any) => a.id)).toContain(id);
   });
+
+  it('answers 404 for a malformed or unknown adjustment id', async () => {
+    for (const id of ['not-an-id', '00000000-0000-4000-8000-000000000000']) {
+      const missing = await t.get(adj(`/${id}`), { token: owner.token });
+      expect(missing.status, id).toBe(404);
+      expect(missing.body._tag).toBe('ConsolidationAdjustmentNotFoundError');
+    }
+  });
 });

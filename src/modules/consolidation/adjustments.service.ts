@@ -21,6 +21,7 @@ import { DomainError, invalid } from '../../domain/errors.ts';
 import { type Operation, segregationRefusal, transitionRefusal } from '../../domain/journal/workflow.ts';
 import { dec, fractionDigits, ZERO } from '../../domain/money.ts';
 import type { Access } from '../../access/access.ts';
+import { isUuid } from '../../http/schemas.ts';
 import type { PageParams } from '../../http/pagination.ts';
 import { pagedRows } from '../shared/lists.ts';
 import { auditWrite, type Changes } from '../audit/service.ts';
@@ -97,11 +98,9 @@ export function adjustmentNotFound(adjustmentId: string): DomainError {
   });
 }
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-
 /** The group's adjustment (locked for update by writes), or 404 ConsolidationAdjustmentNotFoundError. */
 async function requireAdjustment(q: Queryable, group: GroupRow, id: string, lock = false): Promise<Row> {
-  if (!UUID.test(id)) throw adjustmentNotFound(id);
+  if (!isUuid(id)) throw adjustmentNotFound(id);
   return requireRow(
     q,
     consolidationAdjustments,

@@ -13,6 +13,7 @@ import { compatible, MappingResolver } from '../../domain/consolidation/group-ch
 import { invalid } from '../../domain/errors.ts';
 import { parsePattern } from '../../domain/selectors.ts';
 import type { Access } from '../../access/access.ts';
+import { isUuid } from '../../http/schemas.ts';
 import { type PageParams, paged } from '../../http/pagination.ts';
 import { auditWrite } from '../audit/service.ts';
 import { type GroupRow, loadMembers } from './groups.repo.ts';
@@ -20,7 +21,6 @@ import { authorizeGroup, writeGroup } from './groups.service.ts';
 import {
   alreadyMapped,
   groupAccountInput,
-  isUuidLike,
   loadGroupAccounts,
   loadGroupChartInput,
   loadMappings,
@@ -163,7 +163,7 @@ export async function deleteMapping(
   organizationId: string | undefined,
 ): Promise<void> {
   await writeGroup(db, access, groupId, organizationId, async (tx, locked) => {
-    if (!isUuidLike(mappingId)) throw mappingNotFound(mappingId);
+    if (!isUuid(mappingId)) throw mappingNotFound(mappingId);
     const deleted = await tx
       .delete(groupAccountMappings)
       .where(

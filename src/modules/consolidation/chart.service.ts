@@ -17,6 +17,7 @@ import {
 import { type GroupAccountInput, type GroupChartInput } from '../../domain/consolidation/group-chart.ts';
 import { DomainError, invalid, ValidationError } from '../../domain/errors.ts';
 import type { Access } from '../../access/access.ts';
+import { isUuid } from '../../http/schemas.ts';
 import type { PageParams } from '../../http/pagination.ts';
 import { pagedRows } from '../shared/lists.ts';
 import { auditEntry, auditWrite, recordAudit } from '../audit/service.ts';
@@ -112,7 +113,7 @@ export async function findGroupAccount(
   groupId: string,
   id: string,
 ): Promise<GroupAccountRow | null> {
-  if (!isUuidLike(id)) return null;
+  if (!isUuid(id)) return null;
   return firstRow(q, groupAccounts, inOrg(groupAccounts, orgId, { groupId, id: id.toLowerCase() }));
 }
 
@@ -125,10 +126,6 @@ export async function requireGroupAccount(
   const row = await findGroupAccount(q, group.organizationId, group.id, id);
   if (!row) throw groupAccountNotFound(id);
   return row;
-}
-
-export function isUuidLike(s: string): boolean {
-  return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(s);
 }
 
 export async function loadGroupAccounts(
