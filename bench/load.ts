@@ -256,7 +256,10 @@ export class Client {
 
 /** One keep-alive socket with at most one request in flight. */
 class Connection {
-  private buffer: Buffer = Buffer.alloc(0);
+  private chunks: Buffer[] = [];
+  private received = 0;
+  /** bytes needed before parsing can succeed: 0 until a head was read, then head + body */
+  private needed = 0;
   private waiting: {
     resolve: (r: { status: number; text: string }) => void;
     reject: (e: Error) => void;
@@ -264,8 +267,12 @@ class Connection {
 
   constructor(readonly socket: net.Socket) {
     socket.on('data', (chunk: Buffer) => {
-      this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
-      this.parse();
+      // A large answer (a consolidation run's is over a megabyte) comes in many chunks: they are
+      // kept as a list and joined once, when the whole body is in, so that the generator does not
+      // copy the body again for each chunk (that copying would count in the measured latency).
+      this.chunks.push(chunk);
+      this.received += chunk.length;
+      if (this.received >= this.needed) this.parse();
     });
     const fail = (err?: Error) => {
       const w = this.waiting;
@@ -284,15 +291,22 @@ class Connection {
   }
 
   private parse(): void {
-    const end = this.buffer.indexOf('\r\n\r\n');
-    if (end < 0 || !this.waiting) return;
-    const head = this.buffer.toString('latin1', 0, end);
+    if (!this.waiting) return;
+    const buffer = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.received);
+    this.chunks = [buffer];
+    const end = buffer.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    const head = buffer.toString('latin1', 0, end);
     const status = Number(head.slice(9, 12));
     const m = /\r\ncontent-length: *(\d+)/i.exec(head);
     const length = m ? Number(m[1]) : 0;
-    if (this.buffer.length < end + 4 + length) return;
-    const text = this.buffer.toString('utf8', end + 4, end + 4 + length);
-    this.buffer = this.buffer.subarray(end + 4 + length);
+    this.needed = end + 4 + length;
+    if (buffer.length < this.needed) return;
+    const text = buffer.toString('utf8', end + 4, this.needed);
+    const rest = buffer.subarray(this.needed);
+    this.chunks = rest.length > 0 ? [rest] : [];
+    this.received = rest.length;
+    this.needed = 0;
     const w = this.waiting;
     this.waiting = null;
     w.resolve({ status, text });
