@@ -177,7 +177,11 @@ class LinePiecesOf {
       for (const item of tc.items) {
         const id = this.resolve(item.key, c.companyId);
         if (id === null) continue;
-        this.companyOf(id, c.companyId, weight).items.push(item);
+        const acc = this.companyOf(id, c.companyId, weight);
+        // Most companies put one item on a line: an array made from a literal holds just it (one
+        // grown from empty reserves room for sixteen, and a large run keeps them all to its end).
+        if (acc.items.length === 0) acc.items = [item];
+        else acc.items.push(item);
       }
     }
   }

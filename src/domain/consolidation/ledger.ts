@@ -23,11 +23,23 @@ import type {
 
 /** Amounts of a key-ordered list of an account's figures; keys: a date, or a group-period index. */
 export class Cells<K extends string | number> {
-  readonly keys: K[] = [];
-  readonly amounts: bigint[] = [];
+  readonly keys: K[];
+  readonly amounts: bigint[];
   private ordered = true;
 
-  constructor(readonly info: AccountInfo) {}
+  /**
+   * With its first cell: arrays made from a literal hold just it, where arrays grown from empty
+   * reserve room for sixteen (a large run has tens of thousands of accounts with one cell, and
+   * keeps them all to its end).
+   */
+  constructor(
+    readonly info: AccountInfo,
+    key: K,
+    amount: bigint,
+  ) {
+    this.keys = [key];
+    this.amounts = [amount];
+  }
 
   add(key: K, amount: bigint): void {
     const last = this.keys.length - 1;
@@ -212,7 +224,7 @@ function prepareAt(setup: Setup, data: ViewData, scale: number): PreparedView {
         p.monetary.set(a.accountNumber, (p.monetary.get(a.accountNumber) ?? 0n) + amount);
         if (foreign && date !== null && date >= data.yearStartDate && date <= data.asOfDate) {
           const q = incomeKey(setup, data, c, a, date, foreign, periodIndex);
-          if (typeof q === 'number') cellsOf(p.monetaryYtd, a).add(q, amount);
+          if (typeof q === 'number') addCell(p.monetaryYtd, a, q, amount);
         }
       } else if (kind === 2) {
         if (foreign && date === null) {
@@ -221,13 +233,16 @@ function prepareAt(setup: Setup, data: ViewData, scale: number): PreparedView {
           );
           return;
         }
-        historical ??= cellsOf(p.historical, a);
-        historical.add(foreign ? date! : '', amount);
+        if (historical) historical.add(foreign ? date! : '', amount);
+        else historical = addCell(p.historical, a, foreign ? date! : '', amount);
       } else {
         const q = incomeKey(setup, data, c, a, date, foreign, periodIndex);
         if (q instanceof Error) p.error = q;
-        else if (date! < data.yearStartDate) (prior ??= cellsOf(p.prior, a)).add(q, amount);
-        else (ytd ??= cellsOf(p.ytd, a)).add(q, amount);
+        else if (date! < data.yearStartDate) {
+          if (prior) prior.add(q, amount);
+          else prior = addCell(p.prior, a, q, amount);
+        } else if (ytd) ytd.add(q, amount);
+        else ytd = addCell(p.ytd, a, q, amount);
       }
     };
     const cols = l.columns;
@@ -275,10 +290,17 @@ function incomeKey(
   return q;
 }
 
-function cellsOf<K extends string | number>(map: Map<string, Cells<K>>, a: AccountInfo): Cells<K> {
+/** Adds a cell to the account's cells in `map` (made with it when the account has none yet); returns them. */
+function addCell<K extends string | number>(
+  map: Map<string, Cells<K>>,
+  a: AccountInfo,
+  key: K,
+  amount: bigint,
+): Cells<K> {
   let cells = map.get(a.accountNumber);
-  if (!cells) {
-    cells = new Cells<K>(a);
+  if (cells) cells.add(key, amount);
+  else {
+    cells = new Cells<K>(a, key, amount);
     map.set(a.accountNumber, cells);
   }
   return cells;
