@@ -29,8 +29,8 @@ export class Cells<K extends string | number> {
 
   /**
    * With its first cell: arrays made from a literal hold just it, where arrays grown from empty
-   * reserve room for sixteen (a large run has tens of thousands of accounts with one cell, and
-   * keeps them all to its end).
+   * reserve room for sixteen at once (a large run keeps the cells of tens of thousands of accounts,
+   * many with one, to its end, and its collections copy what is kept).
    */
   constructor(
     readonly info: AccountInfo,
