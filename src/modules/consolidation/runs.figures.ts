@@ -5,6 +5,7 @@
  * engine's ledger columns without building a row object per figure.
  */
 import { type SQL, sql } from 'drizzle-orm';
+import { pgTokens } from '../../db/bulk-params.ts';
 import { type Queryable, queryRows } from '../../db/client.ts';
 import { isUuid } from '../../http/schemas.ts';
 
@@ -38,7 +39,7 @@ function classedAccounts(scope: FigureScope): SQL {
  */
 export function anyOf(ids: readonly string[]): SQL {
   for (const id of ids) if (!isUuid(id)) throw new Error(`Not a uuid: ${id}`);
-  return sql`${`{${ids.join(',')}}`}::uuid[]`;
+  return sql`${pgTokens(ids)}::uuid[]`;
 }
 
 export interface FigureScope {

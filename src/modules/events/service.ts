@@ -7,6 +7,7 @@
  * come after every event already listed, so a client that resumes from its last cursor misses none.
  */
 import { sql } from 'drizzle-orm';
+import { pgTokens } from '../../db/bulk-params.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import { invalid } from '../../domain/errors.ts';
 import type { Access } from '../../access/access.ts';
@@ -84,7 +85,7 @@ export async function listEvents(db: Db, access: Access, q: EventListQuery): Pro
         where e.organization_id = ${q.organizationId}
           and e.tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
           ${cursor ? sql`and (e.tx, e.id) > (${cursor.tx}::bigint, ${cursor.id}::uuid)` : sql``}
-          ${types ? sql`and e.type = any(${`{${types.join(',')}}`}::text[])` : sql``}
+          ${types ? sql`and e.type = any(${pgTokens(types)}::text[])` : sql``}
         order by e.tx, e.id
         limit ${limit + 1}`,
   );
