@@ -22,16 +22,19 @@
  * The mark also carries a token of its transaction (`commit_token`, a random UUID). A COMMIT whose
  * connection breaks on the way (the primary stops as it commits) may or may not have happened; the
  * client then asks the server that took over, on another connection, for that token — for up to
- * `COMMIT_RESOLUTION_MS` while no server answers. Found: the commit happened (it reached the
- * synchronous standby that is now the primary), and the request goes on as if the COMMIT had
- * answered, so its response is sent and stored. Not found: nothing of it committed; the request answers
- * 503 and its key is released for the retry. Only when no server answers in time does the commit stay
- * in doubt (the key then says `committed` or `running`, and a retry is told the request is in progress).
+ * `COMMIT_RESOLUTION_MS` while no server answers, or while the transaction is still running on a
+ * server that is still up. Found: the commit happened (it reached the synchronous standby that is now
+ * the primary), and the request goes on as if the COMMIT had answered, so its response is sent and
+ * stored. Not found: nothing of it committed; the request answers 503 and its key is released for the
+ * retry. Only when no server answers in time does the commit stay in doubt (the key then says
+ * `committed` or `running`, and a retry is told the request is in progress).
  * Requests without an Idempotency-Key cost one AsyncLocalStorage look-up per statement. The pool
  * (`MarkingPool`) hands its connections to `pool.query` in the caller's async context, so that a
- * statement is never attributed to another request's scope. The embedded database (PGlite) is marked
- * the same way (`markPglite`): its transactions get the mark before they commit, its single writing
- * statements run in a transaction with the mark.
+ * statement is never attributed to another request's scope, and its `query` answers a scoped
+ * statement only once the statement has settled, resolution included (`pg.Pool.query` would answer a
+ * connection's error at once). The embedded database (PGlite) is marked the same way (`markPglite`):
+ * its transactions get the mark before they commit, its single writing statements run in a
+ * transaction with the mark.
  *
  * The mark is also a fence. A claim names the moment it was taken (`created_at`); a claim whose
  * process stopped renewing its lease may be taken over by a retry (http/idempotency.ts). A transaction
@@ -79,9 +82,19 @@ const markParams = (claims: KeyClaim[], token: string) => [
   token,
 ];
 
-/** Whether the transaction that wrote `token` with its mark committed, on the server now answering. */
-const COMMITTED_SQL = `select count(*)::int as n from idempotency_keys
-  where (user_id, key) in (select * from unnest($1::uuid[], $2::text[])) and commit_token = $3`;
+/**
+ * Whether the transaction that wrote `token` with its mark committed, on the server now answering. The
+ * keys' rows are read with a share lock, without waiting: the transaction holds their row locks from
+ * its mark until it ends, so while a server that is still up (a connection cut by the network, not by
+ * a failover) has not finished that COMMIT the read fails with `lock_not_available` and is asked again.
+ * A plain read would see the rows as they were before the transaction and answer "not committed"
+ * while the COMMIT is still on its way to succeeding.
+ */
+const COMMITTED_SQL = `select commit_token = $3 as ours from idempotency_keys
+  where (user_id, key) in (select * from unnest($1::uuid[], $2::text[]))
+  for share nowait`;
+/** SQLSTATE `lock_not_available`: the marked transaction has not ended yet. */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 /** Sends one statement on a connection other than the one that broke (the pool's `query`). */
 export type QueryRunner = (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
@@ -99,8 +112,9 @@ const RESOLUTION_RETRY_MS = 250;
 
 /**
  * Whether the transaction marked with `token` committed: true or false once a server accepting writes
- * answers, null when none answered within `forMs` (the commit stays in doubt). `isUnavailable` tells a
- * connection failure (asked again) from any other error (thrown).
+ * answers and the transaction has ended there, null when that did not happen within `forMs` (the
+ * commit stays in doubt). `isUnavailable` tells a connection failure (asked again, as is a transaction
+ * still running) from any other error (thrown).
  */
 export async function commitHappened(
   run: QueryRunner,
@@ -117,9 +131,10 @@ export async function commitHappened(
         claims.map((c) => c.key),
         token,
       ]);
-      return ((rows[0] as { n: number } | undefined)?.n ?? 0) > 0;
+      return (rows as Array<{ ours: boolean | null }>).some((row) => row.ours === true);
     } catch (err) {
-      if (!isUnavailable(err)) throw err;
+      const running = (err as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE;
+      if (!running && !isUnavailable(err)) throw err;
       if (Date.now() + RESOLUTION_RETRY_MS > until) return null;
       await new Promise((resolve) => setTimeout(resolve, RESOLUTION_RETRY_MS));
     }
@@ -174,9 +189,12 @@ export function markingClient(
       if (scope === undefined || scope.claims.length === 0 || typeof config?.submit === 'function')
         return super.query(config, values, callback);
       const text: string = typeof config === 'string' ? config : (config?.text ?? '');
+      // No status yet (null) on a new connection's first statement when it is sent from the connect
+      // callback, as `pg.Pool.query` does: `pg` calls that callback before it records the status of
+      // the first ReadyForQuery. A new connection is never in a transaction.
       const status = this.getTransactionStatus();
       const commit = status === 'T' && COMMIT_RE.test(text);
-      const autocommitWrite = status === 'I' && WRITE_RE.test(text);
+      const autocommitWrite = (status === 'I' || status === null) && WRITE_RE.test(text);
       if (!commit && !autocommitWrite) return super.query(config, values, callback);
 
       let cb: QueryCallback | undefined = callback;
@@ -254,6 +272,42 @@ export class MarkingPool extends pg.Pool {
   override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
     if (!callback) return super.connect();
     super.connect(AsyncResource.bind(callback));
+  }
+
+  /**
+   * `pg.Pool`'s own `query` answers as soon as its connection reports an error, without waiting for
+   * the statement to settle. For a request holding a claim that is too early: a COMMIT cut off by the
+   * lost connection is still being resolved on the server that took over (`markingClient`), and its
+   * outcome, not the connection's error, is the statement's answer. Answering the error at once would
+   * give the request a 503 while its writes may have committed, leaving its key `committed` with no
+   * response for good. Such statements take a connection and wait for its client's own answer.
+   */
+  // pg's overloads are many; this one signature covers the forms Drizzle and the statements use.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(config: any, values?: any, callback?: any): any {
+    const scope = markScope.getStore();
+    if (scope === undefined || scope.claims.length === 0 || typeof config?.submit === 'function')
+      return super.query(config, values, callback);
+    const cb: QueryCallback | undefined = typeof values === 'function' ? values : callback;
+    const vals: unknown[] | undefined = typeof values === 'function' ? undefined : values;
+    const running = (async () => {
+      const client = await this.connect();
+      try {
+        const result = (await client.query(config, vals)) as pg.QueryResult;
+        client.release();
+        return result;
+      } catch (err) {
+        // As `pg.Pool.query` does: the connection of a failed statement is not reused.
+        client.release(err as Error);
+        throw err;
+      }
+    })();
+    if (!cb) return running;
+    running.then(
+      (result) => cb(null, result),
+      (err: Error) => cb(err),
+    );
+    return undefined;
   }
 }
 

@@ -20,10 +20,11 @@ import {
   type CommitResolver,
   commitHappened,
   type KeyClaim,
+  MarkingPool,
   markingClient,
   markScope,
 } from '../../src/db/commit-marks.ts';
-import { isUnavailableError } from '../../src/db/failover.ts';
+import { ConnectionClient, isUnavailableError } from '../../src/db/failover.ts';
 import type { FastifyReply } from 'fastify';
 import { claimKey, completeKey } from '../../src/http/idempotency.ts';
 import { createTestContext, openTestDatabase, TestContext, uniq } from '../helpers/app.ts';
@@ -39,6 +40,16 @@ describe.skipIf(!onServer)('commit marks', () => {
     ctx = await createTestContext();
     userId = (await ctx.user('marks')).id;
     await ctx.database.db.execute(sql`create table mark_probe (id text primary key)`);
+    // A table whose inserts take 300 ms more to commit (a deferred trigger runs in the COMMIT).
+    await ctx.database.db.execute(sql`create table mark_probe_slow (id text primary key)`);
+    await ctx.database.db.execute(
+      sql.raw(`create function mark_probe_sleep() returns trigger language plpgsql
+        as $$ begin perform pg_sleep(0.3); return null; end $$`),
+    );
+    await ctx.database.db.execute(
+      sql.raw(`create constraint trigger mark_probe_slow_commit after insert on mark_probe_slow
+        deferrable initially deferred for each row execute function mark_probe_sleep()`),
+    );
   });
   afterAll(async () => ctx?.close());
 
@@ -116,6 +127,18 @@ describe.skipIf(!onServer)('commit marks', () => {
     expect(await state(c)).toBe('committed');
   });
 
+  it("marks the first write of a new connection of the pool, sent from the pool's own query", async () => {
+    const pool = (db() as unknown as { $client: pg.Pool }).$client;
+    const fresh = new MarkingPool({ ...pool.options, Client: markingClient(ConnectionClient), max: 1 });
+    try {
+      const c = await claim();
+      await inScope([c], () => fresh.query('insert into mark_probe values ($1)', [uniq('row')]));
+      expect(await state(c)).toBe('committed');
+    } finally {
+      await fresh.end();
+    }
+  });
+
   it('marks the claims of every item of a combined statement, and only theirs', async () => {
     const [starter, a, b] = [await claim(), await claim(), await claim()];
     // Items named `read:…` write nothing.
@@ -162,7 +185,9 @@ describe.skipIf(!onServer)('commit marks', () => {
         const lost = () => Object.assign(new Error('Connection terminated unexpectedly'), {});
         const text: string = typeof config === 'string' ? config : (config?.text ?? '');
         if (cut && /^commit$/i.test(text.trim())) {
-          if (cut === 'before') return Promise.reject(lost());
+          // Never reached the server: the server ends the transaction when it finds the connection gone.
+          if (cut === 'before')
+            return (super.query('rollback') as Promise<unknown>).then(() => Promise.reject(lost()));
           return (super.query(config, values) as Promise<unknown>).then(() => Promise.reject(lost()));
         }
         return super.query(config, values, callback);
@@ -206,6 +231,90 @@ describe.skipIf(!onServer)('commit marks', () => {
     await expect(
       commitHappened(() => Promise.reject(new Error('syntax')), [c], randomUUID(), isUnavailableError),
     ).rejects.toThrow('syntax');
+  });
+
+  it('answers a statement of the pool whose COMMIT lost its connection with what the COMMIT was found to be', async () => {
+    // The connection really breaks: `pg` then fails the COMMIT and also reports the error on the
+    // client, which `pg.Pool.query` would answer at once, before the resolution below.
+    const pool = (db() as unknown as { $client: pg.Pool }).$client;
+    const outcomes: string[] = [];
+    const resolver: CommitResolver = {
+      run: (text, values) => pool.query(text, values),
+      isUnavailable: isUnavailableError,
+      onResolved: (o) => outcomes.push(o),
+    };
+    let cut: 'after' | 'during' | 'before' | null = null;
+    class Breaking extends ConnectionClient {
+      override query(config: any, values?: any, callback?: any): any {
+        const text: string = typeof config === 'string' ? config : (config?.text ?? '');
+        if (!cut || !/^commit$/i.test(text.trim())) return super.query(config, values, callback);
+        const stream = (
+          this as unknown as { connection: { stream: NodeJS.ReadWriteStream & { destroy(): void } } }
+        ).connection.stream;
+        if (cut === 'before') {
+          // The connection is lost before the COMMIT reaches the server: the transaction rolls back.
+          stream.destroy();
+          return super.query(config, values) as Promise<unknown>;
+        }
+        if (cut === 'during') {
+          // The connection is lost while the server is still committing: asked at once, the server
+          // has not finished, and the answer must wait for it.
+          const answered = super.query(config, values) as Promise<unknown>;
+          setTimeout(() => stream.destroy(), 50);
+          return answered;
+        }
+        // The server commits, but its answer is never read.
+        stream.pause();
+        const answered = super.query(config, values) as Promise<unknown>;
+        setTimeout(() => stream.destroy(), 200);
+        return answered;
+      }
+    }
+    const breaking = new MarkingPool({
+      ...pool.options,
+      Client: markingClient(Breaking, () => resolver),
+      max: 2,
+    });
+    breaking.on('error', () => {});
+    const bdb = drizzlePg(breaking) as unknown as Db;
+    try {
+      cut = 'after';
+      const committed = await claim();
+      const row = uniq('row');
+      const result = await inScope([committed], () =>
+        bdb.execute(sql`insert into mark_probe values (${row})`),
+      );
+      console.log('RESULT', JSON.stringify(outcomes), await state(committed));
+      await new Promise((r) => setTimeout(r, 500));
+      console.log('LATER', JSON.stringify(outcomes));
+      expect(result).toBeDefined();
+      expect(outcomes).toEqual(['committed']);
+      expect(await state(committed)).toBe('committed');
+      expect(await queryRows(db(), sql`select 1 from mark_probe where id = ${row}`)).toHaveLength(1);
+
+      cut = 'during';
+      const slow = await claim();
+      const slowRow = uniq('row');
+      await inScope([slow], () => bdb.execute(sql`insert into mark_probe_slow values (${slowRow})`));
+      expect(outcomes).toEqual(['committed', 'committed']);
+      expect(await state(slow)).toBe('committed');
+      expect(await queryRows(db(), sql`select 1 from mark_probe_slow where id = ${slowRow}`)).toHaveLength(1);
+
+      cut = 'before';
+      const lostOne = await claim();
+      const row2 = uniq('row');
+      const error = await inScope([lostOne], () =>
+        bdb.execute(sql`insert into mark_probe values (${row2})`),
+      ).catch((err: unknown) => err);
+      expect(isUnavailableError(error)).toBe(true);
+      // The error came once the commit was known not to have happened, not before.
+      expect(outcomes).toEqual(['committed', 'committed', 'not committed']);
+      expect(await state(lostOne)).toBe('running');
+      expect(await queryRows(db(), sql`select 1 from mark_probe where id = ${row2}`)).toHaveLength(0);
+    } finally {
+      cut = null;
+      await breaking.end();
+    }
   });
 });
 
