@@ -197,12 +197,7 @@ export function markingClient(
       const autocommitWrite = (status === 'I' || status === null) && WRITE_RE.test(text);
       if (!commit && !autocommitWrite) return super.query(config, values, callback);
 
-      let cb: QueryCallback | undefined = callback;
-      let vals: unknown[] | undefined = values;
-      if (typeof values === 'function') {
-        cb = values as QueryCallback;
-        vals = undefined;
-      }
+      const { vals, cb } = queryArgs(values, callback);
       const send = (q: QueryArg, v?: unknown[]) => super.query(q as string, v) as Promise<pg.QueryResult>;
       const claims = [...scope.claims];
       const token = randomUUID();
@@ -241,15 +236,32 @@ export function markingClient(
               throw err;
             }
           })();
-      if (!cb) return running;
-      running.then(
-        (result) => cb(null, result),
-        (err: Error) => cb(err),
-      );
-      return undefined;
+      return answer(running, cb);
     }
   }
   return MarkingClient;
+}
+
+/** `pg`'s `query(config, values?, callback?)` arguments, where `values` may be the callback. */
+function queryArgs(values: unknown, callback: unknown): { vals?: unknown[]; cb?: QueryCallback } {
+  if (typeof values === 'function') return { cb: values as QueryCallback };
+  return {
+    ...(values !== undefined ? { vals: values as unknown[] } : {}),
+    ...(typeof callback === 'function' ? { cb: callback as QueryCallback } : {}),
+  };
+}
+
+/** A statement's outcome as `pg` gives it: the promise, or (with a callback) to the callback. */
+function answer(
+  running: Promise<pg.QueryResult>,
+  cb: QueryCallback | undefined,
+): Promise<pg.QueryResult> | undefined {
+  if (!cb) return running;
+  running.then(
+    (result) => cb(null, result),
+    (err: Error) => cb(err),
+  );
+  return undefined;
 }
 
 type ConnectCallback = (
@@ -288,8 +300,7 @@ export class MarkingPool extends pg.Pool {
     const scope = markScope.getStore();
     if (scope === undefined || scope.claims.length === 0 || typeof config?.submit === 'function')
       return super.query(config, values, callback);
-    const cb: QueryCallback | undefined = typeof values === 'function' ? values : callback;
-    const vals: unknown[] | undefined = typeof values === 'function' ? undefined : values;
+    const { vals, cb } = queryArgs(values, callback);
     const running = (async () => {
       const client = await this.connect();
       try {
@@ -302,12 +313,7 @@ export class MarkingPool extends pg.Pool {
         throw err;
       }
     })();
-    if (!cb) return running;
-    running.then(
-      (result) => cb(null, result),
-      (err: Error) => cb(err),
-    );
-    return undefined;
+    return answer(running, cb);
   }
 }
 
