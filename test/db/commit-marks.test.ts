@@ -284,9 +284,6 @@ describe.skipIf(!onServer)('commit marks', () => {
       const result = await inScope([committed], () =>
         bdb.execute(sql`insert into mark_probe values (${row})`),
       );
-      console.log('RESULT', JSON.stringify(outcomes), await state(committed));
-      await new Promise((r) => setTimeout(r, 500));
-      console.log('LATER', JSON.stringify(outcomes));
       expect(result).toBeDefined();
       expect(outcomes).toEqual(['committed']);
       expect(await state(committed)).toBe('committed');
