@@ -4,23 +4,15 @@
  * imports down; and no file of `src` is over 600 lines, no function over 100 (what
  * `scripts/function-lengths.ts` lists), so that none has to be read as a whole to change a part.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lineCount, longFunctions, sourceFiles } from '../../scripts/function-lengths.ts';
 
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return name.endsWith('.ts') ? [path] : [];
-  });
-}
-
 /** Folder → the other folders its files import (relative imports only). */
 function folderImports(): Map<string, Set<string>> {
   const edges = new Map<string, Set<string>>();
-  for (const file of sources('src')) {
+  for (const file of sourceFiles('src')) {
     const from = dirname(file);
     for (const m of readFileSync(file, 'utf8').matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
       const to = dirname(normalize(join(from, m[1]!)));
