@@ -59,6 +59,12 @@ export interface MarkScope {
 
 export const markScope = new AsyncLocalStorage<MarkScope | undefined>();
 
+/** A copy of the claims the current request holds, or null when it holds none (no mark to write). */
+function claimsNow(): KeyClaim[] | null {
+  const scope = markScope.getStore();
+  return scope === undefined || scope.claims.length === 0 ? null : [...scope.claims];
+}
+
 /** Statements that may write: `insert into`, `update … set`, `delete from`, `merge into` (not `for update`). */
 const WRITE_RE =
   /\binsert\s+into\b|\bdelete\s+from\b|\bmerge\s+into\b|\bupdate\s+(?:only\s+)?[\w".]+(?:\s+(?:as\s+)?\w+)?\s+set\b/i;
@@ -185,8 +191,8 @@ export function markingClient(
     // pg's overloads are many; this one signature covers the forms the pool and Drizzle use.
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     override query(config: any, values?: any, callback?: any): any {
-      const scope = markScope.getStore();
-      if (scope === undefined || scope.claims.length === 0 || typeof config?.submit === 'function')
+      const claims = claimsNow();
+      if (claims === null || typeof config?.submit === 'function')
         return super.query(config, values, callback);
       const text: string = typeof config === 'string' ? config : (config?.text ?? '');
       // No status yet (null) on a new connection's first statement when it is sent from the connect
@@ -199,7 +205,6 @@ export function markingClient(
 
       const { vals, cb } = queryArgs(values, callback);
       const send = (q: QueryArg, v?: unknown[]) => super.query(q as string, v) as Promise<pg.QueryResult>;
-      const claims = [...scope.claims];
       const token = randomUUID();
       let marked = false;
       const mark = async () => {
@@ -297,8 +302,7 @@ export class MarkingPool extends pg.Pool {
   // pg's overloads are many; this one signature covers the forms Drizzle and the statements use.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(config: any, values?: any, callback?: any): any {
-    const scope = markScope.getStore();
-    if (scope === undefined || scope.claims.length === 0 || typeof config?.submit === 'function')
+    if (claimsNow() === null || typeof config?.submit === 'function')
       return super.query(config, values, callback);
     const { vals, cb } = queryArgs(values, callback);
     const running = (async () => {
@@ -322,8 +326,7 @@ export class MarkingPool extends pg.Pool {
  * the statement may write. Such a statement goes through the marked `query` of the embedded database.
  */
 export function needsMark(text: string): boolean {
-  const scope = markScope.getStore();
-  return scope !== undefined && scope.claims.length > 0 && WRITE_RE.test(text);
+  return claimsNow() !== null && WRITE_RE.test(text);
 }
 
 /** The part of a PGlite instance the marks wrap. */
@@ -343,10 +346,6 @@ interface PgliteTx {
 export function markPglite(client: PgliteLike): void {
   const query = client.query.bind(client);
   const transaction = client.transaction.bind(client) as PgliteLike['transaction'];
-  const claimsNow = () => {
-    const scope = markScope.getStore();
-    return scope === undefined || scope.claims.length === 0 ? null : [...scope.claims];
-  };
   const mark = async (tx: PgliteTx, claims: KeyClaim[]) => {
     const wrote = await tx.query<{ wrote: boolean }>(WROTE_SQL);
     if (!wrote.rows[0]?.wrote) return;
