@@ -11,6 +11,7 @@
  */
 import { dec, type Money, roundTo } from '../money.ts';
 import { toScaled } from './scaled.ts';
+import { cmpStr } from './setup.ts';
 import type { AdjustmentInput, ConsolidationMethod, LineType } from './types.ts';
 import type { ViewComputation } from './view.ts';
 import type { LineAcc, TranslatedItem, TranslationDetail } from './view-types.ts';
@@ -255,8 +256,8 @@ class LinePiecesOf {
   }
 }
 
-export const byCompanyId = ([x]: [string, CompanyAcc], [y]: [string, CompanyAcc]) =>
-  x < y ? -1 : x > y ? 1 : 0;
+/** Company entries in the order of their ids (code units). */
+export const byCompanyId = ([x]: [string, CompanyAcc], [y]: [string, CompanyAcc]) => cmpStr(x, y);
 
 /**
  * The contributions to every line of a view, after its trial balance was generated (the lines are
