@@ -14,6 +14,7 @@ import type {
   ViewData,
 } from '../../domain/consolidation/index.ts';
 import { scaledToString, toScaled } from '../../domain/consolidation/scaled.ts';
+import { cmpStr } from '../../domain/consolidation/setup.ts';
 
 const DIGEST_SCALE = 12;
 const PLAIN = /^-?(?:0|[1-9][0-9]*)\.([0-9]+)$/;
@@ -57,14 +58,12 @@ const accountsTexts = new WeakMap<readonly AccountInfo[], string>();
 function accountsText(accounts: readonly AccountInfo[]): string {
   let text = accountsTexts.get(accounts);
   if (text === undefined) {
-    const sorted = [...accounts].sort((a, b) => byText(a.accountNumber, b.accountNumber));
+    const sorted = [...accounts].sort((a, b) => cmpStr(a.accountNumber, b.accountNumber));
     text = JSON.stringify(sorted.map((a) => ACCOUNT_FIELDS.map((f) => a[f])));
     if (Object.isFrozen(accounts)) accountsTexts.set(accounts, text);
   }
   return text;
 }
-
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * A decimal text as written with DIGEST_SCALE fraction digits. Texts already plain (no exponent, no
@@ -84,7 +83,7 @@ export function amountText(v: unknown): string {
 /** Hashes a view, yielding after each company's ledger (a slice). */
 function* hashView(h: Hash, view: ViewData): Generator<void, void, void> {
   h.update(canonical({ asOfDate: view.asOfDate, yearStartDate: view.yearStartDate }));
-  const ledgers = [...view.ledgers].sort((a, b) => byText(a.companyId, b.companyId));
+  const ledgers = [...view.ledgers].sort((a, b) => cmpStr(a.companyId, b.companyId));
   for (const l of ledgers) {
     const rows: string[] = [];
     const cols = l.columns;
@@ -106,20 +105,20 @@ function* hashView(h: Hash, view: ViewData): Generator<void, void, void> {
     }
     // code-unit order; a comparator sorts these concatenated texts about a quarter faster than the
     // default order (measured on the 132,000 rows of the 200-company group: 43 → 33 ms)
-    rows.sort(byText);
+    rows.sort(cmpStr);
     h.update(`L${l.companyId}\n`);
     h.update(rows.join('\n'));
     yield;
   }
   const ic = [...view.intercompanyTransactions]
-    .sort((a, b) => byText(a.id, b.id))
+    .sort((a, b) => cmpStr(a.id, b.id))
     .map((t) => ({ ...t, amount: amountText(t.amount) }));
   h.update(canonical(ic));
   const cuts = [...(view.cuts ?? [])]
-    .sort((a, b) => byText(a.companyId, b.companyId) || byText(a.cutDate, b.cutDate))
+    .sort((a, b) => cmpStr(a.companyId, b.companyId) || cmpStr(a.cutDate, b.cutDate))
     .map((c) => ({
       ...c,
-      figures: c.figures.map((f) => `${f.accountNumber}|${amountText(f.amount)}`).sort(byText),
+      figures: c.figures.map((f) => `${f.accountNumber}|${amountText(f.amount)}`).sort(cmpStr),
     }));
   h.update(canonical(cuts));
 }
@@ -145,7 +144,7 @@ export function* inputDigestInSlices(
   const h = createHash('sha256');
   const { rates: _rates, closing, opening, companies, rules, ...rest } = input;
   h.update(canonical(rest));
-  for (const c of [...companies].sort((a, b) => byText(a.companyId, b.companyId))) {
+  for (const c of [...companies].sort((a, b) => cmpStr(a.companyId, b.companyId))) {
     const { accounts, ...facts } = c;
     h.update(canonical({ ...facts, ownershipPercentage: amountText(c.ownershipPercentage) }));
     h.update(accountsText(accounts));
@@ -153,7 +152,7 @@ export function* inputDigestInSlices(
   }
   // canonical(sorted rules), fed one rule at a time
   h.update('[');
-  for (const [i, rule] of [...rules].sort((a, b) => byText(a.id, b.id)).entries()) {
+  for (const [i, rule] of [...rules].sort((a, b) => cmpStr(a.id, b.id)).entries()) {
     if (i > 0) h.update(',');
     h.update(canonical(rule));
     yield;
@@ -161,6 +160,6 @@ export function* inputDigestInSlices(
   h.update(']');
   yield* hashView(h, closing);
   yield* hashView(h, opening);
-  h.update(canonical([...ratesUsed].map(canonical).sort(byText)));
+  h.update(canonical([...ratesUsed].map(canonical).sort(cmpStr)));
   return h.digest('hex');
 }
