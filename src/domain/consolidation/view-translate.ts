@@ -27,7 +27,21 @@ export interface TranslationRates {
   averageRate(cur: string, q: number): ScaledValue | null;
 }
 
-const rateText = (r: ScaledValue) => scaledToDecimal(r.coef, r.scale).toString();
+/**
+ * The text of each multiplier met so far. A view hands out one object per currency and date or
+ * period, and every item translated at that rate lists it: the text (a decimal's shortest form) is
+ * made once per object, not once per item.
+ */
+const rateTexts = new WeakMap<ScaledValue, string>();
+
+function rateText(r: ScaledValue): string {
+  let t = rateTexts.get(r);
+  if (t === undefined) {
+    t = scaledToDecimal(r.coef, r.scale).toString();
+    rateTexts.set(r, t);
+  }
+  return t;
+}
 
 /** At most this many distinct rates are listed per item (the rest are counted). */
 const RATES_LISTED = 12;
