@@ -50,12 +50,8 @@ const RATES_LISTED = 12;
 class RateList {
   readonly rates: { rate: string; appliedFor: string }[] = [];
   omitted = 0;
-  /** the multipliers already seen (the view caches one object per currency and date or period) */
-  private readonly objects = new Set<ScaledValue>();
   private readonly texts = new Set<string>();
   add(r: ScaledValue, appliedFor: string): void {
-    if (this.objects.has(r)) return;
-    this.objects.add(r);
     const t = rateText(r);
     if (this.texts.has(t)) return;
     this.texts.add(t);
