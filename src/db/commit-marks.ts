@@ -251,8 +251,8 @@ export function markingClient(
 function queryArgs(values: unknown, callback: unknown): { vals?: unknown[]; cb?: QueryCallback } {
   if (typeof values === 'function') return { cb: values as QueryCallback };
   return {
-    ...(values !== undefined ? { vals: values as unknown[] } : {}),
-    ...(typeof callback === 'function' ? { cb: callback as QueryCallback } : {}),
+    vals: values as unknown[] | undefined,
+    cb: typeof callback === 'function' ? (callback as QueryCallback) : undefined,
   };
 }
 
